@@ -1,0 +1,26 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+let package = Package(
+    name: "NetPath",
+    platforms: [.macOS(.v14), .iOS(.v17), .tvOS(.v17), .watchOS(.v10), .visionOS(.v1)],
+    products: [
+        .library(name: "NetPath", targets: ["NetPath"]),
+        .executable(name: "netpath", targets: ["netpath"]),
+    ],
+    targets: [
+        .target(name: "CNetlink"),
+        .target(
+            name: "NetPath",
+            dependencies: [.target(name: "CNetlink", condition: .when(platforms: [.linux, .android]))]
+        ),
+        .executableTarget(
+            name: "netpath",
+            dependencies: ["NetPath"]
+        ),
+        .testTarget(name: "NetPathTests", dependencies: ["NetPath"]),
+        .testTarget(name: "LinuxKernelTests", dependencies: ["NetPath", "CNetlink"]),
+        .testTarget(name: "CLITests", dependencies: ["netpath", "NetPath"]),
+    ],
+    swiftLanguageModes: [.v6]
+)

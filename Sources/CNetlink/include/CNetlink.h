@@ -1,0 +1,65 @@
+// C shim for the Linux rtnetlink API. Everything is guarded by __linux__ so the
+// module is empty (and harmless) on other systems.
+#ifndef CNETLINK_H
+#define CNETLINK_H
+
+#ifdef __linux__
+#include <stdint.h>
+#include <stddef.h>
+#include <sys/types.h>
+#include <sys/socket.h>
+#include <pthread.h>
+#include <linux/netlink.h>
+#include <linux/rtnetlink.h>
+#include <linux/if_link.h>
+#include <linux/if_addr.h>
+#include <linux/if_arp.h>
+
+// Layout facts the Swift parser relies on (it reads fields at these offsets).
+_Static_assert(sizeof(struct nlmsghdr) == 16, "nlmsghdr");
+_Static_assert(sizeof(struct nlmsgerr) == 20, "nlmsgerr");
+_Static_assert(sizeof(struct ifinfomsg) == 16, "ifinfomsg");
+_Static_assert(offsetof(struct ifinfomsg, ifi_type) == 2, "ifi_type");
+_Static_assert(offsetof(struct ifinfomsg, ifi_index) == 4, "ifi_index");
+_Static_assert(offsetof(struct ifinfomsg, ifi_flags) == 8, "ifi_flags");
+_Static_assert(sizeof(struct ifaddrmsg) == 8, "ifaddrmsg");
+_Static_assert(offsetof(struct ifaddrmsg, ifa_index) == 4, "ifa_index");
+_Static_assert(sizeof(struct rtmsg) == 12, "rtmsg");
+_Static_assert(offsetof(struct rtmsg, rtm_flags) == 8, "rtm_flags");
+_Static_assert(sizeof(struct rtattr) == 4, "rtattr");
+_Static_assert(sizeof(struct rtnexthop) == 8, "rtnexthop");
+
+/// Interface flags from <net/if.h>, which cannot be included beside the Linux headers.
+enum {
+    CNETLINK_IFF_UP = 0x1,
+    CNETLINK_IFF_LOOPBACK = 0x8,
+    CNETLINK_IFF_RUNNING = 0x40,
+    CNETLINK_IFF_LOWER_UP = 0x10000,
+    CNETLINK_IFF_DORMANT = 0x20000,
+};
+
+/// Switches the calling thread into the namespace behind `fd` (`setns(fd, CLONE_NEWNET)`).
+/// Returns 0 or -1 with errno set.
+int cnetlink_setns_net(int fd);
+
+/// `recvmmsg` with `MSG_DONTWAIT`: fills up to `count` buffers of `size` bytes each from
+/// `buffer`, storing each datagram's length and flags. Returns the number received or -1.
+int cnetlink_recv_batch(int fd, void *buffer, size_t size, unsigned count,
+                        uint32_t *lengths, int32_t *flags);
+
+/// Whether `name` answers the wireless-extensions ioctl (SIOCGIWNAME) on socket `fd`,
+/// which is evaluated in the socket's own network namespace.
+int cnetlink_is_wireless(int fd, const char *name);
+
+/// Opens /dev/net/tun and attaches it to the tun device `name` in the calling thread's
+/// namespace (TUNSETIFF, IFF_TUN | IFF_NO_PI). Returns the descriptor or -1.
+int cnetlink_tun_attach(const char *name);
+
+/// Names a thread (at most 15 bytes show), for `top -H` and debuggers.
+int cnetlink_set_thread_name(pthread_t thread, const char *name);
+
+/// `eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK)`.
+int cnetlink_eventfd(void);
+
+#endif // __linux__
+#endif // CNETLINK_H

@@ -1,0 +1,82 @@
+#ifdef __linux__
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <sched.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/ioctl.h>
+#include <sys/eventfd.h>
+#include <sys/socket.h>
+#include <linux/if.h>
+#include <linux/if_tun.h>
+#include <linux/wireless.h>
+#include "CNetlink.h"
+
+int cnetlink_setns_net(int fd) {
+    return setns(fd, CLONE_NEWNET);
+}
+
+int cnetlink_recv_batch(int fd, void *buffer, size_t size, unsigned count,
+                        uint32_t *lengths, int32_t *flags) {
+    enum { maxBatch = 64 };
+    if (count > maxBatch) count = maxBatch;
+    struct mmsghdr msgs[maxBatch];
+    struct iovec iovs[maxBatch];
+    struct sockaddr_nl peers[maxBatch];
+    memset(msgs, 0, sizeof(struct mmsghdr) * count);
+    for (unsigned i = 0; i < count; i++) {
+        iovs[i].iov_base = (char *)buffer + (size_t)i * size;
+        iovs[i].iov_len = size;
+        msgs[i].msg_hdr.msg_iov = &iovs[i];
+        msgs[i].msg_hdr.msg_iovlen = 1;
+        msgs[i].msg_hdr.msg_name = &peers[i];
+        msgs[i].msg_hdr.msg_namelen = sizeof(struct sockaddr_nl);
+    }
+    int n;
+    do {
+        n = recvmmsg(fd, msgs, count, MSG_DONTWAIT, NULL);
+    } while (n < 0 && errno == EINTR);
+    for (int i = 0; i < n; i++) {
+        lengths[i] = msgs[i].msg_len;
+        int32_t f = (int32_t)msgs[i].msg_hdr.msg_flags;
+        // A datagram that did not come from the kernel (port id 0) is marked so the
+        // caller can drop it: another process may send to our socket.
+        if (peers[i].nl_pid != 0) f |= (int32_t)0x40000000;
+        flags[i] = f;
+    }
+    return n;
+}
+
+int cnetlink_is_wireless(int fd, const char *name) {
+    struct iwreq request;
+    memset(&request, 0, sizeof request);
+    strncpy(request.ifr_name, name, IFNAMSIZ - 1);
+    return ioctl(fd, SIOCGIWNAME, &request) == 0;
+}
+
+int cnetlink_tun_attach(const char *name) {
+    int fd = open("/dev/net/tun", O_RDWR | O_CLOEXEC);
+    if (fd < 0) return -1;
+    struct ifreq request;
+    memset(&request, 0, sizeof request);
+    request.ifr_flags = IFF_TUN | IFF_NO_PI;
+    strncpy(request.ifr_name, name, IFNAMSIZ - 1);
+    if (ioctl(fd, TUNSETIFF, &request) < 0) {
+        int saved = errno;
+        close(fd);
+        errno = saved;
+        return -1;
+    }
+    return fd;
+}
+
+int cnetlink_set_thread_name(pthread_t thread, const char *name) {
+    return pthread_setname_np(thread, name);
+}
+
+int cnetlink_eventfd(void) {
+    return eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+}
+#endif

@@ -1,0 +1,140 @@
+/// An IPv4 or IPv6 address held inline (no heap allocation), as the kernel sends it.
+struct IPAddress: Hashable, Sendable, Comparable {
+    /// `AF_INET` (2) or `AF_INET6` (10).
+    var family: UInt8
+    /// The address bytes in network order, IPv4 in the first four bytes of `high`.
+    var high: UInt64
+    var low: UInt64
+
+    static let inet: UInt8 = 2
+    static let inet6: UInt8 = 10
+
+    /// Reads an address of `family` from `bytes`; `nil` when the length does not match.
+    init?(family: UInt8, bytes: UnsafeRawBufferPointer) {
+        let expected = family == IPAddress.inet ? 4 : family == IPAddress.inet6 ? 16 : -1
+        guard bytes.count == expected else { return nil }
+        self.family = family
+        var high: UInt64 = 0
+        var low: UInt64 = 0
+        for (offset, byte) in bytes.enumerated() {
+            if offset < 8 {
+                high |= UInt64(byte) << (56 - 8 * UInt64(offset))
+            } else {
+                low |= UInt64(byte) << (56 - 8 * UInt64(offset - 8))
+            }
+        }
+        self.high = high
+        self.low = low
+    }
+
+    init(family: UInt8, high: UInt64, low: UInt64) {
+        self.family = family
+        self.high = high
+        self.low = low
+    }
+
+    /// Parses dotted-quad IPv4 or RFC 4291 IPv6 text; `nil` when it is neither.
+    init?(_ text: String) {
+        if text.contains(":") {
+            guard let value = IPAddress.parseIPv6(text) else { return nil }
+            self = value
+        } else {
+            let parts = text.split(separator: ".", omittingEmptySubsequences: false)
+            guard parts.count == 4 else { return nil }
+            var value: UInt64 = 0
+            for part in parts {
+                guard !part.isEmpty, part.count <= 3, let byte = UInt8(part) else { return nil }
+                value = value << 8 | UInt64(byte)
+            }
+            self.init(family: IPAddress.inet, high: value << 32, low: 0)
+        }
+    }
+
+    private static func parseIPv6(_ text: String) -> IPAddress? {
+        var text = Substring(text)
+        if let percent = text.firstIndex(of: "%") { text = text[..<percent] }  // zone id
+        let halves = text.components(separatedByString: "::")
+        guard halves.count <= 2 else { return nil }
+        func groups(_ part: Substring) -> [UInt16]? {
+            if part.isEmpty { return [] }
+            var result: [UInt16] = []
+            for group in part.split(separator: ":", omittingEmptySubsequences: false) {
+                guard !group.isEmpty, group.count <= 4, let value = UInt16(group, radix: 16) else { return nil }
+                result.append(value)
+            }
+            return result
+        }
+        guard let head = groups(halves[0]) else { return nil }
+        let tail = halves.count == 2 ? groups(halves[1]) : []
+        guard let tail else { return nil }
+        let total = head.count + tail.count
+        if halves.count == 2 ? total > 7 : total != 8 { return nil }
+        let all = head + Array(repeating: 0, count: 8 - total) + tail
+        var high: UInt64 = 0
+        var low: UInt64 = 0
+        for (index, group) in all.enumerated() {
+            if index < 4 { high = high << 16 | UInt64(group) } else { low = low << 16 | UInt64(group) }
+        }
+        return IPAddress(family: inet6, high: high, low: low)
+    }
+
+    /// IPv6 link-local (`fe80::/10`).
+    var isIPv6LinkLocal: Bool {
+        family == IPAddress.inet6 && (high >> 54) == 0x3FA
+    }
+
+    static func < (lhs: IPAddress, rhs: IPAddress) -> Bool {
+        (lhs.family, lhs.high, lhs.low) < (rhs.family, rhs.high, rhs.low)
+    }
+}
+
+extension IPAddress: CustomStringConvertible {
+    /// The conventional text: dotted quad, or RFC 5952 IPv6 (longest zero run shortened).
+    var description: String {
+        if family == IPAddress.inet {
+            let value = high >> 32
+            return "\(value >> 24 & 0xFF).\(value >> 16 & 0xFF).\(value >> 8 & 0xFF).\(value & 0xFF)"
+        }
+        var groups: [UInt16] = []
+        for index in 0..<8 {
+            let word = index < 4 ? high : low
+            groups.append(UInt16(truncatingIfNeeded: word >> (48 - 16 * UInt64(index % 4))))
+        }
+        // The longest run of two or more zero groups, first one on a tie.
+        var bestStart = -1, bestLength = 0, runStart = -1
+        for index in 0...8 {
+            if index < 8 && groups[index] == 0 {
+                if runStart < 0 { runStart = index }
+            } else if runStart >= 0 {
+                if index - runStart > bestLength && index - runStart >= 2 {
+                    bestStart = runStart
+                    bestLength = index - runStart
+                }
+                runStart = -1
+            }
+        }
+        func hex(_ range: Range<Int>) -> String {
+            groups[range].map { String($0, radix: 16) }.joined(separator: ":")
+        }
+        if bestStart < 0 { return hex(0..<8) }
+        // IPv4-mapped addresses keep their dotted tail.
+        if bestStart == 0 && bestLength == 5 && groups[5] == 0xFFFF {
+            return "::ffff:\(groups[6] >> 8).\(groups[6] & 0xFF).\(groups[7] >> 8).\(groups[7] & 0xFF)"
+        }
+        return hex(0..<bestStart) + "::" + hex((bestStart + bestLength)..<8)
+    }
+}
+
+extension Substring {
+    /// Splits on a multi-character separator (Foundation-free).
+    fileprivate func components(separatedByString separator: String) -> [Substring] {
+        var parts: [Substring] = []
+        var rest = self[...]
+        while let range = rest.firstRange(of: separator) {
+            parts.append(rest[..<range.lowerBound])
+            rest = rest[range.upperBound...]
+        }
+        parts.append(rest)
+        return parts
+    }
+}

@@ -1,0 +1,39 @@
+/// SPEC 2.7: the interface type from facts netlink, ioctl and sysfs give. Pure.
+enum InterfaceClassifier {
+    // ARPHRD_* from <linux/if_arp.h>.
+    static let ether: UInt16 = 1, ppp: UInt16 = 512, rawIP: UInt16 = 519
+    static let tunnel: UInt16 = 768, tunnel6: UInt16 = 769, loopback: UInt16 = 772
+    static let sit: UInt16 = 776, ipgre: UInt16 = 778, ip6gre: UInt16 = 823, none: UInt16 = 0xFFFE
+
+    static let tunnelKinds: Set<String> = [
+        "tun", "wireguard", "ipip", "ip6tnl", "gre", "gretap", "ip6gre", "ip6gretap", "erspan",
+        "ip6erspan", "sit", "vti", "vti6", "xfrm", "vxlan", "geneve", "bareudp", "ppp", "l2tp",
+        "openvpn", "amt", "gtp",
+    ]
+    static let tunnelHardware: Set<UInt16> = [none, ppp, tunnel, tunnel6, sit, ipgre, ip6gre]
+    static let cellularPrefixes = ["wwan", "rmnet", "ccmni"]
+
+    /// The type of a link; the first rule that matches wins.
+    ///
+    /// - Parameters:
+    ///   - hardwareType: `ifi_type` (`ARPHRD_*`).
+    ///   - kind: `IFLA_INFO_KIND`, if any.
+    ///   - name: the interface name.
+    ///   - isWireless: the wireless-extensions ioctl answered, or sysfs shows `phy80211`/`wireless`.
+    ///   - deviceType: `DEVTYPE` from the sysfs uevent, if read.
+    /// - Returns: One of Apple's five interface types.
+    static func classify(
+        hardwareType: UInt16, kind: String?, name: String, isWireless: Bool, deviceType: String?
+    ) -> NetworkInterface.InterfaceType {
+        if hardwareType == loopback { return .loopback }
+        if isWireless || deviceType == "wlan" { return .wifi }
+        if deviceType == "wwan" || hardwareType == rawIP
+            || cellularPrefixes.contains(where: { name.hasPrefix($0) }) {
+            return .cellular
+        }
+        if let kind, tunnelKinds.contains(kind) { return .other }
+        if tunnelHardware.contains(hardwareType) { return .other }
+        if hardwareType == ether { return .wiredEthernet }
+        return .other
+    }
+}

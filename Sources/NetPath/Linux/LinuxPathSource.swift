@@ -1,0 +1,370 @@
+#if os(Linux) || os(Android)
+import CNetlink
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
+
+/// Settings of the Linux backend that tests change.
+struct LinuxSourceOptions: Sendable {
+    /// `SO_RCVBUF` of the netlink socket. Large by default, so that only a stalled reader
+    /// overruns; tests make it small to provoke `ENOBUFS`.
+    var receiveBufferSize: Int32 = 4 * 1024 * 1024
+    /// Called on the reader thread before each batch of reads; tests block in it to let
+    /// the kernel's queue overflow.
+    var beforeRead: (@Sendable () -> Void)?
+    /// Resolver files to use instead of the system's (tests).
+    var resolver: ResolverConfiguration?
+}
+
+/// One running Linux monitor: a netlink socket, an inotify watch of the resolver files, and
+/// a reader thread of its own that blocks in `poll` — idle, it makes no wake-ups.
+///
+/// Lifecycle: ``open(namespace:filter:options:deliver:)`` makes the sockets (inside the
+/// namespace, on a short-lived thread), dumps the tables synchronously and computes the
+/// first path; ``startReading()`` starts the reader thread; ``stop()`` wakes it, and it
+/// closes every descriptor as it ends.
+final class LinuxPathSource: @unchecked Sendable {
+    // Until `startReading`, only the opening thread touches the engine, buffer and
+    // `lastPath`; afterwards only the reader thread does. `control` guards the rest.
+    private let netlinkFD: Int32
+    private let ioctlFD: Int32
+    private let inotifyFD: Int32
+    private let wakeFD: Int32
+    private var engine: NetlinkEngine
+    private let filter: InterfaceFilter
+    private let resolver: ResolverConfiguration
+    private let options: LinuxSourceOptions
+    private let deliver: @Sendable (NetworkPath) -> Void
+    private let buffer: UnsafeMutableRawBufferPointer
+    private var lastPath: NetworkPath
+    private let control = Locked<(thread: pthread_t?, stopped: Bool)>((nil, false))
+
+    static let slotSize = 32 * 1024
+    static let slotCount = 32
+    /// `RTMGRP_LINK | RTMGRP_IPV4_IFADDR | RTMGRP_IPV4_ROUTE | RTMGRP_IPV6_IFADDR | RTMGRP_IPV6_ROUTE`
+    static let groups: UInt32 = 0x1 | 0x10 | 0x40 | 0x100 | 0x400
+
+    /// The first path, computed by `open` before the reader thread exists.
+    private(set) var initialPath: NetworkPath?
+
+    private init(
+        sockets: (netlink: Int32, ioctl: Int32), inotifyFD: Int32, wakeFD: Int32, foreign: Bool,
+        filter: InterfaceFilter, resolver: ResolverConfiguration, options: LinuxSourceOptions,
+        deliver: @escaping @Sendable (NetworkPath) -> Void
+    ) {
+        netlinkFD = sockets.netlink
+        ioctlFD = sockets.ioctl
+        self.inotifyFD = inotifyFD
+        self.wakeFD = wakeFD
+        self.filter = filter
+        self.resolver = resolver
+        self.options = options
+        self.deliver = deliver
+        buffer = .allocate(byteCount: LinuxPathSource.slotSize * LinuxPathSource.slotCount, alignment: 16)
+        lastPath = NetworkPath(status: .unsatisfied)
+        let ioctlSocket = sockets.ioctl
+        engine = NetlinkEngine { link in
+            LinuxPathSource.classify(link, ioctlSocket: ioctlSocket, foreign: foreign)
+        }
+    }
+
+    deinit {
+        buffer.deallocate()
+    }
+
+    // MARK: - Opening
+
+    /// Opens the sockets (in `namespace` when given), dumps the kernel tables and computes
+    /// the first path.
+    ///
+    /// - Throws: ``NetPathError`` naming the namespace, or the failed netlink call.
+    static func open(
+        namespace: NetworkNamespace?, filter: InterfaceFilter, options: LinuxSourceOptions,
+        deliver: @escaping @Sendable (NetworkPath) -> Void
+    ) throws -> LinuxPathSource {
+        let sockets = try makeSockets(in: namespace, receiveBufferSize: options.receiveBufferSize)
+        let inotifyFD = inotify_init1(Int32(IN_NONBLOCK | IN_CLOEXEC))
+        let wakeFD = cnetlink_eventfd()
+        guard inotifyFD >= 0, wakeFD >= 0 else {
+            let code = errno
+            for fd in [sockets.netlink, sockets.ioctl, inotifyFD, wakeFD] where fd >= 0 { Syscall.close(fd) }
+            throw NetPathError(.netlinkFailure, "cannot create the monitor's event descriptors", errno: code)
+        }
+        let resolver = options.resolver ?? ResolverConfiguration.forNamespace(namespace, exists: Syscall.exists)
+        let source = LinuxPathSource(
+            sockets: sockets, inotifyFD: inotifyFD, wakeFD: wakeFD, foreign: namespace != nil,
+            filter: filter, resolver: resolver, options: options, deliver: deliver
+        )
+        do {
+            source.watchResolverFiles()
+            source.engine.setHasDNSServer(resolver.hasServer(read: { Syscall.readFile($0) }))
+            try source.synchronizeNow()
+            source.lastPath = source.engine.state.path(filter: filter)
+            source.initialPath = source.lastPath
+            return source
+        } catch {
+            source.closeDescriptors()
+            throw error
+        }
+    }
+
+    private static func makeSockets(in namespace: NetworkNamespace?, receiveBufferSize: Int32) throws -> (netlink: Int32, ioctl: Int32) {
+        guard let namespace else { return try createSockets(receiveBufferSize: receiveBufferSize) }
+        guard namespace.hasValidName else {
+            throw NetPathError(.namespaceNotFound, "invalid network namespace name '\(namespace.name ?? "")'")
+        }
+        let namespaceFD = Glibc.open(namespace.path, O_RDONLY | O_CLOEXEC)
+        guard namespaceFD >= 0 else {
+            let code = errno
+            if code == EACCES || code == EPERM {
+                throw NetPathError(.permissionDenied, "cannot open \(namespace)", errno: code)
+            }
+            throw NetPathError(.namespaceNotFound, "\(namespace) does not exist", errno: code)
+        }
+        defer { Syscall.close(namespaceFD) }
+        // setns changes only the calling thread: do it on a short-lived thread of our own,
+        // make the sockets there, and let the thread end. The sockets stay in the namespace.
+        let outcome = OwnThread.run(name: "netpath-netns") { () -> Result<(Int32, Int32), NetPathError> in
+            if cnetlink_setns_net(namespaceFD) != 0 {
+                let code = errno
+                if code == EPERM {
+                    return .failure(NetPathError(.permissionDenied, "no permission to enter \(namespace) (needs CAP_SYS_ADMIN)", errno: code))
+                }
+                return .failure(NetPathError(.namespaceNotFound, "\(namespace) is not a network namespace", errno: code))
+            }
+            return Result { try createSockets(receiveBufferSize: receiveBufferSize) }
+                .mapError { $0 as? NetPathError ?? NetPathError(.netlinkFailure, "\($0)") }
+        }
+        guard let outcome else {
+            throw NetPathError(.netlinkFailure, "cannot start a thread to enter \(namespace)", errno: errno)
+        }
+        return try outcome.get()
+    }
+
+    private static func createSockets(receiveBufferSize: Int32) throws -> (netlink: Int32, ioctl: Int32) {
+        let netlink = socket(AF_NETLINK, Int32(SOCK_RAW.rawValue) | Int32(SOCK_CLOEXEC.rawValue) | Int32(SOCK_NONBLOCK.rawValue), NETLINK_ROUTE)
+        guard netlink >= 0 else {
+            let code = errno
+            throw NetPathError(code == EACCES || code == EPERM ? .permissionDenied : .netlinkFailure,
+                               "cannot open a NETLINK_ROUTE socket", errno: code)
+        }
+        var size = receiveBufferSize
+        // SO_RCVBUFFORCE passes rmem_max when privileged; otherwise SO_RCVBUF (capped) does.
+        if setsockopt(netlink, SOL_SOCKET, SO_RCVBUFFORCE, &size, socklen_t(MemoryLayout<Int32>.size)) != 0 {
+            _ = setsockopt(netlink, SOL_SOCKET, SO_RCVBUF, &size, socklen_t(MemoryLayout<Int32>.size))
+        }
+        var address = sockaddr_nl()
+        address.nl_family = sa_family_t(AF_NETLINK)
+        address.nl_groups = groups
+        let bound = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                bind(netlink, $0, socklen_t(MemoryLayout<sockaddr_nl>.size))
+            }
+        }
+        guard bound == 0 else {
+            let code = errno
+            Syscall.close(netlink)
+            throw NetPathError(.netlinkFailure, "cannot bind the NETLINK_ROUTE socket", errno: code)
+        }
+        let ioctlSocket = socket(AF_INET, Int32(SOCK_DGRAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        return (netlink, ioctlSocket)
+    }
+
+    /// SPEC 2.7, with the facts that hold in the monitored namespace: the ioctl runs on a
+    /// socket made there; sysfs shows the caller's namespace, so it is read only for our own.
+    private static func classify(_ link: LinkMessage, ioctlSocket: Int32, foreign: Bool) -> NetworkInterface.InterfaceType {
+        let name = link.name ?? ""
+        var isWireless = false
+        var deviceType: String?
+        if link.hardwareType == InterfaceClassifier.ether, !name.isEmpty {
+            if ioctlSocket >= 0 { isWireless = cnetlink_is_wireless(ioctlSocket, name) != 0 }
+            if !foreign && !name.contains("/") && !name.hasPrefix(".") {
+                let base = "/sys/class/net/" + name
+                isWireless = isWireless || Syscall.exists(base + "/phy80211") || Syscall.exists(base + "/wireless")
+                if let uevent = Syscall.readFile(base + "/uevent", limit: 4096) {
+                    for line in uevent.split(separator: UInt8(ascii: "\n")) where line.starts(with: Array("DEVTYPE=".utf8)) {
+                        deviceType = String(decoding: line.dropFirst(8), as: UTF8.self)
+                    }
+                }
+            }
+        }
+        return InterfaceClassifier.classify(
+            hardwareType: link.hardwareType, kind: link.kind, name: name, isWireless: isWireless, deviceType: deviceType
+        )
+    }
+
+    private func watchResolverFiles() {
+        var directories = resolver.watchedDirectories
+        // /etc/resolv.conf is often a symlink into /run: watch where it points too.
+        if let real = realpath(resolver.primaryFile, nil) {
+            directories.append(ResolverConfiguration.directory(of: String(cString: real)))
+            free(real)
+        }
+        let mask = UInt32(IN_CLOSE_WRITE | IN_MOVED_TO | IN_MOVED_FROM | IN_CREATE | IN_DELETE | IN_ATTRIB)
+        for directory in Set(directories) {
+            _ = inotify_add_watch(inotifyFD, directory, mask)
+        }
+    }
+
+    // MARK: - Reading
+
+    /// Dumps the tables on the calling thread, waiting at most 10 s for the kernel.
+    private func synchronizeNow() throws {
+        if let request = engine.resynchronize() { try send(request) }
+        while !engine.isSettled {
+            var descriptor = pollfd(fd: netlinkFD, events: Int16(POLLIN), revents: 0)
+            let ready = poll(&descriptor, 1, 10_000)
+            if ready == 0 {
+                throw NetPathError(.netlinkFailure, "the kernel did not answer the netlink dump within 10 s")
+            }
+            if ready < 0 && errno != EINTR {
+                throw NetPathError(.netlinkFailure, "poll on the netlink socket failed", errno: errno)
+            }
+            try drainNetlink()
+        }
+    }
+
+    private func send(_ request: NetlinkEngine.Request) throws {
+        let bytes = NetlinkEngine.encode(request)
+        var kernel = sockaddr_nl()
+        kernel.nl_family = sa_family_t(AF_NETLINK)
+        let result = bytes.withUnsafeBytes { payload in
+            withUnsafePointer(to: &kernel) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { address in
+                    Syscall.retrying {
+                        sendto(netlinkFD, payload.baseAddress, payload.count, 0, address, socklen_t(MemoryLayout<sockaddr_nl>.size))
+                    }
+                }
+            }
+        }
+        if case .failure(let error) = result {
+            throw NetPathError(.netlinkFailure, "cannot send a netlink dump request", errno: error.rawValue)
+        }
+    }
+
+    /// Reads everything queued, in batches of datagrams, applying each message. Stops at
+    /// `EAGAIN`, or after a bounded number of batches so a storm cannot hide the path forever.
+    private func drainNetlink() throws {
+        var lengths = [UInt32](repeating: 0, count: LinuxPathSource.slotCount)
+        var flags = [Int32](repeating: 0, count: LinuxPathSource.slotCount)
+        for _ in 0..<256 {
+            let received = lengths.withUnsafeMutableBufferPointer { lengths in
+                flags.withUnsafeMutableBufferPointer { flags in
+                    cnetlink_recv_batch(netlinkFD, buffer.baseAddress, LinuxPathSource.slotSize,
+                                        UInt32(LinuxPathSource.slotCount), lengths.baseAddress, flags.baseAddress)
+                }
+            }
+            if received < 0 {
+                let code = errno
+                if code == EAGAIN || code == EWOULDBLOCK { return }
+                if code == ENOBUFS {
+                    // Events were lost: the state may be stale. Dump everything again.
+                    if let request = engine.resynchronize() { try send(request) }
+                    continue
+                }
+                throw NetPathError(.netlinkFailure, "reading the netlink socket failed", errno: code)
+            }
+            for slot in 0..<Int(received) {
+                let slotFlags = flags[slot]
+                if slotFlags & 0x4000_0000 != 0 { continue }  // not from the kernel
+                if slotFlags & Int32(MSG_TRUNC) != 0 {
+                    // A datagram larger than the slot lost its tail: resynchronise.
+                    if let request = engine.resynchronize() { try send(request) }
+                    continue
+                }
+                let start = slot * LinuxPathSource.slotSize
+                let datagram = UnsafeRawBufferPointer(rebasing: buffer[start..<(start + Int(min(lengths[slot], UInt32(LinuxPathSource.slotSize))))])
+                var requests: [NetlinkEngine.Request] = []
+                NetlinkParser.parse(datagram) { envelope in
+                    if let request = engine.handle(envelope) { requests.append(request) }
+                }
+                for request in requests { try send(request) }
+            }
+        }
+    }
+
+    private func drainInotify() {
+        var scratch = [UInt8](repeating: 0, count: 4096)
+        while true {
+            let count = scratch.withUnsafeMutableBytes { read(inotifyFD, $0.baseAddress, $0.count) }
+            if count <= 0 { break }
+        }
+        engine.setHasDNSServer(resolver.hasServer(read: { Syscall.readFile($0) }))
+    }
+
+    /// Starts the reader thread. Paths that differ from the last are passed to `deliver`.
+    func startReading() -> Bool {
+        control.withLock { control in
+            guard control.thread == nil, !control.stopped else { return false }
+            control.thread = OwnThread.start(name: "netpath-monitor") { [self] in runLoop() }
+            return control.thread != nil
+        }
+    }
+
+    private func runLoop() {
+        var descriptors = [
+            pollfd(fd: wakeFD, events: Int16(POLLIN), revents: 0),
+            pollfd(fd: netlinkFD, events: Int16(POLLIN), revents: 0),
+            pollfd(fd: inotifyFD, events: Int16(POLLIN), revents: 0),
+        ]
+        defer { closeDescriptors() }
+        while true {
+            let ready = poll(&descriptors, nfds_t(descriptors.count), -1)
+            if ready < 0 {
+                if errno == EINTR { continue }
+                return
+            }
+            if descriptors[0].revents != 0 { return }
+            if descriptors[2].revents != 0 { drainInotify() }
+            if descriptors[1].revents != 0 {
+                options.beforeRead?()
+                do {
+                    try drainNetlink()
+                } catch {
+                    // A socket error other than an overrun cannot be recovered: resynchronise
+                    // once, as after an overrun, and carry on.
+                    if let request = engine.resynchronize() { try? send(request) }
+                }
+            }
+            guard engine.isSettled else { continue }
+            let path = engine.state.path(filter: filter)
+            if path != lastPath {
+                lastPath = path
+                deliver(path)
+            }
+        }
+    }
+
+    /// How many full re-dumps happened (overruns, interrupted dumps). Read by tests after
+    /// the reader settled on a path.
+    var resyncCount: Int { engine.resyncCount }
+
+    /// Wakes the reader thread and waits for it to end (unless called on it); the thread
+    /// closes the descriptors. Without a reader thread, closes them here. Safe to call
+    /// more than once.
+    func stop() {
+        let (thread, wasStopped): (pthread_t?, Bool) = control.withLock { control in
+            defer { control.stopped = true }
+            return (control.thread, control.stopped)
+        }
+        guard !wasStopped else { return }
+        guard let thread else {
+            closeDescriptors()
+            return
+        }
+        var one: UInt64 = 1
+        _ = write(wakeFD, &one, 8)
+        if pthread_equal(thread, pthread_self()) != 0 {
+            pthread_detach(thread)
+        } else {
+            pthread_join(thread, nil)
+        }
+    }
+
+    private func closeDescriptors() {
+        for fd in [netlinkFD, ioctlFD, inotifyFD, wakeFD] where fd >= 0 { Syscall.close(fd) }
+    }
+}
+#endif

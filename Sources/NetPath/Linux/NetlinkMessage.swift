@@ -1,0 +1,73 @@
+/// Facts about a link, from `RTM_NEWLINK`/`RTM_DELLINK`.
+struct LinkMessage: Hashable, Sendable {
+    /// `ifi_family`: `AF_UNSPEC` for real link messages, `AF_BRIDGE` (7) for bridge-port news.
+    var family: UInt8 = 0
+    var index: Int32
+    /// `ifi_type`: the `ARPHRD_*` hardware type.
+    var hardwareType: UInt16
+    /// `ifi_flags`: `IFF_UP`, `IFF_LOWER_UP`, …
+    var flags: UInt32
+    /// `IFLA_IFNAME`, when present.
+    var name: String?
+    /// `IFLA_OPERSTATE` (RFC 2863), when present.
+    var operationalState: UInt8?
+    /// `IFLA_INFO_KIND` inside `IFLA_LINKINFO` (`veth`, `tun`, `wireguard`, …), when present.
+    var kind: String?
+}
+
+/// Facts about an address, from `RTM_NEWADDR`/`RTM_DELADDR`.
+struct AddressMessage: Hashable, Sendable {
+    var index: Int32
+    var prefixLength: UInt8
+    /// `IFA_FLAGS` when present (it carries the bits beyond eight), else `ifa_flags`.
+    var flags: UInt32
+    var scope: UInt8
+    /// `IFA_LOCAL`, else `IFA_ADDRESS`.
+    var address: IPAddress
+}
+
+/// One next hop of a route.
+struct Nexthop: Hashable, Sendable {
+    var interfaceIndex: Int32
+    var gateway: IPAddress?
+}
+
+/// Facts about a route, from `RTM_NEWROUTE`/`RTM_DELROUTE`.
+struct RouteMessage: Hashable, Sendable {
+    var family: UInt8
+    var destinationLength: UInt8
+    var tos: UInt8
+    /// `RTA_TABLE` when present, else `rtm_table`.
+    var table: UInt32
+    /// `rtm_type`: `RTN_UNICAST` (1), `RTN_BLACKHOLE` (6), …
+    var type: UInt8
+    var flags: UInt32
+    /// `RTA_PRIORITY` (the metric), 0 when absent.
+    var metric: UInt32
+    /// The next hops: `RTA_OIF`/`RTA_GATEWAY`, or each entry of `RTA_MULTIPATH`.
+    var nexthops: [Nexthop]
+}
+
+/// One decoded netlink message. Unknown types decode to `.other` and are ignored.
+enum NetlinkMessage: Hashable, Sendable {
+    case newLink(LinkMessage)
+    case deleteLink(LinkMessage)
+    case newAddress(AddressMessage)
+    case deleteAddress(AddressMessage)
+    case newRoute(RouteMessage)
+    case deleteRoute(RouteMessage)
+    /// `NLMSG_DONE`: the end of a dump.
+    case done
+    /// `NLMSG_ERROR`: `code` is a negative errno, or 0 for an acknowledgement.
+    case error(code: Int32)
+    /// Anything else, or a message too short for its type.
+    case other(type: UInt16)
+}
+
+/// A message with the header fields the monitor needs.
+struct NetlinkEnvelope: Hashable, Sendable {
+    var type: UInt16
+    var flags: UInt16
+    var sequence: UInt32
+    var message: NetlinkMessage
+}

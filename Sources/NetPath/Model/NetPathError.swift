@@ -1,0 +1,47 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// The one error type NetPath throws: a code, a message in words, and the errno if any.
+public struct NetPathError: Error, Hashable, Sendable, CustomStringConvertible {
+    /// What went wrong, as an extensible set of codes.
+    public struct Code: Hashable, Sendable, CustomStringConvertible {
+        /// The code's name.
+        public let name: String
+        private init(_ name: String) { self.name = name }
+
+        /// The network namespace does not exist or is not a namespace.
+        public static let namespaceNotFound = Code("namespaceNotFound")
+        /// The process may not enter the namespace or open a netlink socket.
+        public static let permissionDenied = Code("permissionDenied")
+        /// A netlink socket call failed.
+        public static let netlinkFailure = Code("netlinkFailure")
+        /// The monitor is already running.
+        public static let alreadyStarted = Code("alreadyStarted")
+        /// The feature does not exist on this platform.
+        public static let unsupported = Code("unsupported")
+
+        public var description: String { name }
+    }
+
+    /// What went wrong.
+    public var code: Code
+    /// A one-line description that names the object at fault.
+    public var message: String
+    /// The `errno` of the failed system call, when one failed.
+    public var errno: Int32?
+
+    /// Creates an error.
+    public init(_ code: Code, _ message: String, errno: Int32? = nil) {
+        self.code = code
+        self.message = message
+        self.errno = errno
+    }
+
+    public var description: String {
+        guard let errno else { return message }
+        return "\(message): \(String(cString: strerror(errno)))"
+    }
+}

@@ -1,0 +1,26 @@
+/// A Linux network namespace for a monitor to watch instead of the process's own.
+public struct NetworkNamespace: Hashable, Sendable, CustomStringConvertible {
+    /// The namespace file the monitor opens.
+    public let path: String
+    /// The name, for a namespace made with `ip netns add`.
+    public let name: String?
+
+    /// A namespace made with `ip netns add NAME` (the file `/var/run/netns/NAME`). DNS then
+    /// comes from `/etc/netns/NAME/resolv.conf` when it exists, as `ip netns exec` does.
+    public static func named(_ name: String) -> NetworkNamespace {
+        NetworkNamespace(path: "/var/run/netns/" + name, name: name)
+    }
+
+    /// A namespace file, such as `/proc/1234/ns/net` or a bind mount of one.
+    public static func path(_ path: String) -> NetworkNamespace {
+        NetworkNamespace(path: path, name: nil)
+    }
+
+    public var description: String { name.map { "network namespace '\($0)'" } ?? "network namespace file '\(path)'" }
+
+    /// Whether a name is acceptable to `ip netns` (not empty, no slash, not `.` or `..`).
+    var hasValidName: Bool {
+        guard let name else { return true }
+        return !name.isEmpty && !name.contains("/") && name != "." && name != ".."
+    }
+}

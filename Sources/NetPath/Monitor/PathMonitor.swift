@@ -1,0 +1,184 @@
+import Dispatch
+
+/// Watches the network path and reports each change: the shape of `NWPathMonitor`,
+/// restartable, with any number of subscribers, on Linux and Apple platforms.
+///
+/// ```swift
+/// let monitor = PathMonitor()
+/// try monitor.start()
+/// for await path in monitor.paths {
+///     print(path.status, path.availableInterfaces.first?.name ?? "-")
+/// }
+/// ```
+///
+/// `start()` returns once the first path is known (on Linux it dumps the kernel tables
+/// synchronously), so ``currentPath`` is set when it returns. ``cancel()`` stops watching,
+/// closes the socket and ends every active ``paths`` loop; `start()` may be called again.
+/// The monitor never keeps itself alive: when the last reference goes, it cancels itself.
+public final class PathMonitor: Sendable {
+    /// The only interface type this monitor considers, if any.
+    public let requiredInterfaceType: NetworkInterface.InterfaceType?
+    /// Interface types this monitor ignores.
+    public let prohibitedInterfaceTypes: [NetworkInterface.InterfaceType]
+    /// The network namespace watched (Linux), or `nil` for the process's own.
+    public let namespace: NetworkNamespace?
+
+    let storage = PathStorage()
+    private let makeSource: PathSourceFactory
+    private let filter: InterfaceFilter
+
+    /// Creates a monitor of the system's network path.
+    ///
+    /// - Parameters:
+    ///   - requiredInterfaceType: Consider only interfaces of this type.
+    ///   - prohibitedInterfaceTypes: Never consider interfaces of these types.
+    ///   - namespace: On Linux, the network namespace to watch instead of the process's own.
+    public convenience init(
+        requiredInterfaceType: NetworkInterface.InterfaceType? = nil,
+        prohibitedInterfaceTypes: [NetworkInterface.InterfaceType] = [],
+        namespace: NetworkNamespace? = nil
+    ) {
+        self.init(
+            requiredInterfaceType: requiredInterfaceType,
+            prohibitedInterfaceTypes: prohibitedInterfaceTypes,
+            namespace: namespace,
+            makeSource: PathMonitor.systemSource(namespace: namespace, options: .init())
+        )
+    }
+
+    init(
+        requiredInterfaceType: NetworkInterface.InterfaceType?,
+        prohibitedInterfaceTypes: [NetworkInterface.InterfaceType],
+        namespace: NetworkNamespace?,
+        makeSource: @escaping PathSourceFactory
+    ) {
+        self.requiredInterfaceType = requiredInterfaceType
+        self.prohibitedInterfaceTypes = prohibitedInterfaceTypes
+        self.namespace = namespace
+        self.makeSource = makeSource
+        filter = InterfaceFilter(required: requiredInterfaceType, prohibited: Set(prohibitedInterfaceTypes))
+    }
+
+    deinit {
+        storage.stop()
+    }
+
+    /// The latest path, or `nil` before the first start.
+    public var currentPath: NetworkPath? {
+        storage.state.withLock { $0.current }
+    }
+
+    /// Whether the monitor is running.
+    public var isRunning: Bool {
+        storage.state.withLock { $0.source != nil }
+    }
+
+    /// Called with the first path after each start and then with each change, on the
+    /// queue given to ``start(queue:)``. It is kept across restarts.
+    public var pathUpdateHandler: (@Sendable (NetworkPath) -> Void)? {
+        get { storage.state.withLock { $0.handler } }
+        set { storage.state.withLock { $0.handler = newValue } }
+    }
+
+    /// Starts watching. Does nothing when already running.
+    ///
+    /// - Parameters:
+    ///   - queue: Where ``pathUpdateHandler`` is called; a private serial queue by default.
+    /// - Throws: ``NetPathError`` when the namespace does not exist or cannot be entered,
+    ///   or the netlink socket cannot be opened.
+    public func start(queue: DispatchQueue? = nil) throws {
+        try storage.lifecycle.withLock { _ in
+            let generation: UInt64? = storage.state.withLock { state in
+                guard state.source == nil else { return nil }
+                state.generation &+= 1
+                state.queue = queue ?? DispatchQueue(label: "NetPath.PathMonitor")
+                return state.generation
+            }
+            guard let generation else { return }
+            let source = try makeSource(filter) { [weak storage] path in
+                storage?.deliver(path, generation: generation)
+            }
+            storage.state.withLock { $0.source = source }
+            if let first = source.initialPath {
+                storage.deliver(first, generation: generation, force: true)
+            }
+            guard source.startReading() else {
+                storage.stop()
+                throw NetPathError(.netlinkFailure, "cannot start the monitor's reader thread")
+            }
+        }
+    }
+
+    /// Stops watching: closes the socket, ends every active ``paths`` loop. The monitor
+    /// can be started again.
+    public func cancel() {
+        storage.lifecycle.withLock { _ in storage.stop() }
+    }
+
+    /// The paths as an `AsyncSequence`: the current path first, then each change.
+    ///
+    /// Any number of loops may iterate at once; each receives every path that differs
+    /// from the last one it received (a slow loop skips to the newest). A loop ends when
+    /// the monitor is cancelled or released, or its task is cancelled.
+    public var paths: Paths { Paths(storage: storage) }
+
+    /// An `AsyncSequence` of a monitor's paths.
+    public struct Paths: AsyncSequence, Sendable {
+        public typealias Element = NetworkPath
+        let storage: PathStorage
+
+        public func makeAsyncIterator() -> Iterator {
+            Iterator(subscription: Subscription(storage: storage))
+        }
+
+        /// Iterates one subscription; the subscription ends when the iterator is released.
+        public struct Iterator: AsyncIteratorProtocol {
+            let subscription: Subscription
+
+            public mutating func next() async -> NetworkPath? {
+                await subscription.storage.next(subscription.id)
+            }
+
+            @available(macOS 15.0, iOS 18.0, tvOS 18.0, watchOS 11.0, visionOS 2.0, *)
+            public mutating func next(isolation actor: isolated (any Actor)?) async -> NetworkPath? {
+                await subscription.storage.next(subscription.id)
+            }
+        }
+    }
+
+    /// One subscriber's registration; releasing it unsubscribes.
+    public final class Subscription: Sendable {
+        let storage: PathStorage
+        let id: UInt64
+
+        init(storage: PathStorage) {
+            self.storage = storage
+            id = storage.subscribe()
+        }
+
+        deinit {
+            storage.unsubscribe(id)
+        }
+    }
+}
+
+extension PathMonitor {
+    /// The system backend: rtnetlink on Linux, `NWPathMonitor` on Apple platforms.
+    static func systemSource(namespace: NetworkNamespace?, options: LinuxSourceOptionsIfAny) -> PathSourceFactory {
+        #if os(Linux) || os(Android)
+        return { filter, deliver in
+            try LinuxPathSource.open(namespace: namespace, filter: filter, options: options, deliver: deliver)
+        }
+        #else
+        return { _, _ in
+            throw NetPathError(.unsupported, "no path monitor backend on this platform")
+        }
+        #endif
+    }
+}
+
+#if os(Linux) || os(Android)
+typealias LinuxSourceOptionsIfAny = LinuxSourceOptions
+#else
+struct LinuxSourceOptionsIfAny: Sendable {}
+#endif

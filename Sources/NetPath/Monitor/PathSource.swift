@@ -1,0 +1,21 @@
+/// A running backend that produces paths: the Linux netlink source, Apple's
+/// `NWPathMonitor`, or a simulation. Internal: users pick one through ``PathMonitor``'s
+/// initialisers.
+protocol PathSource: AnyObject, Sendable {
+    /// The path at the moment the source opened, or `nil` when it comes later.
+    var initialPath: NetworkPath? { get }
+    /// Begins delivering changes. Returns `false` when it could not.
+    func startReading() -> Bool
+    /// Stops delivering and releases every resource. Safe to call more than once.
+    func stop()
+}
+
+/// Opens a source for a filter; the closure receives each path that differs from the last.
+typealias PathSourceFactory = @Sendable (
+    _ filter: InterfaceFilter,
+    _ deliver: @escaping @Sendable (NetworkPath) -> Void
+) throws -> any PathSource
+
+#if os(Linux) || os(Android)
+extension LinuxPathSource: PathSource {}
+#endif

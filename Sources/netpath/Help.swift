@@ -1,0 +1,77 @@
+/// The `--help` texts.
+enum Help {
+    static let version = "0.1.0"
+
+    static func seconds(_ value: Double) -> String {
+        value == value.rounded() ? "\(Int(value)) s" : "\(value) s"
+    }
+
+    static func text(for command: Arguments.Command?) -> String {
+        switch command {
+        case nil:
+            return """
+            netpath — network path status, in real time, from the kernel
+
+            Usage:
+              netpath status [--json] [--netns NAME] [--require TYPE] [--prohibit TYPE]...
+              netpath watch  [--json] [--netns NAME] [--count N] [--require TYPE] [--prohibit TYPE]...
+              netpath wait   [--timeout SECONDS] [--netns NAME] [--require TYPE]
+              netpath probe  (the connectivity check: not available in this version)
+
+            Commands:
+              status   print the current path once; exit 0 if satisfied, 1 if not
+              watch    print the current path, then one line per change, until Ctrl-C
+              wait     exit 0 as soon as the path is satisfied, 1 after the timeout (30 s)
+
+            TYPE is one of wifi, cellular, wiredEthernet, loopback, other.
+            Exit status: 0 satisfied/done, 1 not satisfied/timed out, 2 usage error, 3 runtime error.
+            Run 'netpath COMMAND --help' for a command's options.
+
+            """
+        case .status:
+            return """
+            Usage: netpath status [--json] [--netns NAME] [--require TYPE] [--prohibit TYPE]...
+
+            Prints the current network path once.
+              --json            one JSON object (see the README for its keys)
+              --netns NAME      watch the network namespace NAME (ip netns) instead of our own
+              --require TYPE    consider only interfaces of TYPE
+              --prohibit TYPE   ignore interfaces of TYPE (repeatable)
+            Exit status: 0 satisfied, 1 not satisfied, 2 usage error, 3 runtime error.
+
+            """
+        case .watch:
+            return """
+            Usage: netpath watch [--json] [--netns NAME] [--count N] [--require TYPE] [--prohibit TYPE]...
+
+            Prints the current path at once, then one line per change, flushed as written,
+            until SIGINT/SIGTERM (exit 0) or N lines.
+              --json            JSON Lines: one object per path
+              --count N         stop after N lines
+              --netns NAME      watch the network namespace NAME
+              --require TYPE    consider only interfaces of TYPE
+              --prohibit TYPE   ignore interfaces of TYPE (repeatable)
+            Exit status: 0 done, 2 usage error, 3 runtime error.
+
+            """
+        case .wait:
+            return """
+            Usage: netpath wait [--timeout SECONDS] [--netns NAME] [--require TYPE]
+
+            Waits until the path is satisfied (it watches; it does not poll).
+              --timeout SECONDS   give up after this long (default 30, at most 86400)
+              --netns NAME        watch the network namespace NAME
+              --require TYPE      consider only interfaces of TYPE
+            Exit status: 0 satisfied (or SIGINT/SIGTERM), 1 timed out, 2 usage error, 3 runtime error.
+
+            """
+        case .probe:
+            return """
+            Usage: netpath probe [--json] [--url URL]... [--expect-status N] [--expect-body TEXT] [--timeout SECONDS] [--netns NAME]
+
+            The connectivity check is not available in this version.
+
+            """
+        }
+    }
+}

@@ -1,0 +1,105 @@
+import NetPath
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Turns paths into the lines `netpath` prints: JSON Lines (SPEC §4) or one readable line.
+enum Output {
+    /// The current UTC time as `2026-11-30T04:10:27.123Z`.
+    static func timestamp() -> String {
+        var now = timespec()
+        clock_gettime(CLOCK_REALTIME, &now)
+        var seconds = now.tv_sec
+        var parts = tm()
+        gmtime_r(&seconds, &parts)
+        func pad(_ value: Int32, _ width: Int) -> String {
+            let text = String(value)
+            return String(repeating: "0", count: max(0, width - text.count)) + text
+        }
+        return "\(pad(parts.tm_year + 1900, 4))-\(pad(parts.tm_mon + 1, 2))-\(pad(parts.tm_mday, 2))T"
+            + "\(pad(parts.tm_hour, 2)):\(pad(parts.tm_min, 2)):\(pad(parts.tm_sec, 2)).\(pad(Int32(now.tv_nsec / 1_000_000), 3))Z"
+    }
+
+    /// A JSON string literal.
+    static func quote(_ text: String) -> String {
+        var result = "\""
+        for scalar in text.unicodeScalars {
+            switch scalar {
+            case "\"": result += "\\\""
+            case "\\": result += "\\\\"
+            case "\n": result += "\\n"
+            case "\r": result += "\\r"
+            case "\t": result += "\\t"
+            case _ where scalar.value < 0x20:
+                let hex = String(scalar.value, radix: 16)
+                result += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
+            default: result.unicodeScalars.append(scalar)
+            }
+        }
+        return result + "\""
+    }
+
+    static func optional(_ text: String?) -> String {
+        text.map(quote) ?? "null"
+    }
+
+    /// One JSON object with exactly SPEC §4's keys, in its order.
+    static func json(_ path: NetworkPath, time: String = timestamp()) -> String {
+        let interfaces = path.availableInterfaces.map {
+            "{\"name\":\(quote($0.name)),\"index\":\($0.index),\"type\":\(quote($0.type.rawValue))}"
+        }
+        return "{\"time\":\(quote(time)),\"status\":\(quote(path.status.rawValue)),"
+            + "\"unsatisfiedReason\":\(optional(path.unsatisfiedReason?.rawValue)),"
+            + "\"diagnosis\":\(optional(path.diagnosis?.rawValue)),"
+            + "\"interfaces\":[\(interfaces.joined(separator: ","))],"
+            + "\"isExpensive\":\(path.isExpensive),\"isConstrained\":\(path.isConstrained),"
+            + "\"supportsIPv4\":\(path.supportsIPv4),\"supportsIPv6\":\(path.supportsIPv6),"
+            + "\"supportsDNS\":\(path.supportsDNS),"
+            + "\"gateways\":[\(path.gateways.map(quote).joined(separator: ","))]}"
+    }
+
+    static let diagnosisWords: [NetworkPath.Diagnosis: String] = [
+        .filtered: "a route exists only through excluded interface types",
+        .noInterface: "no network interface is up",
+        .noCarrier: "no interface has a link (cable unplugged, radio off)",
+        .noAddress: "no interface has an IP address",
+        .noDefaultRoute: "no default route (no gateway)",
+    ]
+
+    /// One readable line: status, primary interface, gateways, families, DNS, and the
+    /// diagnosis in words when offline.
+    static func human(_ path: NetworkPath, time: String = timestamp(), color: Bool) -> String {
+        func paint(_ text: String, _ code: String) -> String {
+            color ? "\u{1B}[\(code)m\(text)\u{1B}[0m" : text
+        }
+        let clock = String(time.dropFirst(11).prefix(12))
+        var words: [String] = []
+        switch path.status {
+        case .satisfied: words.append(paint("online", "32"))
+        case .unsatisfied: words.append(paint("offline", "31"))
+        case .requiresConnection: words.append(paint("connecting", "33"))
+        }
+        if let primary = path.availableInterfaces.first {
+            var interface = "via \(primary.name) (\(primary.type.rawValue))"
+            if path.availableInterfaces.count > 1 {
+                interface += " +" + path.availableInterfaces.dropFirst().map(\.name).joined(separator: ",")
+            }
+            words.append(interface)
+        }
+        if !path.gateways.isEmpty { words.append("gateway " + path.gateways.joined(separator: ", ")) }
+        if path.status == .satisfied {
+            var families: [String] = []
+            if path.supportsIPv4 { families.append("IPv4") }
+            if path.supportsIPv6 { families.append("IPv6") }
+            families.append(path.supportsDNS ? "DNS" : "no DNS")
+            words.append(families.joined(separator: " "))
+            if path.isExpensive { words.append("expensive") }
+            if path.isConstrained { words.append("constrained") }
+        } else if let diagnosis = path.diagnosis {
+            words.append("— " + (diagnosisWords[diagnosis] ?? diagnosis.rawValue))
+        }
+        return clock + "  " + words.joined(separator: "  ")
+    }
+}
