@@ -92,7 +92,7 @@ final class LinuxPathSource: @unchecked Sendable {
             for fd in [sockets.netlink, sockets.ioctl, inotifyFD, wakeFD] where fd >= 0 { Syscall.close(fd) }
             throw NetPathError(.netlinkFailure, "cannot create the monitor's event descriptors", errno: code)
         }
-        let resolver = options.resolver ?? ResolverConfiguration.forNamespace(namespace, exists: Syscall.exists)
+        let resolver = options.resolver ?? ResolverConfiguration.forNamespace(namespace)
         let source = LinuxPathSource(
             sockets: sockets, inotifyFD: inotifyFD, wakeFD: wakeFD, foreign: namespace != nil,
             filter: filter, resolver: resolver, options: options, deliver: deliver
@@ -198,7 +198,8 @@ final class LinuxPathSource: @unchecked Sendable {
     private func watchResolverFiles() {
         var directories = resolver.watchedDirectories
         // /etc/resolv.conf is often a symlink into /run: watch where it points too.
-        if let real = realpath(resolver.primaryFile, nil) {
+        for file in resolver.candidates {
+            guard let real = realpath(file, nil) else { continue }
             directories.append(ResolverConfiguration.directory(of: String(cString: real)))
             free(real)
         }

@@ -4,18 +4,17 @@ struct ResolverConfiguration: Sendable {
     static let stubServers: Set<String> = ["127.0.0.53", "127.0.0.54"]
     static let systemdUpstream = "/run/systemd/resolve/resolv.conf"
 
-    /// The resolver file the process reads first.
-    var primaryFile: String
+    /// Resolver files in order of preference: the first that exists is the one in use.
+    var candidates: [String]
     /// The file with systemd-resolved's upstream servers.
     var upstreamFile: String = ResolverConfiguration.systemdUpstream
 
-    /// For a named namespace, `/etc/netns/NAME/resolv.conf` when it exists.
-    static func forNamespace(_ namespace: NetworkNamespace?, exists: (String) -> Bool) -> ResolverConfiguration {
-        if let name = namespace?.name {
-            let own = "/etc/netns/\(name)/resolv.conf"
-            if exists(own) { return ResolverConfiguration(primaryFile: own) }
-        }
-        return ResolverConfiguration(primaryFile: "/etc/resolv.conf")
+    /// For a named namespace, `/etc/netns/NAME/resolv.conf` while it exists (the `ip netns
+    /// exec` convention), else `/etc/resolv.conf`.
+    static func forNamespace(_ namespace: NetworkNamespace?) -> ResolverConfiguration {
+        var candidates = ["/etc/resolv.conf"]
+        if let name = namespace?.name { candidates.insert("/etc/netns/\(name)/resolv.conf", at: 0) }
+        return ResolverConfiguration(candidates: candidates)
     }
 
     /// The `nameserver` addresses of a resolv.conf text, in order.
@@ -31,9 +30,10 @@ struct ResolverConfiguration: Sendable {
         return servers
     }
 
-    /// Whether a server is configured, reading files with `read`.
+    /// Whether a server is configured, reading files with `read` (`nil`: it does not exist
+    /// or cannot be read, and the next candidate is tried).
     func hasServer(read: (String) -> [UInt8]?) -> Bool {
-        guard let bytes = read(primaryFile) else { return false }
+        guard let bytes = candidates.lazy.compactMap(read).first else { return false }
         let servers = ResolverConfiguration.nameservers(in: bytes)
         if !servers.isEmpty && servers.allSatisfy(ResolverConfiguration.stubServers.contains) {
             guard let upstream = read(upstreamFile) else { return false }
@@ -44,9 +44,7 @@ struct ResolverConfiguration: Sendable {
 
     /// The directories whose changes can change the answer.
     var watchedDirectories: [String] {
-        var directories = [ResolverConfiguration.directory(of: primaryFile), ResolverConfiguration.directory(of: upstreamFile)]
-        if primaryFile != "/etc/resolv.conf" { directories.append("/etc") }
-        return directories
+        (candidates + [upstreamFile]).map(ResolverConfiguration.directory(of:))
     }
 
     static func directory(of path: String) -> String {
