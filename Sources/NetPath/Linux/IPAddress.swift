@@ -58,7 +58,15 @@ struct IPAddress: Hashable, Sendable, Comparable {
         func groups(_ part: Substring) -> [UInt16]? {
             if part.isEmpty { return [] }
             var result: [UInt16] = []
-            for group in part.split(separator: ":", omittingEmptySubsequences: false) {
+            let pieces = part.split(separator: ":", omittingEmptySubsequences: false)
+            for (position, group) in pieces.enumerated() {
+                // An embedded IPv4 tail (`::ffff:192.0.2.1`) fills the last two groups.
+                if position == pieces.count - 1, group.contains("."),
+                   let v4 = IPAddress(String(group)), v4.family == IPAddress.inet {
+                    result.append(UInt16(truncatingIfNeeded: v4.high >> 48))
+                    result.append(UInt16(truncatingIfNeeded: v4.high >> 32))
+                    continue
+                }
                 guard !group.isEmpty, group.count <= 4, let value = UInt16(group, radix: 16) else { return nil }
                 result.append(value)
             }

@@ -1,0 +1,112 @@
+@testable import NetPath
+
+/// Builds rtnetlink messages byte by byte, as the kernel lays them out.
+struct Fixture {
+    var bytes: [UInt8] = []
+
+    static func u16(_ value: UInt16) -> [UInt8] { withUnsafeBytes(of: value) { Array($0) } }
+    static func u32(_ value: UInt32) -> [UInt8] { withUnsafeBytes(of: value) { Array($0) } }
+    static func i32(_ value: Int32) -> [UInt8] { withUnsafeBytes(of: value) { Array($0) } }
+
+    static func padded(_ bytes: [UInt8]) -> [UInt8] {
+        bytes + Array(repeating: 0, count: (4 - bytes.count % 4) % 4)
+    }
+
+    /// One attribute: length, type, payload, padding.
+    static func attribute(_ type: UInt16, _ payload: [UInt8]) -> [UInt8] {
+        padded(u16(UInt16(4 + payload.count)) + u16(type) + payload)
+    }
+
+    static func string(_ text: String) -> [UInt8] { Array(text.utf8) + [0] }
+
+    /// A whole message: header and body.
+    static func message(type: UInt16, flags: UInt16 = 0, sequence: UInt32 = 0, body: [UInt8]) -> [UInt8] {
+        u32(UInt32(16 + body.count)) + u16(type) + u16(flags) + u32(sequence) + u32(0) + body
+    }
+
+    static func link(
+        type: UInt16 = NetlinkParser.newLink, family: UInt8 = 0, index: Int32, hardware: UInt16 = 1,
+        flags: UInt32, name: String?, operstate: UInt8? = 6, kind: String? = nil,
+        messageFlags: UInt16 = 0, sequence: UInt32 = 0, extra: [UInt8] = []
+    ) -> [UInt8] {
+        var body: [UInt8] = [family, 0] + u16(hardware) + i32(index) + u32(flags) + u32(0xFFFF_FFFF)
+        if let name { body += attribute(3, string(name)) }
+        if let operstate { body += attribute(16, [operstate]) }
+        if let kind { body += attribute(18, attribute(1, string(kind))) }
+        body += extra
+        return message(type: type, flags: messageFlags, sequence: sequence, body: body)
+    }
+
+    static func address(
+        type: UInt16 = NetlinkParser.newAddress, index: Int32, _ text: String, prefix: UInt8 = 24,
+        flags: UInt32 = 0, scope: UInt8 = 0, sequence: UInt32 = 0
+    ) -> [UInt8] {
+        let address = IPAddress(text)!
+        let bytes = addressBytes(address)
+        var body: [UInt8] = [address.family, prefix, UInt8(truncatingIfNeeded: flags), scope] + i32(index)
+        body += attribute(1, bytes)
+        if address.family == IPAddress.inet { body += attribute(2, bytes) }
+        body += attribute(8, u32(flags))
+        return message(type: type, sequence: sequence, body: body)
+    }
+
+    static func addressBytes(_ address: IPAddress) -> [UInt8] {
+        let count = address.family == IPAddress.inet ? 4 : 16
+        return (0..<count).map { index in
+            let word = index < 8 ? address.high : address.low
+            return UInt8(truncatingIfNeeded: word >> (56 - 8 * UInt64(index % 8)))
+        }
+    }
+
+    static func route(
+        type: UInt16 = NetlinkParser.newRoute, family: UInt8 = IPAddress.inet, destinationLength: UInt8 = 0,
+        table: UInt32 = 254, routeType: UInt8 = 1, metric: UInt32? = nil, oif: Int32? = nil, gateway: String? = nil,
+        multipath: [(Int32, String?)] = [], messageFlags: UInt16 = 0, sequence: UInt32 = 0
+    ) -> [UInt8] {
+        var body: [UInt8] = [family, destinationLength, 0, 0, UInt8(min(table, 252)), 3, 0, routeType] + u32(0)
+        body += attribute(15, u32(table))
+        if let metric { body += attribute(6, u32(metric)) }
+        if let oif { body += attribute(4, i32(oif)) }
+        if let gateway { body += attribute(5, addressBytes(IPAddress(gateway)!)) }
+        if !multipath.isEmpty {
+            var hops: [UInt8] = []
+            for (index, hopGateway) in multipath {
+                let attributes = hopGateway.map { attribute(5, addressBytes(IPAddress($0)!)) } ?? []
+                hops += u16(UInt16(8 + attributes.count)) + [0, 0] + i32(index) + attributes
+            }
+            body += attribute(9, hops)
+        }
+        return message(type: type, flags: messageFlags, sequence: sequence, body: body)
+    }
+
+    static func done(sequence: UInt32, flags: UInt16 = 2) -> [UInt8] {
+        message(type: NetlinkParser.typeDone, flags: flags, sequence: sequence, body: i32(0))
+    }
+
+    static func error(_ code: Int32, sequence: UInt32) -> [UInt8] {
+        message(type: NetlinkParser.typeError, sequence: sequence, body: i32(code) + Array(repeating: 0, count: 16))
+    }
+}
+
+/// IFF_UP | IFF_RUNNING | IFF_LOWER_UP
+let upFlags: UInt32 = 0x1 | 0x40 | 0x10000
+
+extension NetlinkEngine {
+    /// An engine whose classifier uses only netlink facts (no ioctl, no sysfs).
+    static func pure() -> NetlinkEngine {
+        NetlinkEngine { link in
+            InterfaceClassifier.classify(hardwareType: link.hardwareType, kind: link.kind, name: link.name ?? "",
+                                         isWireless: false, deviceType: nil)
+        }
+    }
+
+    /// Feeds every message of `bytes`; returns the requests it asked for.
+    @discardableResult
+    mutating func feed(_ bytes: [UInt8]) -> [Request] {
+        var requests: [Request] = []
+        for envelope in NetlinkParser.parse(bytes) {
+            if let request = handle(envelope) { requests.append(request) }
+        }
+        return requests
+    }
+}

@@ -1,0 +1,68 @@
+import Testing
+@testable import NetPath
+
+@Suite struct ValueTests {
+    @Test(arguments: [
+        ("192.0.2.1", "192.0.2.1"), ("2001:db8::1", "2001:db8::1"), ("2001:0db8:0:0:1:0:0:1", "2001:db8::1:0:0:1"),
+        ("::", "::"), ("::1", "::1"), ("fe80::1%eth0", "fe80::1"), ("::ffff:192.0.2.1", "::ffff:192.0.2.1"),
+        ("1:2:3:4:5:6:7:8", "1:2:3:4:5:6:7:8"), ("1:0:3:4:5:6:7:8", "1:0:3:4:5:6:7:8"),
+    ])
+    func addressesRoundTripInCanonicalForm(input: String, canonical: String) throws {
+        #expect(try #require(IPAddress(input)).description == canonical)
+    }
+
+    @Test(arguments: ["", "1.2.3", "1.2.3.256", "1..2.3", "::1::2", "1:2:3:4:5:6:7:8:9", "12345::", "g::1", "1.2.3.4.5"])
+    func invalidAddressesAreRejected(_ input: String) {
+        #expect(IPAddress(input) == nil)
+    }
+
+    @Test func linkLocalIsRecognised() {
+        #expect(IPAddress("fe80::1")!.isIPv6LinkLocal && IPAddress("febf::1")!.isIPv6LinkLocal)
+        #expect(!IPAddress("fec0::1")!.isIPv6LinkLocal && !IPAddress("2001:db8::1")!.isIPv6LinkLocal)
+    }
+
+    @Test func interfaceTypesFollowSpecOrder() {
+        func type(_ hardware: UInt16, _ kind: String? = nil, _ name: String = "x", wireless: Bool = false, devtype: String? = nil) -> NetworkInterface.InterfaceType {
+            InterfaceClassifier.classify(hardwareType: hardware, kind: kind, name: name, isWireless: wireless, deviceType: devtype)
+        }
+        #expect(type(772, nil, "lo") == .loopback)
+        #expect(type(1, nil, "wlan0", wireless: true) == .wifi)
+        #expect(type(1, nil, "wlp2s0", devtype: "wlan") == .wifi)
+        #expect(type(1, nil, "usb0", devtype: "wwan") == .cellular)
+        #expect(type(519, nil, "mhi0") == .cellular)
+        #expect(type(1, nil, "rmnet_data0") == .cellular && type(0xFFFE, nil, "wwan0") == .cellular && type(1, nil, "ccmni1") == .cellular)
+        #expect(type(0xFFFE, "tun", "tun0") == .other && type(1, "tun", "tap0") == .other)
+        #expect(type(0xFFFE, "wireguard", "wg0") == .other && type(512, nil, "ppp0") == .other && type(776, "sit") == .other)
+        #expect(type(1, "veth", "veth0") == .wiredEthernet && type(1, "bridge", "br0") == .wiredEthernet && type(1, nil, "eth0") == .wiredEthernet)
+        #expect(type(32, nil, "ib0") == .other)
+    }
+
+    @Test func resolverFiles() {
+        let text = Array("# comment\nsearch example.org\nnameserver 10.0.0.53\nnameserver\tfd00::53\nnameserver bogus\noptions edns0\n".utf8)
+        #expect(ResolverConfiguration.nameservers(in: text) == ["10.0.0.53", "fd00::53"])
+        let files: [String: String] = [
+            "/stub": "nameserver 127.0.0.53\n", "/upstream": "nameserver 192.0.2.53\n", "/empty": "# nothing\n",
+        ]
+        func read(_ path: String) -> [UInt8]? { files[path].map { Array($0.utf8) } }
+        #expect(ResolverConfiguration(candidates: ["/stub"], upstreamFile: "/upstream").hasServer(read: read))
+        #expect(!ResolverConfiguration(candidates: ["/stub"], upstreamFile: "/missing").hasServer(read: read))
+        #expect(!ResolverConfiguration(candidates: ["/empty", "/stub"]).hasServer(read: read))
+        #expect(ResolverConfiguration(candidates: ["/missing", "/upstream"]).hasServer(read: read))
+        #expect(ResolverConfiguration.forNamespace(.named("blue")).candidates == ["/etc/netns/blue/resolv.conf", "/etc/resolv.conf"])
+    }
+
+    @Test func pathsAreCodableValues() throws {
+        let path = NetworkPath(status: .satisfied, availableInterfaces: [NetworkInterface(name: "eth0", index: 2, type: .wiredEthernet)],
+                               supportsIPv4: true, gateways: ["10.0.0.1"])
+        #expect(path.usesInterfaceType(.wiredEthernet) && !path.usesInterfaceType(.wifi))
+        #expect(path.primaryInterface?.name == "eth0")
+        #expect(Set([path, path]).count == 1)
+        #expect(!NetworkPath(status: .unsatisfied, availableInterfaces: path.availableInterfaces).usesInterfaceType(.wiredEthernet))
+    }
+
+    @Test func namespaceNames() {
+        #expect(NetworkNamespace.named("blue").path == "/var/run/netns/blue")
+        #expect(!NetworkNamespace.named("../x").hasValidName && !NetworkNamespace.named("").hasValidName)
+        #expect(NetworkNamespace.path("/proc/1/ns/net").hasValidName)
+    }
+}
