@@ -19,8 +19,10 @@ let package = Package(
             dependencies: ["NetPath"]
         ),
         .testTarget(name: "NetPathTests", dependencies: ["NetPath"]),
-        .testTarget(name: "LinuxKernelTests", dependencies: ["NetPath", "CNetlink"]),
-        .testTarget(name: "CLITests", dependencies: ["netpath", "NetPath"]),
+        // Shared by the kernel and CLI tests: namespaces, `ip`, a path recorder. Not a product.
+        .target(name: "KernelTestSupport", dependencies: ["NetPath"], path: "Tests/Support"),
+        .testTarget(name: "LinuxKernelTests", dependencies: ["NetPath", "CNetlink", "KernelTestSupport"]),
+        .testTarget(name: "CLITests", dependencies: ["netpath", "NetPath", "KernelTestSupport"]),
     ],
     swiftLanguageModes: [.v6]
 )

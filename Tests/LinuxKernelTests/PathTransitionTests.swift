@@ -2,6 +2,7 @@ import CNetlink
 import Foundation
 import Synchronization
 import Testing
+import KernelTestSupport
 @testable import NetPath
 
 /// SPEC §2 on the real kernel: each test makes its own namespaces, drives links, addresses

@@ -1,24 +1,23 @@
 import Foundation
 import Synchronization
-import Testing
-@testable import NetPath
+import NetPath
 
 /// Whether kernel tests can run: root and `ip`. Under `CI=true` they always run, so a
 /// machine that cannot run them fails the run instead of skipping.
-enum Kernel {
-    static let isCI = ProcessInfo.processInfo.environment["CI"] == "true"
-    static let canRun: Bool = isCI || (getuid() == 0 && FileManager.default.isExecutableFile(atPath: ipPath))
-    static let ipPath = ["/usr/sbin/ip", "/sbin/ip", "/usr/bin/ip", "/bin/ip"]
+public enum Kernel {
+    public static let isCI = ProcessInfo.processInfo.environment["CI"] == "true"
+    public static let canRun: Bool = isCI || (getuid() == 0 && FileManager.default.isExecutableFile(atPath: ipPath))
+    public static let ipPath = ["/usr/sbin/ip", "/sbin/ip", "/usr/bin/ip", "/bin/ip"]
         .first { FileManager.default.isExecutableFile(atPath: $0) } ?? "/usr/sbin/ip"
 }
 
-struct CommandFailure: Error, CustomStringConvertible {
-    var description: String
+public struct CommandFailure: Error, CustomStringConvertible {
+    public var description: String
 }
 
 /// Runs a program and returns its standard output; throws with its stderr on failure.
 @discardableResult
-func run(_ program: String, _ arguments: [String], input: String? = nil) throws -> String {
+public func run(_ program: String, _ arguments: [String], input: String? = nil) throws -> String {
     let process = Process()
     process.executableURL = URL(fileURLWithPath: program)
     process.arguments = arguments
@@ -42,11 +41,11 @@ func run(_ program: String, _ arguments: [String], input: String? = nil) throws 
 }
 
 /// A network namespace made for one test; ``remove()`` deletes it (call it in `defer`).
-final class TestNamespace: Sendable {
-    let name: String
+public final class TestNamespace: Sendable {
+    public let name: String
     private static let counter = Atomic<Int>(0)
 
-    init(_ label: String = "t") throws {
+    public init(_ label: String = "t") throws {
         let number = TestNamespace.counter.add(1, ordering: .relaxed).newValue
         name = "np-\(label.prefix(6))-\(getpid())-\(number)"
         try run(Kernel.ipPath, ["netns", "add", name])
@@ -59,20 +58,20 @@ final class TestNamespace: Sendable {
     }
 
     /// Runs `ip -n NAME <command>`.
-    func ip(_ command: String) throws {
+    public func ip(_ command: String) throws {
         try run(Kernel.ipPath, ["-n", name] + command.split(separator: " ").map(String.init))
     }
 
     /// Runs many `ip` commands in one process (`ip -n NAME -batch -`).
-    func batch(_ commands: [String]) throws {
+    public func batch(_ commands: [String]) throws {
         try run(Kernel.ipPath, ["-n", name, "-force", "-batch", "-"], input: commands.joined(separator: "\n") + "\n")
     }
 
-    var namespace: NetworkNamespace { .named(name) }
+    public var namespace: NetworkNamespace { .named(name) }
 
     /// Adds Ethernet links (veth, down) whose peers live, up, in a peer namespace of their
     /// own, so each has carrier as soon as it is set up. (This kernel has no `dummy`.)
-    func addLinks(_ names: String..., index: Int? = nil) throws {
+    public func addLinks(_ names: String..., index: Int? = nil) throws {
         let peer = try peerNamespace()
         for name in names {
             let indexWords = index.map { " index \($0)" } ?? ""
@@ -89,9 +88,9 @@ final class TestNamespace: Sendable {
         return peer
     }
 
-    var resolverDirectory: String { "/etc/netns/\(name)" }
+    public var resolverDirectory: String { "/etc/netns/\(name)" }
 
-    func remove() {
+    public func remove() {
         _ = try? run(Kernel.ipPath, ["netns", "del", name])
         if FileManager.default.fileExists(atPath: "/var/run/netns/\(name)p") {
             _ = try? run(Kernel.ipPath, ["netns", "del", name + "p"])
@@ -101,14 +100,14 @@ final class TestNamespace: Sendable {
 }
 
 /// Records the paths a monitor delivers and lets a test wait for one, with a deadline.
-final class PathRecorder: Sendable {
+public final class PathRecorder: Sendable {
     private struct Waiter {
         var predicate: @Sendable (NetworkPath) -> Bool
         var continuation: CheckedContinuation<NetworkPath?, Never>
     }
 
     private struct State {
-        var paths: [NetworkPath] = []
+        public var paths: [NetworkPath] = []
         var waiters: [Int: Waiter] = [:]
         var nextID = 0
     }
@@ -116,13 +115,13 @@ final class PathRecorder: Sendable {
     private let state = Mutex(State())
 
     /// Attaches to `monitor`'s update handler.
-    init(_ monitor: PathMonitor) {
+    public init(_ monitor: PathMonitor) {
         monitor.pathUpdateHandler = { [weak self] path in self?.record(path) }
     }
 
-    init() {}
+    public init() {}
 
-    func record(_ path: NetworkPath) {
+    public func record(_ path: NetworkPath) {
         let ready: [(CheckedContinuation<NetworkPath?, Never>)] = state.withLock { state in
             state.paths.append(path)
             let matched = state.waiters.filter { $0.value.predicate(path) }
@@ -132,10 +131,10 @@ final class PathRecorder: Sendable {
         for continuation in ready { continuation.resume(returning: path) }
     }
 
-    var paths: [NetworkPath] { state.withLock { $0.paths } }
+    public var paths: [NetworkPath] { state.withLock { $0.paths } }
 
     /// Waits until the latest path satisfies `predicate`; `nil` after `seconds`.
-    func wait(seconds: Double = 10, until predicate: @escaping @Sendable (NetworkPath) -> Bool) async -> NetworkPath? {
+    public func wait(seconds: Double = 10, until predicate: @escaping @Sendable (NetworkPath) -> Bool) async -> NetworkPath? {
         let id = state.withLock { state -> Int in
             state.nextID += 1
             return state.nextID
@@ -155,37 +154,6 @@ final class PathRecorder: Sendable {
         }
     }
 
-    /// Waits for a path whose summary is `expected`; records a test issue when it does not come.
-    @discardableResult
-    func expect(_ expected: String, seconds: Double = 10, sourceLocation: SourceLocation = #_sourceLocation) async -> NetworkPath? {
-        let path = await wait(seconds: seconds) { $0.summary == expected }
-        if path == nil {
-            Issue.record("no path '\(expected)' within \(seconds) s; got \(paths.map(\.summary))", sourceLocation: sourceLocation)
-        }
-        return path
-    }
-
-    /// Checks the whole sequence delivered; entries written `?…` may be absent (a state
-    /// the kernel passes through only sometimes, such as carrier arriving after IFF_UP).
-    func expectSequence(_ expected: [String], sourceLocation: SourceLocation = #_sourceLocation) {
-        let actual = paths.map(\.summary)
-        var index = 0
-        var matched = true
-        for entry in expected {
-            let optional = entry.hasPrefix("?")
-            let wanted = optional ? String(entry.dropFirst()) : entry
-            if index < actual.count && actual[index] == wanted {
-                index += 1
-            } else if !optional {
-                matched = false
-                break
-            }
-        }
-        if !matched || index != actual.count {
-            Issue.record("paths delivered: \(actual)\nexpected: \(expected)", sourceLocation: sourceLocation)
-        }
-    }
-
     private func expire(_ id: Int) {
         let waiter = state.withLock { $0.waiters.removeValue(forKey: id) }
         waiter?.continuation.resume(returning: nil)
@@ -195,7 +163,7 @@ final class PathRecorder: Sendable {
 extension NetworkPath {
     /// A compact, complete description for assertions: status or diagnosis, interfaces
     /// with types, gateways, families and DNS.
-    var summary: String {
+    public var summary: String {
         var words: [String] = [status == .satisfied ? "satisfied" : "\(status.rawValue)/\(diagnosis?.rawValue ?? "-")"]
         words.append("[" + availableInterfaces.map { "\($0.name):\($0.type.rawValue)" }.joined(separator: ",") + "]")
         if !gateways.isEmpty { words.append("gw " + gateways.joined(separator: ",")) }
@@ -208,23 +176,7 @@ extension NetworkPath {
     }
 }
 
-/// A started monitor of `namespace` with a recorder attached.
-func startMonitor(
-    _ namespace: TestNamespace,
-    required: NetworkInterface.InterfaceType? = nil,
-    prohibited: [NetworkInterface.InterfaceType] = [],
-    options: LinuxSourceOptions = .init()
-) throws -> (PathMonitor, PathRecorder) {
-    let monitor = PathMonitor(
-        requiredInterfaceType: required, prohibitedInterfaceTypes: prohibited, namespace: namespace.namespace,
-        makeSource: PathMonitor.systemSource(namespace: namespace.namespace, options: options)
-    )
-    let recorder = PathRecorder(monitor)
-    try monitor.start()
-    return (monitor, recorder)
-}
-
 /// Open descriptors of this process.
-func openDescriptorCount() -> Int {
+public func openDescriptorCount() -> Int {
     (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd").count) ?? -1
 }

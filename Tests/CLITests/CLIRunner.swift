@@ -1,0 +1,117 @@
+import Foundation
+import KernelTestSupport
+
+/// The `netpath` binary that `swift build` made beside the test bundle.
+let netpathBinary: String = {
+    let here = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().deletingLastPathComponent()
+    for candidate in [here.appendingPathComponent("netpath").path, here.deletingLastPathComponent().appendingPathComponent("netpath").path,
+                      FileManager.default.currentDirectoryPath + "/.build/debug/netpath"]
+    where FileManager.default.isExecutableFile(atPath: candidate) {
+        return candidate
+    }
+    return "netpath"
+}()
+
+/// What a finished run printed and returned.
+struct Outcome {
+    var status: Int32
+    var standardOutput: String
+    var standardError: String
+    var lines: [String] { standardOutput.split(separator: "\n").map(String.init) }
+}
+
+/// A running `netpath`, read line by line as it writes (proving output is flushed).
+final class RunningTool: @unchecked Sendable {
+    // Touched only by the test that owns it.
+    let process = Process()
+    private let output = Pipe(), errors = Pipe()
+    private var buffer: [UInt8] = []
+
+    init(_ arguments: [String], environment: [String: String] = [:]) throws {
+        process.executableURL = URL(fileURLWithPath: netpathBinary)
+        process.arguments = arguments
+        process.standardOutput = output
+        process.standardError = errors
+        var env = ProcessInfo.processInfo.environment
+        for (key, value) in environment { env[key] = value }
+        process.environment = env
+        try process.run()
+    }
+
+    /// The next line of standard output, or `nil` at end of output or after `seconds`.
+    func nextLine(seconds: Double = 10) -> String? {
+        let descriptor = output.fileHandleForReading.fileDescriptor
+        let deadline = Date().addingTimeInterval(seconds)
+        while true {
+            if let newline = buffer.firstIndex(of: 10) {
+                let line = String(decoding: buffer[..<newline], as: UTF8.self)
+                buffer.removeSubrange(...newline)
+                return line
+            }
+            let left = deadline.timeIntervalSinceNow
+            guard left > 0 else { return nil }
+            var poller = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
+            guard poll(&poller, 1, Int32(left * 1000) + 1) > 0 else { continue }
+            var chunk = [UInt8](repeating: 0, count: 4096)
+            let count = read(descriptor, &chunk, chunk.count)
+            if count <= 0 { return nil }
+            buffer.append(contentsOf: chunk[0..<count])
+        }
+    }
+
+    func signal(_ number: Int32) { kill(process.processIdentifier, number) }
+
+    /// Waits for the exit, at most `seconds`; kills it and returns `nil` when it hangs.
+    func finish(seconds: Double = 10) -> Outcome? {
+        let done = DispatchSemaphore(value: 0)
+        let waiter = Thread { [process] in process.waitUntilExit(); done.signal() }
+        waiter.start()
+        guard done.wait(timeout: .now() + seconds) == .success else {
+            process.terminate()
+            return nil
+        }
+        let rest = output.fileHandleForReading.readDataToEndOfFile()
+        let stderr = errors.fileHandleForReading.readDataToEndOfFile()
+        return Outcome(status: process.terminationStatus,
+                       standardOutput: String(decoding: buffer + Array(rest), as: UTF8.self),
+                       standardError: String(decoding: stderr, as: UTF8.self))
+    }
+}
+
+/// Runs `netpath` to its end (at most `seconds`).
+func netpath(_ arguments: String..., environment: [String: String] = [:], seconds: Double = 15) throws -> Outcome? {
+    try RunningTool(arguments, environment: environment).finish(seconds: seconds)
+}
+
+/// Parses one JSON line into a dictionary, keeping key order.
+func jsonKeys(_ line: String) -> [String] {
+    // Key order matters (SPEC §4 lists it); JSONSerialization forgets it, so read the keys.
+    var keys: [String] = []
+    var depth = 0
+    var index = line.startIndex
+    var inString = false
+    var stringStart = line.startIndex
+    while index < line.endIndex {
+        let character = line[index]
+        if inString {
+            if character == "\\" { index = line.index(after: index) } else if character == "\"" {
+                inString = false
+                let next = line[line.index(after: index)...].first
+                if depth == 1 && next == ":" { keys.append(String(line[line.index(after: stringStart)..<index])) }
+            }
+        } else if character == "\"" {
+            inString = true
+            stringStart = index
+        } else if character == "{" || character == "[" {
+            depth += 1
+        } else if character == "}" || character == "]" {
+            depth -= 1
+        }
+        index = line.index(after: index)
+    }
+    return keys
+}
+
+func jsonObject(_ line: String) throws -> [String: Any] {
+    try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any] ?? [:]
+}

@@ -1,0 +1,132 @@
+import Foundation
+import KernelTestSupport
+import Testing
+
+let pathKeys = ["time", "status", "unsatisfiedReason", "diagnosis", "interfaces", "isExpensive", "isConstrained",
+                "supportsIPv4", "supportsIPv6", "supportsDNS", "gateways"]
+
+/// The built `netpath` binary, run as a user runs it, against namespaces the tests make.
+@Suite(.enabled(if: Kernel.canRun, "needs root and iproute2"))
+struct CLIKernelTests {
+    @Test func statusJSONHasExactlyTheSpecKeysAndExitStatus() throws {
+        let ns = try TestNamespace("clist")
+        defer { ns.remove() }
+        let offline = try #require(try netpath("status", "--json", "--netns", ns.name))
+        #expect(offline.status == 1 && offline.lines.count == 1 && offline.standardError.isEmpty)
+        #expect(jsonKeys(offline.lines[0]) == pathKeys)
+        let object = try jsonObject(offline.lines[0])
+        #expect(object["status"] as? String == "unsatisfied" && object["diagnosis"] as? String == "noInterface")
+        #expect(object["unsatisfiedReason"] as? String == "notAvailable" && object["gateways"] as? [Any] != nil)
+        #expect((object["time"] as? String)?.wholeMatch(of: /\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z/) != nil)
+
+        try ns.addLinks("eth0")
+        try ns.batch(["link set eth0 up", "addr add 10.20.0.2/24 dev eth0", "route add default via 10.20.0.1"])
+        // The veth carrier follows IFF_UP asynchronously: wait for it with `netpath wait`.
+        let waited = try #require(try netpath("wait", "--netns", ns.name, "--timeout", "10"))
+        #expect(waited.status == 0)
+        let online = try #require(try netpath("status", "--json", "--netns", ns.name))
+        #expect(online.status == 0)
+        let path = try jsonObject(online.lines[0])
+        #expect(path["status"] as? String == "satisfied" && path["diagnosis"] is NSNull && path["unsatisfiedReason"] is NSNull)
+        #expect(path["gateways"] as? [String] == ["10.20.0.1"] && path["supportsIPv4"] as? Bool == true)
+        let interfaces = path["interfaces"] as? [[String: Any]]
+        #expect(interfaces?.first?["name"] as? String == "eth0" && interfaces?.first?["type"] as? String == "wiredEthernet")
+        #expect(jsonKeys(online.lines[0]) == pathKeys)
+    }
+
+    @Test func watchPrintsEachChangeAsItHappens() throws {
+        let ns = try TestNamespace("cliwa")
+        defer { ns.remove() }
+        try ns.addLinks("eth0")
+        try ns.ip("addr add 10.21.0.2/24 dev eth0")
+        let tool = try RunningTool(["watch", "--json", "--netns", ns.name])
+        let first = try #require(tool.nextLine())
+        #expect(try jsonObject(first)["diagnosis"] as? String == "noInterface")
+        // Each line arrives while the tool is still running: it is flushed as written.
+        try ns.ip("link set eth0 up")
+        var diagnoses: [String] = []
+        while diagnoses.last != "noDefaultRoute", let line = tool.nextLine() {
+            #expect(jsonKeys(line) == pathKeys)
+            diagnoses.append(try jsonObject(line)["diagnosis"] as? String ?? "-")
+        }
+        #expect(diagnoses == ["noDefaultRoute"] || diagnoses == ["noCarrier", "noDefaultRoute"])
+        try ns.ip("route add default via 10.21.0.1")
+        let online = try jsonObject(try #require(tool.nextLine()))
+        #expect(online["status"] as? String == "satisfied" && online["gateways"] as? [String] == ["10.21.0.1"])
+        tool.signal(SIGTERM)
+        let outcome = try #require(tool.finish())
+        #expect(outcome.status == 0 && outcome.lines.isEmpty)
+    }
+
+    @Test func watchStopsAfterCountLines() throws {
+        let ns = try TestNamespace("clicnt")
+        defer { ns.remove() }
+        try ns.addLinks("eth0")
+        let tool = try RunningTool(["watch", "--netns", ns.name, "--count", "2"])
+        #expect(tool.nextLine()?.contains("offline") == true)
+        try ns.ip("link set eth0 up")
+        let outcome = try #require(tool.finish())
+        #expect(outcome.status == 0 && outcome.lines.count == 1)
+    }
+
+    @Test(arguments: [SIGINT, SIGTERM])
+    func watchEndsCleanlyOnSignal(_ signal: Int32) throws {
+        let ns = try TestNamespace("clisig")
+        defer { ns.remove() }
+        let tool = try RunningTool(["watch", "--netns", ns.name])
+        let line = try #require(tool.nextLine())
+        #expect(line.contains("offline") && line.contains("no network interface is up"))
+        tool.signal(signal)
+        let outcome = try #require(tool.finish())
+        #expect(outcome.status == 0 && outcome.standardError.isEmpty)
+    }
+
+    @Test func waitReturnsWhenSatisfiedAndTimesOutWithOne() throws {
+        let ns = try TestNamespace("cliwt")
+        defer { ns.remove() }
+        let timedOut = try #require(try netpath("wait", "--netns", ns.name, "--timeout", "0.3"))
+        #expect(timedOut.status == 1)
+        try ns.addLinks("eth0")
+        try ns.batch(["link set eth0 up", "addr add 10.22.0.2/24 dev eth0"])
+        let waiting = try RunningTool(["wait", "--netns", ns.name, "--timeout", "20"])
+        // Not yet: no default route. Add one; wait must return 0.
+        try ns.ip("route add default via 10.22.0.1")
+        let outcome = try #require(waiting.finish(seconds: 20))
+        #expect(outcome.status == 0)
+    }
+
+    @Test func missingNamespaceIsARuntimeErrorThatNamesIt() throws {
+        let outcome = try #require(try netpath("status", "--netns", "np-does-not-exist"))
+        #expect(outcome.status == 3 && outcome.standardOutput.isEmpty)
+        #expect(outcome.standardError.split(separator: "\n").count == 1)
+        #expect(outcome.standardError.contains("np-does-not-exist") && outcome.standardError.hasPrefix("netpath: "))
+        let watch = try #require(try netpath("watch", "--json", "--netns", "np-does-not-exist"))
+        #expect(watch.status == 3)
+    }
+}
+
+@Suite struct CLIUsageTests {
+    @Test(arguments: [
+        (["bogus"], "bogus"), (["status", "--bogus"], "--bogus"), (["status", "--count", "3"], "--count"),
+        (["watch", "--count"], "--count"), (["watch", "--count", "x"], "x"), (["watch", "--count", "0"], "0"),
+        (["wait", "--timeout", "-1"], "-1"), (["wait", "--timeout", "1e9"], "1e9"), (["wait", "--timeout", "nan"], "nan"),
+        (["status", "--require", "modem"], "modem"), (["status", "--netns", "a/b"], "a/b"), ([], "command"),
+        (["status", "extra"], "extra"), (["status", "--json=yes"], "--json"),
+    ])
+    func usageErrorsExitTwoWithOneLineNamingTheWord(arguments: [String], word: String) throws {
+        let outcome = try #require(try RunningTool(arguments).finish())
+        #expect(outcome.status == 2)
+        #expect(outcome.standardOutput.isEmpty)
+        #expect(outcome.standardError.split(separator: "\n").count == 1)
+        #expect(outcome.standardError.contains(word))
+    }
+
+    @Test func helpForTheToolAndEachCommand() throws {
+        let top = try #require(try netpath("--help"))
+        #expect(top.status == 0 && top.standardOutput.contains("netpath status") && top.standardOutput.contains("netpath wait"))
+        for command in ["status", "watch", "wait", "probe"] {
+            let help = try #require(try netpath(command, "--help"))
+            #expect(help.status == 0 && help.standardOutput.hasPrefix("Usage: netpath \(command)"))
+        }
+    }
+}

@@ -1,0 +1,53 @@
+import Testing
+import KernelTestSupport
+@testable import NetPath
+
+extension PathRecorder {
+    /// Waits for a path whose summary is `expected`; records a test issue when it does not come.
+    @discardableResult
+    func expect(_ expected: String, seconds: Double = 10, sourceLocation: SourceLocation = #_sourceLocation) async -> NetworkPath? {
+        let path = await wait(seconds: seconds) { $0.summary == expected }
+        if path == nil {
+            Issue.record("no path '\(expected)' within \(seconds) s; got \(paths.map(\.summary))", sourceLocation: sourceLocation)
+        }
+        return path
+    }
+
+    /// Checks the whole sequence delivered; entries written `?…` may be absent (a state
+    /// the kernel passes through only sometimes, such as carrier arriving after IFF_UP).
+    func expectSequence(_ expected: [String], sourceLocation: SourceLocation = #_sourceLocation) {
+        let actual = paths.map(\.summary)
+        var index = 0
+        var matched = true
+        for entry in expected {
+            let optional = entry.hasPrefix("?")
+            let wanted = optional ? String(entry.dropFirst()) : entry
+            if index < actual.count && actual[index] == wanted {
+                index += 1
+            } else if !optional {
+                matched = false
+                break
+            }
+        }
+        if !matched || index != actual.count {
+            Issue.record("paths delivered: \(actual)\nexpected: \(expected)", sourceLocation: sourceLocation)
+        }
+    }
+}
+
+/// A started monitor of `namespace` with a recorder attached.
+func startMonitor(
+    _ namespace: TestNamespace,
+    required: NetworkInterface.InterfaceType? = nil,
+    prohibited: [NetworkInterface.InterfaceType] = [],
+    options: LinuxSourceOptions = .init()
+) throws -> (PathMonitor, PathRecorder) {
+    let monitor = PathMonitor(
+        requiredInterfaceType: required, prohibitedInterfaceTypes: prohibited, namespace: namespace.namespace,
+        makeSource: PathMonitor.systemSource(namespace: namespace.namespace, options: options)
+    )
+    let recorder = PathRecorder(monitor)
+    try monitor.start()
+    return (monitor, recorder)
+}
+
