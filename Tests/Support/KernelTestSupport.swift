@@ -175,8 +175,3 @@ extension NetworkPath {
         return words.joined(separator: " ")
     }
 }
-
-/// Open descriptors of this process.
-public func openDescriptorCount() -> Int {
-    (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd").count) ?? -1
-}

@@ -1,0 +1,107 @@
+import Foundation
+import KernelTestSupport
+import Testing
+@testable import NetPath
+
+/// The monitor's life on the real kernel: errors, restarts, subscribers, descriptors.
+@Suite(.enabled(if: Kernel.canRun, "needs root and iproute2"))
+struct MonitorLifecycleTests {
+    @Test func missingOrBogusNamespacesThrowErrorsThatNameThem() throws {
+        let missing = PathMonitor(namespace: .named("np-no-such-namespace"))
+        let error = try #require(throws: NetPathError.self) { try missing.start() }
+        #expect(error.code == .namespaceNotFound && error.description.contains("np-no-such-namespace"))
+        #expect(!missing.isRunning && missing.currentPath == nil)
+        let notANamespace = PathMonitor(namespace: .path("/etc/hostname"))
+        let bogus = try #require(throws: NetPathError.self) { try notANamespace.start() }
+        #expect(bogus.code == .namespaceNotFound && bogus.message.contains("is not a network namespace"))
+    }
+
+    @Test func restartsAndReleasesLeaveNoDescriptorBehind() async throws {
+        let ns = try TestNamespace("fds")
+        defer { ns.remove() }
+        let monitor = PathMonitor(namespace: ns.namespace)
+        for _ in 0..<100 {
+            try monitor.start()
+            #expect(monitor.currentPath?.diagnosis == .noInterface)
+            monitor.cancel()
+        }
+        for _ in 0..<100 {
+            // Released while running, without cancel.
+            let temporary = PathMonitor(namespace: ns.namespace)
+            try temporary.start()
+        }
+        // Other tests open descriptors in parallel, so count exactly ours: this process's
+        // netlink sockets that live in this test's namespace.
+        #expect(try netlinkSockets(of: ns) == 0)
+        try monitor.start()
+        #expect(try netlinkSockets(of: ns) == 1)
+        monitor.cancel()
+        #expect(try netlinkSockets(of: ns) == 0)
+    }
+
+    /// This process's netlink sockets inside `ns` (by inode, from /proc/net/netlink there).
+    func netlinkSockets(of ns: TestNamespace) throws -> Int {
+        let table = try run(Kernel.ipPath, ["netns", "exec", ns.name, "cat", "/proc/net/netlink"])
+        let inodes = Set(table.split(separator: "\n").dropFirst().compactMap { $0.split(separator: " ").last.map(String.init) })
+        let ours = try FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd").compactMap { fd -> String? in
+            guard let target = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/fd/" + fd),
+                  target.hasPrefix("socket:[") else { return nil }
+            return String(target.dropFirst(8).dropLast())
+        }
+        return ours.filter(inodes.contains).count
+    }
+
+    @Test func asyncSubscribersOnTheKernelMonitorSeeEveryChange() async throws {
+        let ns = try TestNamespace("subs")
+        defer { ns.remove() }
+        try ns.addLinks("eth0")
+        try ns.ip("addr add 10.30.0.2/24 dev eth0")
+        let monitor = PathMonitor(namespace: ns.namespace)
+        try monitor.start()
+        defer { monitor.cancel() }
+        let subscribed = Subscribed()
+        let loops = (0..<20).map { _ in
+            Task { () -> [NetworkPath.Diagnosis?] in
+                var seen: [NetworkPath.Diagnosis?] = []
+                var first = true
+                for await path in monitor.paths {
+                    seen.append(path.diagnosis)
+                    if first { first = false; subscribed.arrive() }
+                    if path.status == .satisfied { break }
+                }
+                return seen
+            }
+        }
+        await subscribed.wait(for: 20)
+        try ns.ip("link set eth0 up")
+        try ns.ip("route add default via 10.30.0.1")
+        for loop in loops {
+            let seen = await loop.value
+            #expect(seen.first == .noInterface && seen.last == .some(nil))
+            #expect(zip(seen, seen.dropFirst()).allSatisfy { $0 != $1 })
+        }
+        #expect(monitor.storage.state.withLock { $0.subscribers.isEmpty })
+    }
+}
+
+/// Counts subscribers that have their first path; lets the test wait for all of them.
+actor Subscribed {
+    private var count = 0
+    private var waiters: [(Int, CheckedContinuation<Void, Never>)] = []
+
+    nonisolated func arrive() { Task { await self.increment() } }
+
+    private func increment() {
+        count += 1
+        waiters.removeAll { target, continuation in
+            guard count >= target else { return false }
+            continuation.resume()
+            return true
+        }
+    }
+
+    func wait(for target: Int) async {
+        if count >= target { return }
+        await withCheckedContinuation { waiters.append((target, $0)) }
+    }
+}
