@@ -76,6 +76,7 @@ enum NetPathCommand {
                 if let limit, count >= limit { finish(.success) }
             }
             start(monitor)
+            endWhenReaderLeaves()
             waitForSignal(signals, timeout: nil)
             finish(.success)
         case .wait:
@@ -83,9 +84,11 @@ enum NetPathCommand {
                 if path.status == .satisfied { finish(.success) }
             }
             start(monitor)
+            // `start` returns with the first path known: no need to wait if it is satisfied.
+            if monitor.currentPath?.status == .satisfied { finish(.success) }
             let timeout = arguments.timeout ?? 30
             if waitForSignal(signals, timeout: timeout) { finish(.success) }
-            if !arguments.json, isatty(2) == 1 {
+            if isatty(2) == 1 {
                 Terminal.writeError("netpath: the path was not satisfied within \(Help.seconds(timeout))\n")
             }
             finish(.failure)
@@ -102,6 +105,21 @@ enum NetPathCommand {
         } catch {
             fail("\(error)", .runtime)
         }
+    }
+
+    /// `netpath watch | head -1`: when standard output is a pipe whose reader has gone,
+    /// end at once instead of at the next change. A thread sleeps in `poll` for that (it
+    /// reports POLLERR on a pipe without readers); it makes no wake-ups otherwise.
+    static func endWhenReaderLeaves() {
+        var info = stat()
+        guard fstat(1, &info) == 0, info.st_mode & S_IFMT == S_IFIFO else { return }
+        var thread = pthread_t()
+        _ = pthread_create(&thread, nil, { _ in
+            var output = pollfd(fd: 1, events: 0, revents: 0)
+            while true {
+                if poll(&output, 1, -1) > 0 && output.revents & Int16(POLLERR | POLLHUP) != 0 { _exit(0) }
+            }
+        }, nil)
     }
 
     /// Blocks until SIGINT or SIGTERM (returns `true`) or `timeout` seconds (`false`).

@@ -68,8 +68,8 @@ enum Output {
         .noDefaultRoute: "no default route (no gateway)",
     ]
 
-    /// One readable line: status, primary interface, gateways, families, DNS, and the
-    /// diagnosis in words when offline.
+    /// One readable line: status, primary interface and type, gateways, families and DNS
+    /// when online; the diagnosis in words and the usable interfaces when not.
     static func human(_ path: NetworkPath, time: String = timestamp(), color: Bool) -> String {
         func paint(_ text: String, _ code: String) -> String {
             color ? "\u{1B}[\(code)m\(text)\u{1B}[0m" : text
@@ -77,19 +77,14 @@ enum Output {
         let clock = String(time.dropFirst(11).prefix(12))
         var words: [String] = []
         switch path.status {
-        case .satisfied: words.append(paint("online", "32"))
-        case .unsatisfied: words.append(paint("offline", "31"))
-        case .requiresConnection: words.append(paint("connecting", "33"))
+        case .satisfied: words.append(paint("online", "1;32"))
+        case .unsatisfied: words.append(paint("offline", "1;31"))
+        case .requiresConnection: words.append(paint("connecting", "1;33"))
         }
-        if let primary = path.availableInterfaces.first {
-            var interface = "via \(primary.name) (\(primary.type.rawValue))"
-            if path.availableInterfaces.count > 1 {
-                interface += " +" + path.availableInterfaces.dropFirst().map(\.name).joined(separator: ",")
-            }
-            words.append(interface)
-        }
-        if !path.gateways.isEmpty { words.append("gateway " + path.gateways.joined(separator: ", ")) }
+        let names = path.availableInterfaces.map { "\($0.name) (\($0.type.rawValue))" }
         if path.status == .satisfied {
+            words.append("via " + (names.first ?? "?"))
+            if !path.gateways.isEmpty { words.append("gateway " + path.gateways.joined(separator: ", ")) }
             var families: [String] = []
             if path.supportsIPv4 { families.append("IPv4") }
             if path.supportsIPv6 { families.append("IPv6") }
@@ -97,8 +92,12 @@ enum Output {
             words.append(families.joined(separator: " "))
             if path.isExpensive { words.append("expensive") }
             if path.isConstrained { words.append("constrained") }
-        } else if let diagnosis = path.diagnosis {
-            words.append("— " + (diagnosisWords[diagnosis] ?? diagnosis.rawValue))
+            if names.count > 1 { words.append("also " + names.dropFirst().joined(separator: ", ")) }
+        } else {
+            if let diagnosis = path.diagnosis {
+                words.append(paint(diagnosisWords[diagnosis] ?? diagnosis.rawValue, "2"))
+            }
+            if !names.isEmpty { words.append("up: " + names.joined(separator: ", ")) }
         }
         return clock + "  " + words.joined(separator: "  ")
     }

@@ -27,13 +27,13 @@ final class RunningTool: @unchecked Sendable {
     private let output = Pipe(), errors = Pipe()
     private var buffer: [UInt8] = []
 
-    init(_ arguments: [String], environment: [String: String] = [:]) throws {
-        process.executableURL = URL(fileURLWithPath: netpathBinary)
+    init(_ arguments: [String], executable: String = netpathBinary, environment: [String: String] = [:]) throws {
+        process.executableURL = URL(fileURLWithPath: executable)
         process.arguments = arguments
         process.standardOutput = output
         process.standardError = errors
         var env = ProcessInfo.processInfo.environment
-        for (key, value) in environment { env[key] = value }
+        for (key, value) in environment { env[key] = value.isEmpty ? nil : value }  // "" removes
         process.environment = env
         try process.run()
     }
@@ -61,6 +61,30 @@ final class RunningTool: @unchecked Sendable {
 
     func signal(_ number: Int32) { kill(process.processIdentifier, number) }
 
+    /// Whether the process has blocked `number` to take it with sigwait (it does so first
+    /// thing in main), read from /proc; `false` after `seconds`.
+    func isHandling(_ number: Int32, seconds: Double = 10) -> Bool {
+        let deadline = Date().addingTimeInterval(seconds)
+        while Date() < deadline {
+            let status = (try? String(contentsOfFile: "/proc/\(process.processIdentifier)/status", encoding: .utf8)) ?? ""
+            if let line = status.split(separator: "\n").first(where: { $0.hasPrefix("SigBlk:") }),
+               let mask = UInt64(line.dropFirst(7).trimmingCharacters(in: .whitespaces), radix: 16),
+               mask & (1 << UInt64(number - 1)) != 0 {
+                return true
+            }
+            sched_yield()
+        }
+        return false
+    }
+
+    /// Closes our end of its standard output, as `head -1` does after one line.
+    func closeOutput() {
+        try? output.fileHandleForReading.close()
+        outputClosed = true
+    }
+
+    private var outputClosed = false
+
     /// Waits for the exit, at most `seconds`; kills it and returns `nil` when it hangs.
     func finish(seconds: Double = 10) -> Outcome? {
         let done = DispatchSemaphore(value: 0)
@@ -70,7 +94,7 @@ final class RunningTool: @unchecked Sendable {
             process.terminate()
             return nil
         }
-        let rest = output.fileHandleForReading.readDataToEndOfFile()
+        let rest = outputClosed ? Data() : output.fileHandleForReading.readDataToEndOfFile()
         let stderr = errors.fileHandleForReading.readDataToEndOfFile()
         return Outcome(status: process.terminationStatus,
                        standardOutput: String(decoding: buffer + Array(rest), as: UTF8.self),

@@ -1,0 +1,100 @@
+import Foundation
+import KernelTestSupport
+import Testing
+
+/// Every option and runtime error of `netpath` (SPEC §4), on the built binary.
+@Suite(.enabled(if: Kernel.canRun, "needs root and iproute2"))
+struct CLIOptionTests {
+    /// A namespace with a satisfied wired path (waits until the carrier is there).
+    func onlineNamespace(_ label: String) throws -> TestNamespace {
+        let ns = try TestNamespace(label)
+        try ns.addLinks("eth0")
+        try ns.batch(["link set eth0 up", "addr add 10.40.0.2/24 dev eth0", "route add default via 10.40.0.1"])
+        let ready = try #require(try netpath("wait", "--netns", ns.name, "--timeout", "10"))
+        #expect(ready.status == 0)
+        return ns
+    }
+
+    @Test func requireAndProhibitFilterByInterfaceType() throws {
+        let ns = try onlineNamespace("clifil")
+        defer { ns.remove() }
+        let wifi = try #require(try netpath("status", "--json", "--netns", ns.name, "--require", "wifi"))
+        #expect(wifi.status == 1 && wifi.standardOutput.contains("\"diagnosis\":\"filtered\""))
+        let noWired = try #require(try netpath("status", "--json", "--netns", ns.name, "--prohibit", "cellular", "--prohibit", "wiredEthernet"))
+        #expect(noWired.status == 1 && noWired.standardOutput.contains("\"diagnosis\":\"filtered\""))
+        let wired = try #require(try netpath("status", "--netns", ns.name, "--require", "wiredEthernet"))
+        #expect(wired.status == 0 && wired.standardOutput.contains("online  via eth0 (wiredEthernet)  gateway 10.40.0.1  IPv4 no DNS"))
+        let waitWifi = try #require(try netpath("wait", "--netns", ns.name, "--require", "wifi", "--timeout", "0.2"))
+        #expect(waitWifi.status == 1)
+        let watchFiltered = try #require(try netpath("watch", "--json", "--count", "1", "--netns", ns.name, "--prohibit=wiredEthernet"))
+        #expect(watchFiltered.status == 0 && watchFiltered.lines.count == 1 && watchFiltered.standardOutput.contains("filtered"))
+    }
+
+    @Test func waitEndsCleanlyOnSignal() throws {
+        let ns = try TestNamespace("cliwsig")
+        defer { ns.remove() }
+        let tool = try RunningTool(["wait", "--netns", ns.name, "--timeout", "60"])
+        // `wait` prints nothing: know it is ready by its signal mask.
+        #expect(tool.isHandling(SIGINT))
+        tool.signal(SIGINT)
+        let outcome = try #require(tool.finish())
+        #expect(outcome.status == 0 && outcome.standardError.isEmpty)
+    }
+
+    @Test func aFileThatIsNotANamespaceIsARuntimeError() throws {
+        let name = "np-fake-\(getpid())"
+        let path = "/var/run/netns/" + name
+        try "not a namespace".write(toFile: path, atomically: false, encoding: .utf8)
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let outcome = try #require(try netpath("status", "--netns", name))
+        #expect(outcome.status == 3 && outcome.standardError == "netpath: network namespace '\(name)' is not a network namespace: Invalid argument\n")
+    }
+
+    @Test func withoutPrivilegeNamespacesFailWithThreeButOwnStatusWorks() throws {
+        let ns = try TestNamespace("cliperm")
+        defer { ns.remove() }
+        let asNobody = ["--reuid=65534", "--regid=65534", "--clear-groups", "--inh-caps=-all", netpathBinary]
+        let denied = try #require(try runTool("/usr/bin/setpriv", asNobody + ["status", "--netns", ns.name]))
+        #expect(denied.status == 3 && denied.standardError.hasPrefix("netpath: no permission to enter network namespace '\(ns.name)'"))
+        #expect(denied.standardError.split(separator: "\n").count == 1)
+        let own = try #require(try runTool("/usr/bin/setpriv", asNobody + ["status", "--json"]))
+        #expect(own.status == 0 || own.status == 1)
+        #expect(own.standardOutput.hasPrefix("{\"time\":"))
+    }
+
+    @Test func colourOnlyOnATerminalAndNeverWithNoColor() throws {
+        let ns = try TestNamespace("clicol")
+        defer { ns.remove() }
+        // `script` gives the tool a pseudo-terminal as standard output.
+        let onTerminal = try #require(try runTool("/usr/bin/script", ["-qec", "\(netpathBinary) status --netns \(ns.name)", "/dev/null"],
+                                                  environment: ["NO_COLOR": ""]))
+        #expect(onTerminal.standardOutput.contains("\u{1B}[1;31moffline\u{1B}[0m"))
+        let noColor = try #require(try runTool("/usr/bin/script", ["-qec", "\(netpathBinary) status --netns \(ns.name)", "/dev/null"],
+                                               environment: ["NO_COLOR": "1"]))
+        #expect(noColor.standardOutput.contains("offline") && !noColor.standardOutput.contains("\u{1B}["))
+        let piped = try #require(try netpath("status", "--netns", ns.name))
+        #expect(!piped.standardOutput.contains("\u{1B}[") && piped.standardOutput.contains("offline  no network interface is up"))
+    }
+
+    @Test func watchEndsWhenItsReaderGoesAway() throws {
+        let ns = try TestNamespace("clipipe")
+        defer { ns.remove() }
+        let tool = try RunningTool(["watch", "--netns", ns.name])
+        #expect(tool.nextLine() != nil)
+        tool.closeOutput()
+        let outcome = try #require(tool.finish(seconds: 10), "watch kept running with nobody reading")
+        #expect(outcome.status == 0)
+    }
+
+    @Test func probeIsNotAvailableYet() throws {
+        for arguments in [["probe"], ["status", "--probe"], ["watch", "--probe"], ["wait", "--probe"]] {
+            let outcome = try #require(try RunningTool(arguments).finish())
+            #expect(outcome.status == 2 && outcome.standardError.contains("not available"))
+        }
+    }
+}
+
+/// Runs any program to its end, at most `seconds`.
+func runTool(_ program: String, _ arguments: [String], environment: [String: String] = [:], seconds: Double = 15) throws -> Outcome? {
+    try RunningTool(arguments, executable: program, environment: environment).finish(seconds: seconds)
+}
