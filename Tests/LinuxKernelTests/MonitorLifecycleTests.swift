@@ -1,4 +1,5 @@
 import Foundation
+import Observation
 import KernelTestSupport
 import Testing
 @testable import NetPath
@@ -103,5 +104,33 @@ actor Subscribed {
     func wait(for target: Int) async {
         if count >= target { return }
         await withCheckedContinuation { waiters.append((target, $0)) }
+    }
+}
+
+/// `NetworkMonitor` on the real Linux backend: updates hop from the reader thread to the
+/// main actor.
+@MainActor
+@Suite(.enabled(if: Kernel.canRun, "needs root and iproute2"))
+struct NetworkMonitorKernelTests {
+    @Test func followsTheKernelOnTheMainActor() async throws {
+        let ns = try TestNamespace("nmon")
+        defer { ns.remove() }
+        try ns.addLinks("eth0")
+        try ns.batch(["link set eth0 up", "addr add 10.31.0.2/24 dev eth0"])
+        let monitor = NetworkMonitor(monitor: PathMonitor(namespace: ns.namespace), assumeConnected: false)
+        monitor.start()
+        #expect(monitor.lastError == nil && monitor.isMonitoring)
+        try ns.ip("route add default via 10.31.0.1")
+        while !monitor.isConnected {
+            await withCheckedContinuation { (changed: CheckedContinuation<Void, Never>) in
+                withObservationTracking { _ = monitor.isConnected } onChange: { changed.resume() }
+            }
+            await Task.yield()
+        }
+        #expect(monitor.connectionType == .ethernet && monitor.path?.gateways == ["10.31.0.1"])
+        monitor.stop()
+        let missing = NetworkMonitor(monitor: PathMonitor(namespace: .named("np-missing-\(getpid())")))
+        missing.start()
+        #expect(missing.lastError?.code == .namespaceNotFound && !missing.isMonitoring)
     }
 }

@@ -66,3 +66,22 @@ import Testing
         #expect(NetworkNamespace.path("/proc/1/ns/net").hasValidName)
     }
 }
+
+@Suite struct JSONValueTests {
+    @Test func readsEveryKindOfValue() throws {
+        let value = try JSONValue.parse(#" {"a":[1,-2.5e3,true,false,null],"s":"x\"\\\/\n\u00e9\ud83d\ude00","o":{}} "#)
+        #expect(value["a"] == .array([.number(1), .number(-2500), .bool(true), .bool(false), .null]))
+        #expect(value["s"] == .string("x\"\\/\né😀"))
+        #expect(value["o"] == .object([:]))
+    }
+
+    @Test(arguments: ["", "{", "[1,]", "{\"a\" 1}", "\"\u{01}\"", "\"\\x\"", "01x", "1e999", "[1] 2", "\"\\ud83d\\u0041\"", "tru"])
+    func rejectsMalformedText(_ text: String) {
+        #expect(throws: JSONValue.SyntaxError.self) { try JSONValue.parse(text) }
+    }
+
+    @Test func boundsNesting() {
+        #expect(throws: JSONValue.SyntaxError.self) { try JSONValue.parse(String(repeating: "[", count: 10_000)) }
+        #expect((try? JSONValue.parse(String(repeating: "[", count: 20) + String(repeating: "]", count: 20))) != nil)
+    }
+}

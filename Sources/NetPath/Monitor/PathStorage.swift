@@ -17,6 +17,8 @@ final class PathStorage: @unchecked Sendable {
         var generation: UInt64 = 0
         var subscribers: [UInt64: Subscriber] = [:]
         var nextSubscriberID: UInt64 = 0
+        /// Called synchronously on the delivering thread (NetworkMonitor, Combine).
+        var observers: [UInt64: @Sendable (NetworkPath) -> Void] = [:]
     }
 
     // All mutable state lives in `state`, guarded by its lock. `lifecycle` serialises
@@ -32,9 +34,11 @@ final class PathStorage: @unchecked Sendable {
     ///   - force: Deliver even when equal to the current path (the first path of a run).
     func deliver(_ path: NetworkPath, generation: UInt64, force: Bool = false) {
         var resume: [CheckedContinuation<NetworkPath?, Never>] = []
+        var observers: [@Sendable (NetworkPath) -> Void] = []
         let target: (DispatchQueue, @Sendable (NetworkPath) -> Void)? = state.withLock { state in
             guard state.generation == generation, force || state.current != path else { return nil }
             state.current = path
+            observers = Array(state.observers.values)
             for (id, var subscriber) in state.subscribers {
                 if let waiter = subscriber.waiter, subscriber.lastDelivered != path {
                     subscriber.waiter = nil
@@ -54,6 +58,7 @@ final class PathStorage: @unchecked Sendable {
             })
         }
         for waiter in resume { waiter.resume(returning: path) }
+        for observer in observers { observer(path) }
         if let (queue, call) = target {
             queue.async { call(path) }
         }
@@ -73,7 +78,20 @@ final class PathStorage: @unchecked Sendable {
         for waiter in waiters { waiter.resume(returning: nil) }
     }
 
-    // MARK: - Subscribers
+    // MARK: - Observers and subscribers
+
+    /// Registers a callback for every path delivered from now on, on the delivering thread.
+    func addObserver(_ observer: @escaping @Sendable (NetworkPath) -> Void) -> UInt64 {
+        state.withLock { state in
+            state.nextSubscriberID &+= 1
+            state.observers[state.nextSubscriberID] = observer
+            return state.nextSubscriberID
+        }
+    }
+
+    func removeObserver(_ id: UInt64) {
+        _ = state.withLock { $0.observers.removeValue(forKey: id) }
+    }
 
     func subscribe() -> UInt64 {
         state.withLock { state in

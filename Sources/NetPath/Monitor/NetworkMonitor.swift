@@ -1,0 +1,192 @@
+#if canImport(Observation)
+import Dispatch
+import Observation
+
+/// The network monitor app code writes again and again, done once: observable, on the
+/// main actor, with the names the articles use (`isConnected`, `connectionType`).
+///
+/// ```swift
+/// @State private var network = NetworkMonitor()
+///
+/// var body: some View {
+///     Text(network.isConnected ? "Online via \(network.connectionType)" : "Offline")
+///         .task { network.start() }
+/// }
+/// ```
+///
+/// Until the first path arrives, ``isConnected`` is `true` (optimistic, so an app does not
+/// flash an offline screen at launch); pass `assumeConnected: false` to start pessimistic.
+/// ``start()`` and ``stop()`` may alternate any number of times. The monitor holds no
+/// reference to itself: when the app releases it, it stops.
+@MainActor
+@Observable
+public final class NetworkMonitor {
+    /// The kind of connection, in the articles' words.
+    public enum ConnectionType: String, Hashable, Sendable, CaseIterable {
+        case wifi, cellular, ethernet, other, unknown
+
+        /// The connection type of a path: its primary interface's, or `unknown` when the
+        /// path is not satisfied.
+        public init(_ path: NetworkPath?) {
+            switch path?.primaryInterface?.type {
+            case .wifi?: self = .wifi
+            case .cellular?: self = .cellular
+            case .wiredEthernet?: self = .ethernet
+            case .other?, .loopback?: self = .other
+            case nil: self = .unknown
+            }
+        }
+    }
+
+    /// The latest path, or `nil` before the first.
+    public private(set) var path: NetworkPath?
+    /// Whether the path is satisfied; before the first path, the `assumeConnected` value.
+    public private(set) var isConnected: Bool
+    /// Wi-Fi, cellular, Ethernet, other, or unknown (offline or no path yet).
+    public private(set) var connectionType: ConnectionType = .unknown
+    /// Whether the monitor is running.
+    public private(set) var isMonitoring = false
+    /// Why the last ``start()`` failed (Linux: a namespace that does not exist…), if it did.
+    public private(set) var lastError: NetPathError?
+
+    /// The path's status, or `nil` before the first path.
+    public var status: NetworkPath.Status? { path?.status }
+    /// Whether the primary interface is expensive (cellular).
+    public var isExpensive: Bool { path?.isExpensive ?? false }
+    /// Whether the path is constrained (Low Data Mode).
+    public var isConstrained: Bool { path?.isConstrained ?? false }
+
+    /// Whether the network is available right now, read from the underlying monitor's
+    /// current path (the articles' `monitor.currentPath.status == .satisfied`).
+    public var isNetworkAvailable: Bool {
+        monitor.currentPath?.status == .satisfied
+    }
+
+    /// The underlying monitor (for its `paths` sequence or Combine publisher).
+    @ObservationIgnored public let monitor: PathMonitor
+    @ObservationIgnored private let observation = Locked<UInt64?>(nil)
+    @ObservationIgnored private var completion: (@MainActor (Bool) -> Void)?
+    @ObservationIgnored private var run: UInt64 = 0
+
+    /// A monitor of the system's network path.
+    ///
+    /// - Parameters:
+    ///   - assumeConnected: ``isConnected`` before the first path (`true`: optimistic).
+    ///   - requiredInterfaceType: Consider only interfaces of this type.
+    ///   - prohibitedInterfaceTypes: Never consider interfaces of these types.
+    public convenience init(
+        assumeConnected: Bool = true,
+        requiredInterfaceType: NetworkInterface.InterfaceType? = nil,
+        prohibitedInterfaceTypes: [NetworkInterface.InterfaceType] = []
+    ) {
+        self.init(
+            monitor: PathMonitor(requiredInterfaceType: requiredInterfaceType, prohibitedInterfaceTypes: prohibitedInterfaceTypes),
+            assumeConnected: assumeConnected
+        )
+    }
+
+    /// A monitor of a ``SimulatedNetwork``: for unit tests and SwiftUI previews.
+    ///
+    /// - Parameters:
+    ///   - network: The simulated network.
+    ///   - assumeConnected: ``isConnected`` before the first path.
+    public convenience init(simulating network: SimulatedNetwork, assumeConnected: Bool = true) {
+        self.init(monitor: PathMonitor(simulating: network), assumeConnected: assumeConnected)
+    }
+
+    /// A monitor built on `monitor`, which it starts and stops.
+    ///
+    /// - Parameters:
+    ///   - monitor: The path monitor to follow (a namespace, a filter, a simulation…).
+    ///   - assumeConnected: ``isConnected`` before the first path.
+    public init(monitor: PathMonitor, assumeConnected: Bool = true) {
+        self.monitor = monitor
+        isConnected = assumeConnected
+        NetworkMonitor.prepareMainQueueKey()
+    }
+
+    deinit {
+        if let id = observation.withLock({ $0 }) { monitor.storage.removeObserver(id) }
+        monitor.cancel()
+    }
+
+    /// Starts monitoring; does nothing when already monitoring. A failure is kept in
+    /// ``lastError`` (on Apple platforms starting cannot fail).
+    public func start() {
+        guard !isMonitoring else { return }
+        run &+= 1
+        let current = run
+        let id = monitor.storage.addObserver { [weak self] path in
+            // Paths come on the monitor's thread; hop to the main actor (synchronously when
+            // already on the main queue, as with a simulated network driven by a test).
+            if NetworkMonitor.isOnMainQueue {
+                MainActor.assumeIsolated { self?.apply(path, run: current) }
+            } else {
+                DispatchQueue.main.async { MainActor.assumeIsolated { self?.apply(path, run: current) } }
+            }
+        }
+        observation.withLock { $0 = id }
+        isMonitoring = true
+        do {
+            try monitor.start()
+            lastError = nil
+        } catch {
+            lastError = error as? NetPathError ?? NetPathError(.netlinkFailure, "\(error)")
+            stop()
+        }
+    }
+
+    /// Stops monitoring. ``path`` and ``isConnected`` keep their last values.
+    public func stop() {
+        guard isMonitoring else { return }
+        isMonitoring = false
+        run &+= 1
+        if let id = observation.withLock({ id in defer { id = nil }; return id }) {
+            monitor.storage.removeObserver(id)
+        }
+        monitor.cancel()
+    }
+
+    /// Starts monitoring and calls `completion` on the main actor with ``isConnected`` for
+    /// the first path and every change (the articles' callback style).
+    public func startMonitoring(_ completion: @escaping @MainActor (Bool) -> Void) {
+        self.completion = completion
+        start()
+    }
+
+    /// Stops monitoring and forgets the completion handler.
+    public func stopMonitoring() {
+        completion = nil
+        stop()
+    }
+
+    private func apply(_ newPath: NetworkPath, run: UInt64) {
+        guard run == self.run, isMonitoring else { return }
+        if path != newPath { path = newPath }
+        let connected = newPath.status == .satisfied
+        if isConnected != connected { isConnected = connected }
+        let type = ConnectionType(newPath)
+        if connectionType != type { connectionType = type }
+        completion?(connected)
+    }
+
+    // MARK: - Main queue
+
+    /// Marks the main queue, so code can ask whether it runs there. (The main actor runs on
+    /// the main queue; after `dispatchMain()` that queue may be drained by any thread, so
+    /// thread identity does not answer the question.)
+    private nonisolated static let mainQueueKey: DispatchSpecificKey<Bool> = {
+        let key = DispatchSpecificKey<Bool>()
+        DispatchQueue.main.setSpecific(key: key, value: true)
+        return key
+    }()
+
+    private static func prepareMainQueueKey() {
+        _ = mainQueueKey
+    }
+
+    private nonisolated static var isOnMainQueue: Bool {
+        DispatchQueue.getSpecific(key: mainQueueKey) == true
+    }
+}
+#endif

@@ -1,0 +1,104 @@
+extension NetworkPath {
+    /// Reads one line of `netpath watch --json` (or `status --json`) back into a path.
+    ///
+    /// - Parameters:
+    ///   - line: One JSON object with SPEC §4's keys; `time`, `connectivity` and unknown
+    ///     keys are ignored.
+    /// - Throws: ``NetPathError`` with code ``NetPathError/Code/invalidInput`` naming the
+    ///   key at fault.
+    public init(jsonLine line: String) throws {
+        let value: JSONValue
+        do {
+            value = try JSONValue.parse(line)
+        } catch let error as JSONValue.SyntaxError {
+            throw NetPathError(.invalidInput, "not JSON at byte \(error.offset): \(error.reason)")
+        }
+        guard case .object = value else { throw NetPathError(.invalidInput, "a path line must be a JSON object") }
+        func text(_ key: String) throws -> String? {
+            switch value[key] {
+            case .string(let text)?: return text
+            case .null?, nil: return nil
+            default: throw NetPathError(.invalidInput, "'\(key)' must be a string or null")
+            }
+        }
+        func flag(_ key: String) throws -> Bool {
+            switch value[key] {
+            case .bool(let flag)?: return flag
+            case nil: return false
+            default: throw NetPathError(.invalidInput, "'\(key)' must be true or false")
+            }
+        }
+        func decode<T: RawRepresentable>(_ key: String, as type: T.Type) throws -> T? where T.RawValue == String {
+            guard let raw = try text(key) else { return nil }
+            guard let decoded = T(rawValue: raw) else { throw NetPathError(.invalidInput, "unknown \(key) '\(raw)'") }
+            return decoded
+        }
+        guard let status = try decode("status", as: Status.self) else {
+            throw NetPathError(.invalidInput, "a path line needs a 'status'")
+        }
+        var interfaces: [NetworkInterface] = []
+        if case .array(let list)? = value["interfaces"] {
+            for entry in list {
+                guard case .string(let name)? = entry["name"], case .number(let index)? = entry["index"],
+                      index >= 0, index < 1e9, index == index.rounded(),
+                      case .string(let typeName)? = entry["type"], let type = NetworkInterface.InterfaceType(rawValue: typeName) else {
+                    throw NetPathError(.invalidInput, "each interface needs a 'name', an 'index' and a known 'type'")
+                }
+                interfaces.append(NetworkInterface(name: name, index: Int(index), type: type))
+            }
+        } else if value["interfaces"] != nil {
+            throw NetPathError(.invalidInput, "'interfaces' must be an array")
+        }
+        var gateways: [String] = []
+        if case .array(let list)? = value["gateways"] {
+            for entry in list {
+                guard case .string(let gateway) = entry else { throw NetPathError(.invalidInput, "'gateways' must hold strings") }
+                gateways.append(gateway)
+            }
+        }
+        self.init(
+            status: status,
+            unsatisfiedReason: try decode("unsatisfiedReason", as: UnsatisfiedReason.self),
+            diagnosis: try decode("diagnosis", as: Diagnosis.self),
+            availableInterfaces: interfaces,
+            isExpensive: try flag("isExpensive"),
+            isConstrained: try flag("isConstrained"),
+            supportsIPv4: try flag("supportsIPv4"),
+            supportsIPv6: try flag("supportsIPv6"),
+            supportsDNS: try flag("supportsDNS"),
+            gateways: gateways
+        )
+    }
+
+    /// A satisfied path over one interface, for tests and previews.
+    ///
+    /// - Parameters:
+    ///   - type: The interface type (Wi-Fi by default).
+    ///   - name: The interface name; a typical one for the type by default.
+    /// - Returns: A satisfied IPv4 and IPv6 path with DNS, expensive when cellular.
+    public static func online(_ type: NetworkInterface.InterfaceType = .wifi, name: String? = nil) -> NetworkPath {
+        let defaultName: String = switch type {
+        case .wifi: "wlan0"
+        case .cellular: "wwan0"
+        case .wiredEthernet: "eth0"
+        case .loopback: "lo"
+        case .other: "tun0"
+        }
+        return NetworkPath(
+            status: .satisfied,
+            availableInterfaces: [NetworkInterface(name: name ?? defaultName, index: 2, type: type)],
+            isExpensive: type == .cellular,
+            supportsIPv4: true, supportsIPv6: true, supportsDNS: true,
+            gateways: ["192.0.2.1"]
+        )
+    }
+
+    /// An unsatisfied path, for tests and previews.
+    ///
+    /// - Parameters:
+    ///   - diagnosis: Why it is not satisfied (no interface by default).
+    /// - Returns: An unsatisfied path with reason `notAvailable`.
+    public static func offline(_ diagnosis: Diagnosis = .noInterface) -> NetworkPath {
+        NetworkPath(status: .unsatisfied, unsatisfiedReason: .notAvailable, diagnosis: diagnosis)
+    }
+}

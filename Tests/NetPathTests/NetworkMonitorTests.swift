@@ -1,0 +1,176 @@
+import Dispatch
+import Observation
+import Testing
+@testable import NetPath
+
+/// `NetworkMonitor` and the public test kit, on Linux, without a network and without sleeps.
+@MainActor
+@Suite struct NetworkMonitorTests {
+    @Test func optimisticUntilTheFirstPathAndConfigurable() {
+        let network = SimulatedNetwork(.offline())
+        let optimistic = NetworkMonitor(simulating: network)
+        #expect(optimistic.isConnected && optimistic.path == nil && optimistic.connectionType == .unknown)
+        let pessimistic = NetworkMonitor(simulating: network, assumeConnected: false)
+        #expect(!pessimistic.isConnected)
+        optimistic.start()
+        #expect(!optimistic.isConnected && optimistic.status == .unsatisfied && optimistic.isMonitoring)
+    }
+
+    @Test func eachTransitionUpdatesTheArticlesProperties() {
+        let network = SimulatedNetwork(.online(.wifi))
+        let monitor = NetworkMonitor(simulating: network)
+        monitor.start()
+        #expect(monitor.isConnected && monitor.connectionType == .wifi && !monitor.isExpensive)
+        network.send(.online(.cellular))
+        #expect(monitor.connectionType == .cellular && monitor.isExpensive && monitor.isNetworkAvailable)
+        network.send(.online(.wiredEthernet))
+        #expect(monitor.connectionType == .ethernet)
+        network.send(.online(.other))
+        #expect(monitor.connectionType == .other)
+        network.send(.offline(.noCarrier))
+        #expect(!monitor.isConnected && monitor.connectionType == .unknown && monitor.path?.diagnosis == .noCarrier)
+        #expect(!monitor.isNetworkAvailable)
+        var constrained = NetworkPath.online(.wifi)
+        constrained.isConstrained = true
+        network.send(constrained)
+        #expect(monitor.isConstrained && monitor.isConnected)
+    }
+
+    @Test func observationFiresOnChangeOnly() {
+        let network = SimulatedNetwork(.online(.wifi))
+        let monitor = NetworkMonitor(simulating: network)
+        monitor.start()
+        let fired = Flag()
+        withObservationTracking { _ = monitor.isConnected } onChange: { fired.set() }
+        network.send(.online(.cellular))  // isConnected stays true: no change to it
+        #expect(!fired.isSet)
+        network.send(.offline())
+        #expect(fired.isSet)
+    }
+
+    @Test func pathsFromAnotherThreadArriveOnTheMainActor() async {
+        let network = SimulatedNetwork(.online(.wifi))
+        let monitor = NetworkMonitor(simulating: network)
+        monitor.start()
+        await withCheckedContinuation { (changed: CheckedContinuation<Void, Never>) in
+            withObservationTracking { _ = monitor.isConnected } onChange: { changed.resume() }
+            DispatchQueue.global().async { network.send(.offline()) }
+        }
+        // onChange runs before the store; the value is set once the main actor runs again.
+        await Task.yield()
+        #expect(!monitor.isConnected)
+    }
+
+    @Test func stopAndStartAgain() {
+        let network = SimulatedNetwork(.online(.wifi))
+        let monitor = NetworkMonitor(simulating: network)
+        for _ in 0..<3 {
+            monitor.start()
+            monitor.start()
+            #expect(network.activeMonitors == 1)
+            network.send(.offline())
+            #expect(!monitor.isConnected)
+            monitor.stop()
+            #expect(network.activeMonitors == 0 && !monitor.isMonitoring)
+            network.send(.online(.wifi))
+            #expect(!monitor.isConnected)  // stopped: keeps its last value
+            monitor.start()
+            #expect(monitor.isConnected)  // the current path first
+            monitor.stop()
+        }
+    }
+
+    @Test func callbackTrio() {
+        let network = SimulatedNetwork(.online(.wifi))
+        let monitor = NetworkMonitor(simulating: network)
+        var calls: [Bool] = []
+        monitor.startMonitoring { calls.append($0) }
+        network.send(.offline())
+        network.send(.online(.cellular))
+        #expect(calls == [true, false, true])
+        monitor.stopMonitoring()
+        network.send(.offline())
+        #expect(calls == [true, false, true] && !monitor.isMonitoring)
+    }
+
+    @Test func aStartedMonitorIsFreedWhenItsOwnerLetsGo() {
+        let network = SimulatedNetwork(.online(.wifi))
+        weak var weakMonitor: NetworkMonitor?
+        do {
+            let monitor = NetworkMonitor(simulating: network)
+            monitor.startMonitoring { _ in _ = monitor }  // even a completion that captures it
+            monitor.stopMonitoring()
+            monitor.start()
+            weakMonitor = monitor
+            #expect(network.activeMonitors == 1)
+        }
+        #expect(weakMonitor == nil)
+        #expect(network.activeMonitors == 0)
+    }
+
+    @Test func manySubscribersOfOneSimulatedMonitor() async throws {
+        let network = SimulatedNetwork(.offline(), script: [.online(.wifi), .online(.cellular), .offline(.noAddress)])
+        let monitor = PathMonitor(simulating: network)
+        try monitor.start()
+        let loops = (0..<100).map { _ in
+            Task { () -> NetworkPath? in
+                var last: NetworkPath?
+                for await path in monitor.paths {
+                    last = path
+                    if path == .offline(.noAddress) { break }
+                }
+                return last
+            }
+        }
+        while monitor.storage.state.withLock({ $0.subscribers.count }) < 100 { await Task.yield() }
+        network.playAll()
+        for loop in loops { #expect(await loop.value == .offline(.noAddress)) }
+        #expect(network.remainingSteps == 0)
+    }
+
+    @Test func replaysARecordedTrace() throws {
+        let trace = """
+        {"time":"2026-11-30T05:02:46.464Z","status":"unsatisfied","unsatisfiedReason":"notAvailable","diagnosis":"noInterface","interfaces":[],"isExpensive":false,"isConstrained":false,"supportsIPv4":false,"supportsIPv6":false,"supportsDNS":false,"gateways":[]}
+
+        {"time":"2026-11-30T05:02:47.070Z","status":"satisfied","unsatisfiedReason":null,"diagnosis":null,"interfaces":[{"name":"eth0","index":3,"type":"wiredEthernet"}],"isExpensive":false,"isConstrained":false,"supportsIPv4":true,"supportsIPv6":false,"supportsDNS":true,"gateways":["192.0.2.1"]}
+        {"time":"2026-11-30T05:02:48.070Z","status":"satisfied","unsatisfiedReason":null,"diagnosis":null,"interfaces":[{"name":"wwan0","index":4,"type":"cellular"}],"isExpensive":true,"isConstrained":false,"supportsIPv4":true,"supportsIPv6":true,"supportsDNS":true,"gateways":["100.64.0.1","fe80::1"],"connectivity":"full","portalURL":null}
+        """
+        let network = try SimulatedNetwork(trace: trace)
+        let monitor = NetworkMonitor(simulating: network)
+        monitor.start()
+        #expect(!monitor.isConnected && monitor.path?.diagnosis == .noInterface)
+        #expect(network.step()?.gateways == ["192.0.2.1"])
+        #expect(monitor.isConnected && monitor.connectionType == .ethernet)
+        network.step()
+        #expect(monitor.connectionType == .cellular && monitor.isExpensive && monitor.path?.gateways == ["100.64.0.1", "fe80::1"])
+        #expect(network.step() == nil)
+    }
+
+    @Test func badTracesNameTheLine() {
+        #expect(throws: NetPathError.self) { try SimulatedNetwork(trace: "") }
+        let bad = #"{"status":"satisfied"}"# + "\n" + #"{"status":"maybe"}"#
+        let error = try? #require(throws: NetPathError.self) { try SimulatedNetwork(trace: bad) }
+        #expect(error?.message == "trace line 2: unknown status 'maybe'")
+        for line in ["[1]", "{", #"{"status":1}"#, #"{"status":"satisfied","interfaces":[{"name":"x"}]}"#, "nul"] {
+            #expect(throws: NetPathError.self) { try NetworkPath(jsonLine: line) }
+        }
+    }
+
+    @Test func filtersApplyToSimulatedPaths() throws {
+        let network = SimulatedNetwork(.online(.cellular))
+        let noCellular = PathMonitor(simulating: network, prohibitedInterfaceTypes: [.cellular])
+        try noCellular.start()
+        #expect(noCellular.currentPath?.diagnosis == .filtered)
+        network.send(.online(.wifi))
+        #expect(noCellular.currentPath?.status == .satisfied)
+        noCellular.cancel()
+    }
+}
+
+/// A flag set from an observation callback.
+final class Flag: @unchecked Sendable {
+    // Set and read on the main actor only (the tests are main-actor isolated).
+    private var value = false
+    var isSet: Bool { value }
+    func set() { value = true }
+}

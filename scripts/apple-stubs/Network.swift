@@ -1,0 +1,197 @@
+// Type-checking stub of Apple's Network framework (Swift overlay), for Linux CI only.
+// Declarations only: bodies are `fatalError()`. Nothing here runs.
+// Signatures transcribed from Apple's documentation (current SDK, iOS 18 / macOS 15 era):
+//   https://developer.apple.com/documentation/network/nwpathmonitor  (+ member pages)
+//   https://developer.apple.com/documentation/network/nwpath         (+ member pages)
+//   https://developer.apple.com/documentation/network/nwinterface    (+ InterfaceType)
+//   https://developer.apple.com/documentation/network/nwendpoint     (+ Host, Port, cases)
+//   https://developer.apple.com/documentation/network/ipv4address, ipv6address, ipaddress
+// Only the surface NetPath uses is declared. Build with -enable-library-evolution so
+// non-@frozen enums behave as in the real (resilient) framework.
+
+import Foundation  // Data, URL
+import Dispatch    // DispatchQueue
+
+// MARK: - NWInterface
+
+@available(macOS 10.14, iOS 12.0, watchOS 5.0, tvOS 12.0, *)
+public struct NWInterface: Hashable, CustomDebugStringConvertible, Sendable {
+    /// Types of network interfaces, based on their link layer media types.
+    public enum InterfaceType: Sendable {
+        case other
+        case wifi
+        case cellular
+        case wiredEthernet
+        case loopback
+    }
+    public var type: NWInterface.InterfaceType { fatalError() }
+    public var name: String { fatalError() }
+    public var index: Int { fatalError() }
+    public var debugDescription: String { fatalError() }
+    public static func == (lhs: NWInterface, rhs: NWInterface) -> Bool { fatalError() }
+    public func hash(into hasher: inout Hasher) { fatalError() }
+}
+
+// MARK: - Addresses
+
+@available(macOS 10.14, iOS 12.0, watchOS 5.0, tvOS 12.0, *)
+public protocol IPAddress: Sendable {
+    init?(_ string: String)
+    init?(_ rawValue: Data, _ interface: NWInterface?)
+    var rawValue: Data { get }
+    var interface: NWInterface? { get }
+    var isLoopback: Bool { get }
+    var isLinkLocal: Bool { get }
+    var isMulticast: Bool { get }
+}
+
+@available(macOS 10.14, iOS 12.0, watchOS 5.0, tvOS 12.0, *)
+public struct IPv4Address: IPAddress, Hashable, CustomDebugStringConvertible {
+    public init?(_ string: String) { fatalError() }
+    public init?(_ rawValue: Data, _ interface: NWInterface? = nil) { fatalError() }
+    public var rawValue: Data { fatalError() }
+    public var interface: NWInterface? { fatalError() }
+    public var isLoopback: Bool { fatalError() }
+    public var isLinkLocal: Bool { fatalError() }
+    public var isMulticast: Bool { fatalError() }
+    public var debugDescription: String { fatalError() }
+    public static func == (lhs: IPv4Address, rhs: IPv4Address) -> Bool { fatalError() }
+    public func hash(into hasher: inout Hasher) { fatalError() }
+}
+
+@available(macOS 10.14, iOS 12.0, watchOS 5.0, tvOS 12.0, *)
+public struct IPv6Address: IPAddress, Hashable, CustomDebugStringConvertible {
+    public init?(_ string: String) { fatalError() }
+    public init?(_ rawValue: Data, _ interface: NWInterface? = nil) { fatalError() }
+    public var rawValue: Data { fatalError() }
+    public var interface: NWInterface? { fatalError() }
+    public var isLoopback: Bool { fatalError() }
+    public var isLinkLocal: Bool { fatalError() }
+    public var isMulticast: Bool { fatalError() }
+    public var debugDescription: String { fatalError() }
+    public static func == (lhs: IPv6Address, rhs: IPv6Address) -> Bool { fatalError() }
+    public func hash(into hasher: inout Hasher) { fatalError() }
+}
+
+// MARK: - NWEndpoint
+
+/// Stand-in for the Objective-C protocol behind `nw_endpoint_t`
+/// (`typealias nw_endpoint_t = any OS_nw_endpoint`), needed only for `NWEndpoint.opaque(_:)`.
+public protocol OS_nw_endpoint: AnyObject {}
+public typealias nw_endpoint_t = any OS_nw_endpoint
+
+@available(macOS 10.14, iOS 12.0, watchOS 5.0, tvOS 12.0, *)
+public enum NWEndpoint: Hashable, CustomDebugStringConvertible, @unchecked Sendable {
+    case hostPort(host: NWEndpoint.Host, port: NWEndpoint.Port)
+    case service(name: String, type: String, domain: String, interface: NWInterface?)
+    case unix(path: String)
+    @available(macOS 10.15, iOS 13.0, watchOS 6.0, tvOS 13.0, *)
+    case url(URL)
+    @available(macOS 13.0, iOS 16.0, watchOS 9.0, tvOS 16.0, *)
+    case opaque(nw_endpoint_t)
+
+    public enum Host: Hashable, CustomDebugStringConvertible, ExpressibleByStringLiteral, Sendable {
+        case name(String, NWInterface?)
+        case ipv4(IPv4Address)
+        case ipv6(IPv6Address)
+        public init(_ string: String) { fatalError() }
+        public init(stringLiteral: String) { fatalError() }
+        public var interface: NWInterface? { fatalError() }
+        public var debugDescription: String { fatalError() }
+    }
+
+    public struct Port: Hashable, CustomDebugStringConvertible, ExpressibleByIntegerLiteral, RawRepresentable, Sendable {
+        public typealias IntegerLiteralType = UInt16
+        public static let any: NWEndpoint.Port = 0
+        public static let ssh: NWEndpoint.Port = 22
+        public static let smtp: NWEndpoint.Port = 25
+        public static let http: NWEndpoint.Port = 80
+        public static let pop: NWEndpoint.Port = 110
+        public static let imap: NWEndpoint.Port = 143
+        public static let https: NWEndpoint.Port = 443
+        public static let imaps: NWEndpoint.Port = 993
+        public static let socks: NWEndpoint.Port = 1080
+        public init?(_ service: String) { fatalError() }
+        public init(integerLiteral value: UInt16) { fatalError() }
+        public init?(rawValue: UInt16) { fatalError() }
+        public var rawValue: UInt16 { fatalError() }
+        public var debugDescription: String { fatalError() }
+    }
+
+    public var interface: NWInterface? { fatalError() }
+    public var debugDescription: String { fatalError() }
+    public static func == (lhs: NWEndpoint, rhs: NWEndpoint) -> Bool { fatalError() }
+    public func hash(into hasher: inout Hasher) { fatalError() }
+}
+
+// MARK: - NWPath
+
+@available(macOS 10.14, iOS 12.0, watchOS 5.0, tvOS 12.0, *)
+public struct NWPath: Equatable, CustomDebugStringConvertible, Sendable {
+    /// Status values indicating whether a path can be used by connections.
+    public enum Status: Sendable {
+        case satisfied
+        case unsatisfied
+        case requiresConnection
+    }
+
+    @available(macOS 11.0, iOS 14.2, watchOS 7.1, tvOS 14.2, *)
+    public enum UnsatisfiedReason: Sendable {
+        case notAvailable
+        case cellularDenied
+        case wifiDenied
+        case localNetworkDenied
+        // UNCONFIRMED availability: not on developer.apple.com pages found; the C constant
+        // nw_path_unsatisfied_reason_vpn_inactive is believed to be macOS 14 / iOS 17.
+        @available(macOS 14.0, iOS 17.0, watchOS 10.0, tvOS 17.0, *)
+        case vpnInactive
+    }
+
+    public var status: NWPath.Status { fatalError() }
+    @available(macOS 11.0, iOS 14.2, watchOS 7.1, tvOS 14.2, *)
+    public var unsatisfiedReason: NWPath.UnsatisfiedReason { fatalError() }
+    public var availableInterfaces: [NWInterface] { fatalError() }
+    public var isExpensive: Bool { fatalError() }
+    @available(macOS 10.15, iOS 13.0, watchOS 6.0, tvOS 13.0, *)
+    public var isConstrained: Bool { fatalError() }
+    public var supportsIPv4: Bool { fatalError() }
+    public var supportsIPv6: Bool { fatalError() }
+    public var supportsDNS: Bool { fatalError() }
+    @available(macOS 10.15, iOS 13.0, watchOS 6.0, tvOS 13.0, *)
+    public var gateways: [NWEndpoint] { fatalError() }
+    public var localEndpoint: NWEndpoint? { fatalError() }
+    public var remoteEndpoint: NWEndpoint? { fatalError() }
+    public func usesInterfaceType(_ type: NWInterface.InterfaceType) -> Bool { fatalError() }
+    public var debugDescription: String { fatalError() }
+    public static func == (lhs: NWPath, rhs: NWPath) -> Bool { fatalError() }
+}
+
+// MARK: - NWPathMonitor
+
+@available(macOS 10.14, iOS 12.0, watchOS 5.0, tvOS 12.0, *)
+final public class NWPathMonitor: @unchecked Sendable {
+    /// Docs render `{ get set }`; declared get-only here (stricter, see report).
+    final public var currentPath: NWPath { fatalError() }
+    @preconcurrency final public var pathUpdateHandler: (@Sendable (_ newPath: NWPath) -> Void)? {
+        get { fatalError() }
+        set { fatalError() }
+    }
+    final public var queue: DispatchQueue? { fatalError() }
+    final public func start(queue: DispatchQueue) { fatalError() }
+    final public func cancel() { fatalError() }
+    public init() { fatalError() }
+    public init(requiredInterfaceType: NWInterface.InterfaceType) { fatalError() }
+    @available(macOS 11.0, iOS 14.0, watchOS 7.0, tvOS 14.0, *)
+    public init(prohibitedInterfaceTypes: [NWInterface.InterfaceType]) { fatalError() }
+}
+
+@available(macOS 14.0, iOS 17.0, watchOS 10.0, tvOS 17.0, *)
+extension NWPathMonitor: AsyncSequence {
+    public typealias Element = NWPath
+    public typealias AsyncIterator = NWPathMonitor.Iterator
+    public struct Iterator: AsyncIteratorProtocol {
+        public typealias Element = NWPath
+        public mutating func next() async -> NWPath? { fatalError() }
+    }
+    final public func makeAsyncIterator() -> NWPathMonitor.Iterator { fatalError() }
+}
