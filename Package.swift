@@ -3,9 +3,11 @@ import PackageDescription
 
 let package = Package(
     name: "NetPath",
+    defaultLocalization: "en",
     platforms: [.macOS(.v14), .iOS(.v17), .tvOS(.v17), .watchOS(.v10), .visionOS(.v1)],
     products: [
         .library(name: "NetPath", targets: ["NetPath"]),
+        .library(name: "NetPathUI", targets: ["NetPathUI"]),
         .executable(name: "netpath", targets: ["netpath"]),
     ],
     targets: [
@@ -13,6 +15,12 @@ let package = Package(
         .target(
             name: "NetPath",
             dependencies: [.target(name: "CNetlink", condition: .when(platforms: [.linux, .android]))]
+        ),
+        // SwiftUI views and modifiers; compiled empty where SwiftUI does not exist.
+        .target(
+            name: "NetPathUI",
+            dependencies: ["NetPath"],
+            resources: [.process("Resources")]
         ),
         .executableTarget(
             name: "netpath",

@@ -83,7 +83,7 @@ extension Subscribers {
         @usableFromInline internal let rawValue: UInt
         public static let unlimited: Subscribers.Demand = Demand(rawValue: .max)
         public static let none: Subscribers.Demand = Demand(rawValue: 0)
-        @inline(never) internal init(rawValue: UInt) { self.rawValue = rawValue }
+        internal init(rawValue: UInt) { self.rawValue = rawValue }
         public static func max(_ value: Int) -> Subscribers.Demand { fatalError() }
         public var description: String { fatalError() }
         public static func + (lhs: Subscribers.Demand, rhs: Subscribers.Demand) -> Subscribers.Demand { fatalError() }

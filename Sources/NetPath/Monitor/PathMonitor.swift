@@ -169,6 +169,13 @@ extension PathMonitor {
         return { filter, deliver in
             try LinuxPathSource.open(namespace: namespace, filter: filter, options: options, deliver: deliver)
         }
+        #elseif canImport(Network)
+        return { filter, deliver in
+            if let namespace {
+                throw NetPathError(.unsupported, "\(namespace): network namespaces exist only on Linux")
+            }
+            return NWPathMonitorSource(filter: filter, deliver: deliver)
+        }
         #else
         return { _, _ in
             throw NetPathError(.unsupported, "no path monitor backend on this platform")
