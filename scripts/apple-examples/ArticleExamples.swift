@@ -13,7 +13,7 @@ struct ExampleApp_RootView: View {
     var body: some View {
         ContentScreen()
             .environment(networkMonitor)
-            .task { networkMonitor.start() }
+            .onAppear { networkMonitor.start() }
     }
 }
 

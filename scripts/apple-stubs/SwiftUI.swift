@@ -530,6 +530,11 @@ extension View {
     @available(iOS 15.0, macOS 12.0, tvOS 15.0, watchOS 8.0, *)
     nonisolated public func safeAreaInset<V>(edge: VerticalEdge, alignment: HorizontalAlignment = .center, spacing: CGFloat? = nil, @ViewBuilder content: () -> V) -> some View where V: View { fatalError() }
 
+    // developer.apple.com/documentation/swiftui/view/onappear(perform:) (iOS 13)
+    nonisolated public func onAppear(perform action: (() -> Void)? = nil) -> some View { fatalError() }
+    // developer.apple.com/documentation/swiftui/view/ondisappear(perform:) (iOS 13)
+    nonisolated public func onDisappear(perform action: (() -> Void)? = nil) -> some View { fatalError() }
+
     nonisolated public func padding(_ edges: Edge.Set = .all, _ length: CGFloat? = nil) -> some View { fatalError() }
     nonisolated public func padding(_ length: CGFloat) -> some View { fatalError() }
 

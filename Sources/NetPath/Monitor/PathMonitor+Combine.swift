@@ -35,10 +35,12 @@ public struct PathPublisher: Publisher, Sendable {
 }
 
 /// One subscriber's subscription: honours demand, keeps only the newest undelivered path.
-final class PathSubscription<S: Subscriber>: Subscription, @unchecked Sendable
-where S.Input == NetworkPath, S.Failure == Never {
+///
+/// Not generic: the subscriber is kept as a closure, so no subscriber metatype is captured
+/// by the closures that run on other threads.
+final class PathSubscription: Subscription, @unchecked Sendable {
     private struct State {
-        var subscriber: S?
+        var subscriber: ((NetworkPath) -> Subscribers.Demand)?
         var demand = Subscribers.Demand.none
         var pending: NetworkPath?
         var lastSent: NetworkPath?
@@ -50,10 +52,11 @@ where S.Input == NetworkPath, S.Failure == Never {
     private let storage: PathStorage
     private let queue: DispatchQueue?
 
-    init(storage: PathStorage, queue: DispatchQueue?, subscriber: S) {
+    init<S: Subscriber>(storage: PathStorage, queue: DispatchQueue?, subscriber: S)
+    where S.Input == NetworkPath, S.Failure == Never {
         self.storage = storage
         self.queue = queue
-        state = Locked(State(subscriber: subscriber))
+        state = Locked(State(subscriber: { subscriber.receive($0) }))
     }
 
     func request(_ demand: Subscribers.Demand) {
@@ -83,7 +86,7 @@ where S.Input == NetworkPath, S.Failure == Never {
     }
 
     private func flush() {
-        let delivery: (S, NetworkPath)? = state.withLock { state in
+        let delivery: (((NetworkPath) -> Subscribers.Demand), NetworkPath)? = state.withLock { state in
             guard let subscriber = state.subscriber, state.demand > 0, let path = state.pending else { return nil }
             state.pending = nil
             guard path != state.lastSent else { return nil }
@@ -92,7 +95,7 @@ where S.Input == NetworkPath, S.Failure == Never {
             return (subscriber, path)
         }
         guard let (subscriber, path) = delivery else { return }
-        let more = subscriber.receive(path)
+        let more = subscriber(path)
         state.withLock { $0.demand += more }
     }
 

@@ -1,0 +1,49 @@
+#!/usr/bin/env bash
+# Type-checks every Apple-only file (the Network backend, Combine, NetPathUI, and the
+# README's SwiftUI examples) on Linux, against stub modules named Network, Combine and
+# SwiftUI that declare Apple's documented signatures (scripts/apple-stubs). With the stubs
+# on the import path, `#if canImport(Network)` and friends are true, so the Apple code is
+# compiled exactly as written. Fails on any error or warning.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+export PATH="/opt/swift/usr/bin:$PATH"
+out=$(mktemp -d)
+trap 'rm -rf "$out"' EXIT
+
+swiftc() { command swiftc -swift-version 6 "$@"; }
+
+# The stubs, built like Apple's frameworks (library evolution: `@unknown default` matters).
+for module in Network Combine SwiftUI; do
+  swiftc -parse-as-library -enable-library-evolution -emit-module -module-name "$module" -I "$out" \
+    "scripts/apple-stubs/$module.swift" -emit-module-path "$out/$module.swiftmodule" 2>"$out/$module.log" \
+    || { cat "$out/$module.log"; exit 1; }
+done
+
+# The C shim, as SwiftPM would expose it.
+mkdir -p "$out/CNetlink"
+cat >"$out/CNetlink/module.modulemap" <<MAP
+module CNetlink {
+  header "$PWD/Sources/CNetlink/include/CNetlink.h"
+  export *
+}
+MAP
+
+echo "== NetPath (Network backend, Combine publisher) against the stubs"
+mapfile -t netpath_sources < <(find Sources/NetPath -name '*.swift' | sort)
+swiftc -parse-as-library -warnings-as-errors -emit-module -module-name NetPath -I "$out" -I "$out/CNetlink" \
+  "${netpath_sources[@]}" -emit-module-path "$out/NetPath.swiftmodule"
+
+# SwiftPM generates Bundle.module for targets with resources; stand in for it.
+cat >"$out/BundleModule.swift" <<'SWIFT'
+import Foundation
+extension Foundation.Bundle { static let module: Bundle = .main }
+SWIFT
+
+echo "== NetPathUI against the stubs"
+swiftc -parse-as-library -warnings-as-errors -emit-module -module-name NetPathUI -I "$out" -I "$out/CNetlink" \
+  Sources/NetPathUI/*.swift "$out/BundleModule.swift" -emit-module-path "$out/NetPathUI.swiftmodule"
+
+echo "== README examples (scripts/apple-examples) against the stubs"
+swiftc -parse-as-library -warnings-as-errors -typecheck -I "$out" -I "$out/CNetlink" scripts/apple-examples/*.swift
+
+echo "Apple code type-checks."
