@@ -39,6 +39,7 @@ public struct NetworkMonitorView<Online: View, Offline: View>: View {
         self.offline = offline()
     }
 
+    /// The view's content.
     public var body: some View {
         if (monitor ?? environmentMonitor)?.isConnected ?? true {
             online

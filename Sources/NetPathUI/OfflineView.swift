@@ -10,6 +10,7 @@ public struct OfflineView: View {
     /// Creates the view.
     public init() {}
 
+    /// The view's content.
     public var body: some View {
         ContentUnavailableView {
             Label {
@@ -29,6 +30,7 @@ public struct OfflineBanner: View {
     /// Creates the view.
     public init() {}
 
+    /// The view's content.
     public var body: some View {
         Label {
             Text("Offline", bundle: .module)

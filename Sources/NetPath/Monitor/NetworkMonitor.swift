@@ -23,7 +23,16 @@ import Observation
 public final class NetworkMonitor {
     /// The kind of connection, in the articles' words.
     public enum ConnectionType: String, Hashable, Sendable, CaseIterable {
-        case wifi, cellular, ethernet, other, unknown
+        /// Wi-Fi.
+        case wifi
+        /// Cellular (mobile data).
+        case cellular
+        /// Wired Ethernet.
+        case ethernet
+        /// Anything else: VPN, tunnel, loopback.
+        case other
+        /// Not connected, or no path yet.
+        case unknown
 
         /// The connection type of a path: its primary interface's, or `unknown` when the
         /// path is not satisfied.

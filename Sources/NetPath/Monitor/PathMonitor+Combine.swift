@@ -28,6 +28,7 @@ public struct PathPublisher: Publisher, Sendable {
     let storage: PathStorage
     let queue: DispatchQueue?
 
+    /// Attaches `subscriber`; it receives paths as it demands them.
     public func receive<S: Subscriber>(subscriber: S) where S.Input == NetworkPath, S.Failure == Never {
         let subscription = PathSubscription(storage: storage, queue: queue, subscriber: subscriber)
         subscriber.receive(subscription: subscription)

@@ -135,10 +135,12 @@ public final class PathMonitor: Sendable {
         public struct Iterator: AsyncIteratorProtocol {
             let subscription: Subscription
 
+            /// The next path, or `nil` once the subscription has ended.
             public mutating func next() async -> NetworkPath? {
                 await subscription.storage.next(subscription.id)
             }
 
+            /// The next path, or `nil` once the subscription has ended.
             @available(macOS 15.0, iOS 18.0, tvOS 18.0, watchOS 11.0, visionOS 2.0, *)
             public mutating func next(isolation actor: isolated (any Actor)?) async -> NetworkPath? {
                 await subscription.storage.next(subscription.id)
