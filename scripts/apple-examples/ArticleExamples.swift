@@ -7,13 +7,15 @@ import SwiftUI
 
 // 1. The observable monitor, injected with .environment and read with @Environment.
 @available(iOS 17.0, macOS 14.0, *)
-struct ExampleApp_RootView: View {
+struct MyApp: App {
     @State private var networkMonitor = NetworkMonitor()
 
-    var body: some View {
-        ContentScreen()
-            .environment(networkMonitor)
-            .onAppear { networkMonitor.start() }
+    var body: some Scene {
+        WindowGroup {
+            ContentScreen()
+                .environment(networkMonitor)
+                .onAppear { networkMonitor.start() }
+        }
     }
 }
 
@@ -25,7 +27,7 @@ struct ContentScreen: View {
         if networkMonitor.isConnected {
             Text("Connected via \(networkMonitor.connectionType.rawValue)")
         } else {
-            ContentUnavailableView("No Internet connection", systemImage: "wifi.exclamationmark")
+            OfflineView()
         }
     }
 }
@@ -59,9 +61,7 @@ final class LegacyViewModel: ObservableObject {
     private let monitor = PathMonitor()
 
     init() {
-        monitor.publisher(queue: .main)
-            .map(\.status)
-            .assign(to: &$status)
+        monitor.publisher(queue: .main).map(\.status).assign(to: &$status)
         try? monitor.start()
     }
 }
@@ -69,14 +69,28 @@ final class LegacyViewModel: ObservableObject {
 // 4. NetworkMonitorView with two different view types, and the ready offline view.
 @available(iOS 17.0, macOS 14.0, *)
 struct FeedScreen: View {
+    let networkMonitor: NetworkMonitor
+
     var body: some View {
-        NetworkMonitorView {
-            VStack { Text("Feed") }
-        } offline: {
-            OfflineView()
+        VStack {
+            NetworkMonitorView {
+                FeedList()
+            } offline: {
+                OfflineView()
+            }
+            .environment(networkMonitor)
+
+            SettingsForm().offlineIndicator(.banner)
         }
-        .offlineIndicator(.banner)
     }
+}
+
+struct FeedList: View {
+    var body: some View { Text("Feed") }
+}
+
+struct SettingsForm: View {
+    var body: some View { Text("Settings") }
 }
 
 // 5. Tests and previews with a simulated network instead of a hand-written mock.

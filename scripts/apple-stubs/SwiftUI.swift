@@ -577,3 +577,41 @@ public struct AccessibilityAttachmentModifier: ViewModifier {
     associatedtype Previews: View
     @ViewBuilder @MainActor @preconcurrency static var previews: Self.Previews { get }
 }
+
+// MARK: - App and Scene
+// developer.apple.com/documentation/swiftui/app (iOS 14): @MainActor @preconcurrency protocol App
+@available(iOS 14.0, macOS 11.0, tvOS 14.0, watchOS 7.0, *)
+@MainActor @preconcurrency public protocol App {
+    associatedtype Body: Scene
+    @SceneBuilder @MainActor @preconcurrency var body: Self.Body { get }
+    @MainActor @preconcurrency init()
+}
+
+@available(iOS 14.0, macOS 11.0, tvOS 14.0, watchOS 7.0, *)
+extension App {
+    @MainActor @preconcurrency public static func main() { fatalError() }
+}
+
+// developer.apple.com/documentation/swiftui/scene (iOS 14)
+@available(iOS 14.0, macOS 11.0, tvOS 14.0, watchOS 7.0, *)
+@MainActor @preconcurrency public protocol Scene {
+    associatedtype Body: Scene
+    @SceneBuilder @MainActor @preconcurrency var body: Self.Body { get }
+}
+
+// developer.apple.com/documentation/swiftui/scenebuilder (iOS 14)
+@available(iOS 14.0, macOS 11.0, tvOS 14.0, watchOS 7.0, *)
+@resultBuilder public struct SceneBuilder {
+    public static func buildBlock<Content>(_ content: Content) -> Content where Content: Scene { content }
+    public static func buildExpression<Content>(_ content: Content) -> Content where Content: Scene { content }
+}
+
+// developer.apple.com/documentation/swiftui/windowgroup (iOS 14)
+@available(iOS 14.0, macOS 11.0, tvOS 14.0, watchOS 7.0, *)
+public struct WindowGroup<Content>: Scene where Content: View {
+    nonisolated public init(@ViewBuilder content: () -> Content) { fatalError() }
+    public var body: Never { fatalError() }
+}
+
+@available(iOS 14.0, macOS 11.0, tvOS 14.0, watchOS 7.0, *)
+extension Never: Scene {}
