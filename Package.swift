@@ -28,7 +28,7 @@ let package = Package(
         ),
         .testTarget(name: "NetPathTests", dependencies: ["NetPath"]),
         // Shared by the kernel and CLI tests: namespaces, `ip`, a path recorder. Not a product.
-        .target(name: "KernelTestSupport", dependencies: ["NetPath"], path: "Tests/Support"),
+        .target(name: "KernelTestSupport", dependencies: ["NetPath"], path: "Tests/Support", exclude: ["probe_server.py"]),
         .testTarget(name: "LinuxKernelTests", dependencies: ["NetPath", "CNetlink", "KernelTestSupport"]),
         .testTarget(name: "CLITests", dependencies: ["netpath", "NetPath", "KernelTestSupport"]),
     ],

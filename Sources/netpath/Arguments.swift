@@ -166,6 +166,35 @@ struct Arguments: Equatable {
         "wired": .wiredEthernet, "loopback": .loopback, "other": .other,
     ]
 
+    /// The connectivity check the options ask for: for `probe` always, else with `--probe`.
+    ///
+    /// - Throws: ``UsageError`` naming a malformed URL or an expectation without `--url`.
+    func connectivityCheck() throws -> ConnectivityCheck? {
+        guard command == .probe || probe else {
+            if !urls.isEmpty || expectStatus != nil || expectBody != nil || probeTimeout != nil {
+                throw UsageError(message: "'--url', '--expect-status', '--expect-body' and '--probe-timeout' need '--probe'")
+            }
+            return nil
+        }
+        if urls.isEmpty && (expectStatus != nil || expectBody != nil) {
+            throw UsageError(message: "'--expect-status' and '--expect-body' need '--url' (the default endpoints have their own answers)")
+        }
+        let expectation = ConnectivityCheck.Expectation(status: expectStatus, bodyPrefix: expectBody)
+        var endpoints: [ConnectivityCheck.Endpoint] = []
+        for url in urls {
+            do {
+                endpoints.append(try ConnectivityCheck.Endpoint(url, expecting: expectation))
+            } catch let error as NetPathError {
+                throw UsageError(message: error.message)
+            }
+        }
+        let seconds = (command == .probe ? timeout : probeTimeout) ?? 5
+        guard seconds > 0 else { throw UsageError(message: "the check's timeout must be more than 0 seconds") }
+        guard seconds <= 300 else { throw UsageError(message: "the check's timeout must be at most 300 seconds") }
+        return ConnectivityCheck(endpoints: endpoints.isEmpty ? ConnectivityCheck.defaultEndpoints : endpoints, timeout: seconds,
+                                 resolutionTimeout: min(3, seconds))
+    }
+
     static func interfaceType(_ text: String, option: String) throws -> NetworkInterface.InterfaceType {
         guard let type = typeNames[text] else {
             throw UsageError(message: "unknown interface type '\(text)' for '\(option)' (wifi, cellular, wiredEthernet, loopback, other)")

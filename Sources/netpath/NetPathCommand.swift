@@ -45,22 +45,37 @@ enum NetPathCommand {
     }
 
     static func run(_ arguments: Arguments, signals: sigset_t) -> Never {
-        if arguments.command == .probe || arguments.probe {
-            fail("the connectivity check ('probe', '--probe') is not available in this version", .usage)
+        let check: ConnectivityCheck?
+        do {
+            check = try arguments.connectivityCheck()
+        } catch let error as Arguments.UsageError {
+            fail(error.message, .usage)
+        } catch {
+            fail("\(error)", .usage)
         }
+        let namespace = arguments.namespace.map(NetworkNamespace.named)
         let monitor = PathMonitor(
             requiredInterfaceType: arguments.required,
             prohibitedInterfaceTypes: arguments.prohibited,
-            namespace: arguments.namespace.map(NetworkNamespace.named)
+            namespace: namespace,
+            connectivityCheck: arguments.command == .probe ? nil : check
         )
         let color = isatty(1) == 1 && (getenv("NO_COLOR").map { $0.pointee == 0 } ?? true)
+        let withConnectivity = check != nil
         let format: @Sendable (NetworkPath) -> String = { path in
-            arguments.json ? Output.json(path) : Output.human(path, color: color)
+            arguments.json ? Output.json(path, connectivity: withConnectivity) : Output.human(path, color: color)
         }
         switch arguments.command {
         case .status:
             start(monitor)
-            guard let path = monitor.currentPath else { fail("no path was reported", .runtime) }
+            guard var path = monitor.currentPath else { fail("no path was reported", .runtime) }
+            if withConnectivity && path.connectivity == .unknown {
+                // Print once, with the check's verdict: wait for it (it is time-bounded).
+                let verdict = Gate<NetworkPath>()
+                monitor.pathUpdateHandler = { path in if path.connectivity != .unknown { verdict.open(path) } }
+                if let settled = monitor.currentPath, settled.connectivity != .unknown { verdict.open(settled) }
+                path = verdict.wait(seconds: (check?.timeout ?? 5) + 2) ?? path
+            }
             Terminal.write(format(path) + "\n")
             finish(path.status == .satisfied ? .success : .failure)
         case .watch:
@@ -80,12 +95,15 @@ enum NetPathCommand {
             waitForSignal(signals, timeout: nil)
             finish(.success)
         case .wait:
+            let done: @Sendable (NetworkPath) -> Bool = { path in
+                withConnectivity ? path.connectivity == .full : path.status == .satisfied
+            }
             monitor.pathUpdateHandler = { @Sendable path in
-                if path.status == .satisfied { finish(.success) }
+                if done(path) { finish(.success) }
             }
             start(monitor)
             // `start` returns with the first path known: no need to wait if it is satisfied.
-            if monitor.currentPath?.status == .satisfied { finish(.success) }
+            if let path = monitor.currentPath, done(path) { finish(.success) }
             let timeout = arguments.timeout ?? 30
             if waitForSignal(signals, timeout: timeout) { finish(.success) }
             if isatty(2) == 1 {
@@ -93,7 +111,15 @@ enum NetPathCommand {
             }
             finish(.failure)
         case .probe:
-            fail("the connectivity check is not available in this version", .usage)
+            guard let check else { fail("no connectivity check configured", .usage) }
+            start(monitor)
+            let path = monitor.currentPath
+            monitor.cancel()
+            let verdict = Gate<ConnectivityResult>()
+            Task.detached { verdict.open(await check.run(over: path, namespace: namespace)) }
+            guard let result = verdict.wait(seconds: check.timeout + 5) else { fail("the check did not finish", .runtime) }
+            Terminal.write((arguments.json ? Output.json(result) : Output.human(result, color: color)) + "\n")
+            finish(result.connectivity == .full ? .success : .failure)
         }
     }
 
@@ -182,6 +208,44 @@ enum Terminal {
                 offset += written
             }
         }
+    }
+}
+
+/// Hands one value from another thread to the main thread, which waits for it.
+final class Gate<Value: Sendable>: @unchecked Sendable {
+    // `value` is guarded by `mutex`; `condition` signals its arrival.
+    private var mutex = pthread_mutex_t()
+    private var condition = pthread_cond_t()
+    private var value: Value?
+
+    init() {
+        pthread_mutex_init(&mutex, nil)
+        var attributes = pthread_condattr_t()
+        pthread_condattr_init(&attributes)
+        pthread_condattr_setclock(&attributes, CLOCK_MONOTONIC)
+        pthread_cond_init(&condition, &attributes)
+    }
+
+    func open(_ newValue: Value) {
+        pthread_mutex_lock(&mutex)
+        if value == nil { value = newValue }
+        pthread_cond_broadcast(&condition)
+        pthread_mutex_unlock(&mutex)
+    }
+
+    /// The value, or `nil` after `seconds`.
+    func wait(seconds: Double) -> Value? {
+        var deadline = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &deadline)
+        let nanoseconds = Int(deadline.tv_nsec) + Int((seconds - seconds.rounded(.down)) * 1e9)
+        deadline.tv_sec += Int(seconds.rounded(.down)) + nanoseconds / 1_000_000_000
+        deadline.tv_nsec = nanoseconds % 1_000_000_000
+        pthread_mutex_lock(&mutex)
+        defer { pthread_mutex_unlock(&mutex) }
+        while value == nil {
+            if pthread_cond_timedwait(&condition, &mutex, &deadline) == ETIMEDOUT { break }
+        }
+        return value
     }
 }
 

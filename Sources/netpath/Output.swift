@@ -45,8 +45,9 @@ enum Output {
         text.map(quote) ?? "null"
     }
 
-    /// One JSON object with exactly SPEC §4's keys, in its order.
-    static func json(_ path: NetworkPath, time: String = timestamp()) -> String {
+    /// One JSON object with exactly SPEC §4's keys, in its order (with `--probe`, also
+    /// `connectivity` and `portalURL`).
+    static func json(_ path: NetworkPath, connectivity: Bool = false, time: String = timestamp()) -> String {
         let interfaces = path.availableInterfaces.map {
             "{\"name\":\(quote($0.name)),\"index\":\($0.index),\"type\":\(quote($0.type.rawValue))}"
         }
@@ -57,7 +58,39 @@ enum Output {
             + "\"isExpensive\":\(path.isExpensive),\"isConstrained\":\(path.isConstrained),"
             + "\"supportsIPv4\":\(path.supportsIPv4),\"supportsIPv6\":\(path.supportsIPv6),"
             + "\"supportsDNS\":\(path.supportsDNS),"
-            + "\"gateways\":[\(path.gateways.map(quote).joined(separator: ","))]}"
+            + "\"gateways\":[\(path.gateways.map(quote).joined(separator: ","))]"
+            + (connectivity ? ",\"connectivity\":\(quote(path.connectivity.rawValue)),\"portalURL\":\(optional(path.portalURL))" : "")
+            + "}"
+    }
+
+    /// `probe --json`: `{"time","connectivity","portalURL","url","httpStatus","latencyMs","error"}`.
+    static func json(_ result: ConnectivityResult, time: String = timestamp()) -> String {
+        let latency = result.latencyMilliseconds.map { String(Int($0.rounded())) } ?? "null"
+        return "{\"time\":\(quote(time)),\"connectivity\":\(quote(result.connectivity.rawValue)),"
+            + "\"portalURL\":\(optional(result.portalURL)),\"url\":\(optional(result.url)),"
+            + "\"httpStatus\":\(result.httpStatus.map(String.init) ?? "null"),\"latencyMs\":\(latency),"
+            + "\"error\":\(optional(result.error))}"
+    }
+
+    static let connectivityWords: [Connectivity: String] = [
+        .unknown: "not checked", .none: "no network path", .local: "DNS does not work",
+        .limited: "no Internet (no endpoint answered)", .portal: "behind a captive portal", .full: "Internet reachable",
+    ]
+
+    /// One readable line for a check: the verdict, the endpoint, the answer or the error.
+    static func human(_ result: ConnectivityResult, time: String = timestamp(), color: Bool) -> String {
+        let code = result.connectivity == .full ? "1;32" : result.connectivity == .portal ? "1;33" : "1;31"
+        var words = [color ? "\u{1B}[\(code)m\(result.connectivity.rawValue)\u{1B}[0m" : result.connectivity.rawValue,
+                     connectivityWords[result.connectivity] ?? ""]
+        if let portal = result.portalURL { words.append("login at " + portal) }
+        if let url = result.url {
+            var answer = url
+            if let status = result.httpStatus { answer += " answered \(status)" }
+            if let latency = result.latencyMilliseconds { answer += " in \(Int(latency.rounded())) ms" }
+            words.append(answer)
+        }
+        if result.connectivity != .full, let error = result.error { words.append("— " + error) }
+        return String(time.dropFirst(11).prefix(12)) + "  " + words.joined(separator: "  ")
     }
 
     static let diagnosisWords: [NetworkPath.Diagnosis: String] = [
@@ -84,6 +117,9 @@ enum Output {
         let names = path.availableInterfaces.map { "\($0.name) (\($0.type.rawValue))" }
         if path.status == .satisfied {
             words.append("via " + (names.first ?? "?"))
+            if path.connectivity != .unknown {
+                words.append("Internet: " + path.connectivity.rawValue + (path.portalURL.map { " (login at \($0))" } ?? ""))
+            }
             if !path.gateways.isEmpty { words.append("gateway " + path.gateways.joined(separator: ", ")) }
             var families: [String] = []
             if path.supportsIPv4 { families.append("IPv4") }

@@ -86,6 +86,11 @@ struct IPAddress: Hashable, Sendable, Comparable {
         return IPAddress(family: inet6, high: high, low: low)
     }
 
+    /// `127.0.0.0/8` or `::1`.
+    var isLoopback: Bool {
+        family == IPAddress.inet ? (high >> 56) == 127 : (high == 0 && low == 1)
+    }
+
     /// IPv6 link-local (`fe80::/10`).
     var isIPv6LinkLocal: Bool {
         family == IPAddress.inet6 && (high >> 54) == 0x3FA

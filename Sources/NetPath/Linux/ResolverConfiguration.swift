@@ -33,13 +33,19 @@ struct ResolverConfiguration: Sendable {
     /// Whether a server is configured, reading files with `read` (`nil`: it does not exist
     /// or cannot be read, and the next candidate is tried).
     func hasServer(read: (String) -> [UInt8]?) -> Bool {
-        guard let bytes = candidates.lazy.compactMap(read).first else { return false }
+        !servers(read: read).isEmpty
+    }
+
+    /// The servers in use: those of the first resolver file that exists, or behind the
+    /// systemd-resolved stub, its upstream servers.
+    func servers(read: (String) -> [UInt8]?) -> [String] {
+        guard let bytes = candidates.lazy.compactMap(read).first else { return [] }
         let servers = ResolverConfiguration.nameservers(in: bytes)
         if !servers.isEmpty && servers.allSatisfy(ResolverConfiguration.stubServers.contains) {
-            guard let upstream = read(upstreamFile) else { return false }
-            return !ResolverConfiguration.nameservers(in: upstream).isEmpty
+            guard let upstream = read(upstreamFile) else { return [] }
+            return ResolverConfiguration.nameservers(in: upstream)
         }
-        return !servers.isEmpty
+        return servers
     }
 
     /// The directories whose changes can change the answer.

@@ -64,6 +64,12 @@ public struct NetworkPath: Hashable, Sendable, Codable {
     public var supportsDNS: Bool
     /// The gateway addresses of the usable default routes, best (lowest metric) first.
     public var gateways: [String]
+    /// Whether the Internet answers, when the monitor runs a connectivity check
+    /// (``ConnectivityCheck``); `unknown` otherwise.
+    public var connectivity: Connectivity
+    /// The captive portal's login address, when ``connectivity`` is `portal` and it
+    /// redirected.
+    public var portalURL: String?
 
     /// Creates a path. Every field has the value of an unsatisfied path by default.
     public init(
@@ -76,7 +82,9 @@ public struct NetworkPath: Hashable, Sendable, Codable {
         supportsIPv4: Bool = false,
         supportsIPv6: Bool = false,
         supportsDNS: Bool = false,
-        gateways: [String] = []
+        gateways: [String] = [],
+        connectivity: Connectivity = .unknown,
+        portalURL: String? = nil
     ) {
         self.status = status
         self.unsatisfiedReason = unsatisfiedReason
@@ -88,6 +96,8 @@ public struct NetworkPath: Hashable, Sendable, Codable {
         self.supportsIPv6 = supportsIPv6
         self.supportsDNS = supportsDNS
         self.gateways = gateways
+        self.connectivity = connectivity
+        self.portalURL = portalURL
     }
 
     /// Whether the path uses an interface of `type` (as `NWPath.usesInterfaceType`).

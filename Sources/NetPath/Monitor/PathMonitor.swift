@@ -22,6 +22,8 @@ public final class PathMonitor: Sendable {
     public let prohibitedInterfaceTypes: [NetworkInterface.InterfaceType]
     /// The network namespace watched (Linux), or `nil` for the process's own.
     public let namespace: NetworkNamespace?
+    /// The connectivity check run on every path change, or `nil` (no traffic at all).
+    public let connectivityCheck: ConnectivityCheck?
 
     let storage = PathStorage()
     private let makeSource: PathSourceFactory
@@ -33,16 +35,29 @@ public final class PathMonitor: Sendable {
     ///   - requiredInterfaceType: Consider only interfaces of this type.
     ///   - prohibitedInterfaceTypes: Never consider interfaces of these types.
     ///   - namespace: On Linux, the network namespace to watch instead of the process's own.
+    ///   - connectivityCheck: Check that the Internet answers on every path change (each
+    ///     path then carries ``NetworkPath/connectivity``); `nil` sends nothing.
     public convenience init(
         requiredInterfaceType: NetworkInterface.InterfaceType? = nil,
         prohibitedInterfaceTypes: [NetworkInterface.InterfaceType] = [],
-        namespace: NetworkNamespace? = nil
+        namespace: NetworkNamespace? = nil,
+        connectivityCheck: ConnectivityCheck? = nil
     ) {
+        var makeSource = PathMonitor.systemSource(namespace: namespace, options: .init())
+        if let connectivityCheck {
+            makeSource = ConnectivitySource.wrap(
+                makeSource, check: connectivityCheck, clock: DispatchProbeClock(),
+                checker: { path, completion in
+                    connectivityCheck.start(interface: path.primaryInterface, namespace: namespace, completion: completion)
+                }
+            )
+        }
         self.init(
             requiredInterfaceType: requiredInterfaceType,
             prohibitedInterfaceTypes: prohibitedInterfaceTypes,
             namespace: namespace,
-            makeSource: PathMonitor.systemSource(namespace: namespace, options: .init())
+            connectivityCheck: connectivityCheck,
+            makeSource: makeSource
         )
     }
 
@@ -50,11 +65,13 @@ public final class PathMonitor: Sendable {
         requiredInterfaceType: NetworkInterface.InterfaceType?,
         prohibitedInterfaceTypes: [NetworkInterface.InterfaceType],
         namespace: NetworkNamespace?,
+        connectivityCheck: ConnectivityCheck? = nil,
         makeSource: @escaping PathSourceFactory
     ) {
         self.requiredInterfaceType = requiredInterfaceType
         self.prohibitedInterfaceTypes = prohibitedInterfaceTypes
         self.namespace = namespace
+        self.connectivityCheck = connectivityCheck
         self.makeSource = makeSource
         filter = InterfaceFilter(required: requiredInterfaceType, prohibited: Set(prohibitedInterfaceTypes))
     }

@@ -17,19 +17,10 @@ func monotonicNanoseconds() -> UInt64 {
     return UInt64(ts.tv_sec) * 1_000_000_000 + UInt64(ts.tv_nsec)
 }
 
-func say(_ line: String) {
-    fputs(line + "\n", stdout)
-    fflush(stdout)
+func say(_ line: String, to fd: Int32 = 1) {
+    let bytes = Array((line + "\n").utf8)
+    _ = bytes.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
 }
-
-let arguments = CommandLine.arguments
-guard arguments.count >= 2 else {
-    fputs("usage: FanOut NAMESPACE [SUBSCRIBERS] [ROUNDS]\n", stderr)
-    exit(2)
-}
-let namespace = arguments[1]
-let subscribers = arguments.count > 2 ? Int(arguments[2]) ?? 1000 : 1000
-let rounds = arguments.count > 3 ? Int(arguments[3]) ?? 10 : 10
 
 /// Per round (0 = the first path): how many subscribers have it, the first and last receipt.
 final class Tally: Sendable {
@@ -62,40 +53,54 @@ final class Tally: Sendable {
     }
 }
 
-let monitor = PathMonitor(namespace: .named(namespace))
-do {
-    try monitor.start()
-} catch {
-    fputs("FanOut: \(error)\n", stderr)
-    exit(3)
-}
-let tally = Tally(rounds: rounds, expected: subscribers)
-var tasks: [Task<Void, Never>] = []
-for _ in 0..<subscribers {
-    tasks.append(Task.detached {
-        var round = 0
-        for await _ in monitor.paths {
-            tally.received(round: round)
-            round += 1
-            if round > rounds { break }
-        }
-    })
-}
-
-var completions = tally.completed.makeAsyncIterator()
-let start = monotonicNanoseconds()
-guard await completions.next() == 0 else { exit(1) }
-let (_, firstReady) = tally.times(round: 0)
-say("SUBSCRIBED \(subscribers) \(firstReady - start)")
-for round in 1...rounds {
-    say("READY \(round)")
-    guard let finished = await completions.next(), finished == round else {
-        fputs("FanOut: round \(round) did not complete\n", stderr)
-        exit(1)
+@main
+enum FanOut {
+  static func main() async {
+    let arguments = CommandLine.arguments
+    guard arguments.count >= 2 else {
+        say("usage: FanOut NAMESPACE [SUBSCRIBERS] [ROUNDS]", to: 2)
+        exit(2)
     }
-    let (first, last) = tally.times(round: round)
-    say("DONE \(round) \(first) \(last)")
+    let namespace = arguments[1]
+    let subscribers = arguments.count > 2 ? Int(arguments[2]) ?? 1000 : 1000
+    let rounds = arguments.count > 3 ? Int(arguments[3]) ?? 10 : 10
+    let monitor = PathMonitor(namespace: .named(namespace))
+    do {
+        try monitor.start()
+    } catch {
+        say("FanOut: \(error)", to: 2)
+        exit(3)
+    }
+    let tally = Tally(rounds: rounds, expected: subscribers)
+    var tasks: [Task<Void, Never>] = []
+    for _ in 0..<subscribers {
+        tasks.append(Task.detached {
+            var round = 0
+            for await _ in monitor.paths {
+                tally.received(round: round)
+                round += 1
+                if round > rounds { break }
+            }
+        })
+    }
+
+    var completions = tally.completed.makeAsyncIterator()
+    let start = monotonicNanoseconds()
+    guard await completions.next() == 0 else { exit(1) }
+    let (_, firstReady) = tally.times(round: 0)
+    say("SUBSCRIBED \(subscribers) \(firstReady - start)")
+    for round in 1...rounds {
+        say("READY \(round)")
+        guard let finished = await completions.next(), finished == round else {
+            say("FanOut: round \(round) did not complete", to: 2)
+            exit(1)
+        }
+        let (first, last) = tally.times(round: round)
+        say("DONE \(round) \(first) \(last)")
+    }
+    monitor.cancel()
+    for task in tasks { await task.value }
+    say("END")
+
+  }
 }
-monitor.cancel()
-for task in tasks { await task.value }
-say("END")

@@ -1,0 +1,90 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+#if os(Linux) || os(Android)
+import CNetlink
+#endif
+
+/// A check in flight; ``cancel()`` ends it within one `poll` round. It owns the eventfd,
+/// closed when both the caller and the check's thread have let go of it (so a late
+/// `cancel` can never write to a reused descriptor).
+final class ProbeHandle: Sendable {
+    #if os(Linux) || os(Android)
+    let cancelFD: Int32
+    init(cancelFD: Int32) { self.cancelFD = cancelFD }
+    deinit { Syscall.close(cancelFD) }
+    #endif
+
+    func cancel() {
+        #if os(Linux) || os(Android)
+        var one: UInt64 = 1
+        _ = write(cancelFD, &one, 8)
+        #endif
+    }
+}
+
+extension ConnectivityCheck {
+    /// Runs one check now.
+    ///
+    /// - Parameters:
+    ///   - path: The path to check over: its primary interface is used (`SO_BINDTODEVICE`),
+    ///     and an unsatisfied path gives `none` without sending anything. `nil`: unbound.
+    ///   - namespace: On Linux, the network namespace to check from (its DNS servers too).
+    /// - Returns: The verdict, within ``timeout`` seconds.
+    public func run(over path: NetworkPath? = nil, namespace: NetworkNamespace? = nil) async -> ConnectivityResult {
+        if let path, path.status != .satisfied {
+            return ConnectivityResult(connectivity: .none, error: "the path is not satisfied")
+        }
+        let box = ResultBox()
+        return await withTaskCancellationHandler {
+            await withCheckedContinuation { (continuation: CheckedContinuation<ConnectivityResult, Never>) in
+                let handle = start(interface: path?.primaryInterface, namespace: namespace) { continuation.resume(returning: $0) }
+                box.handle.withLock { $0 = handle }
+            }
+        } onCancel: {
+            box.handle.withLock { $0 }?.cancel()
+        }
+    }
+
+    private final class ResultBox: Sendable {
+        let handle = Locked<ProbeHandle?>(nil)
+    }
+
+    /// Starts a check on a thread of its own (which enters `namespace`); `completion` is
+    /// called on that thread, exactly once.
+    func start(interface: NetworkInterface?, namespace: NetworkNamespace?,
+               completion: @escaping @Sendable (ConnectivityResult) -> Void) -> ProbeHandle? {
+        #if os(Linux) || os(Android)
+        let cancelFD = cnetlink_eventfd()
+        guard cancelFD >= 0 else {
+            completion(ConnectivityResult(connectivity: .unknown, error: "cannot create an eventfd"))
+            return nil
+        }
+        let handle = ProbeHandle(cancelFD: cancelFD)
+        let check = self
+        let thread = OwnThread.start(name: "netpath-probe") {
+            if let namespace {
+                let fd = open(namespace.path, O_RDONLY | O_CLOEXEC)
+                guard fd >= 0, cnetlink_setns_net(fd) == 0 else {
+                    if fd >= 0 { Syscall.close(fd) }
+                    completion(ConnectivityResult(connectivity: .unknown, error: "cannot enter \(namespace)"))
+                    return
+                }
+                Syscall.close(fd)
+            }
+            let probe = LinuxProbe(check: check, interface: interface,
+                                   resolver: ResolverConfiguration.forNamespace(namespace), cancelFD: handle.cancelFD)
+            completion(probe.run())
+        }
+        guard let thread else {
+            completion(ConnectivityResult(connectivity: .unknown, error: "cannot start a thread"))
+            return nil
+        }
+        pthread_detach(thread)
+        return handle
+        #else
+        completion(ConnectivityResult(connectivity: .unknown, error: "the connectivity check is not available on this platform yet"))
+        return nil
+        #endif
+    }
+}

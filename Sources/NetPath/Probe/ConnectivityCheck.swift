@@ -1,0 +1,199 @@
+/// How to check that the Internet really answers (SPEC §3): HTTP endpoints with their
+/// expected answers, a time bound, and a response-size bound.
+///
+/// ```swift
+/// let monitor = PathMonitor(connectivityCheck: .default)   // every path gets `connectivity`
+/// let result = await ConnectivityCheck.default.run()       // or one check now
+/// ```
+public struct ConnectivityCheck: Hashable, Sendable {
+    /// What an endpoint must answer for the Internet to count as reachable.
+    public struct Expectation: Hashable, Sendable {
+        /// The expected HTTP status; `nil` means 204, or 200 with an empty body.
+        public var status: Int?
+        /// Text the body must start with.
+        public var bodyPrefix: String?
+        /// A header the response must carry, with this value (names compare without case).
+        public var header: Header?
+
+        /// A response header and its value.
+        public struct Header: Hashable, Sendable {
+            /// The header name, such as `X-NetworkManager-Status`.
+            public var name: String
+            /// The value, such as `online`.
+            public var value: String
+            /// Creates a header expectation.
+            public init(name: String, value: String) {
+                self.name = name
+                self.value = value
+            }
+        }
+
+        /// Creates an expectation; all given parts must hold.
+        public init(status: Int? = nil, bodyPrefix: String? = nil, header: Header? = nil) {
+            self.status = status
+            self.bodyPrefix = bodyPrefix
+            self.header = header
+        }
+
+        /// Status 204, or status 200 with an empty body (Google's and Android's rule).
+        public static let noContent = Expectation()
+    }
+
+    /// One check endpoint: a plain `http://` URL and its expectation.
+    public struct Endpoint: Hashable, Sendable {
+        /// The URL, as given.
+        public let url: String
+        /// What it must answer.
+        public var expectation: Expectation
+        let target: HTTPTarget
+
+        /// Creates an endpoint.
+        ///
+        /// - Parameters:
+        ///   - url: An `http://host[:port][/path]` URL; the host may be a name, an IPv4
+        ///     address or a bracketed IPv6 address.
+        ///   - expectation: What it must answer (204 or an empty 200 by default).
+        /// - Throws: ``NetPathError`` (`invalidInput`) naming the URL and what is wrong.
+        public init(_ url: String, expecting expectation: Expectation = .noContent) throws {
+            self.url = url
+            self.expectation = expectation
+            target = try HTTPTarget(url)
+            if let status = expectation.status, !(100...599).contains(status) {
+                throw NetPathError(.invalidInput, "invalid expected HTTP status \(status) for '\(url)'")
+            }
+        }
+
+        private init(known url: String, expectation: Expectation) {
+            self.url = url
+            self.expectation = expectation
+            // Only for the constant default URLs: a typo there is a programmer error.
+        target = try! HTTPTarget(url)
+        }
+
+        static func known(_ url: String, _ expectation: Expectation) -> Endpoint {
+            Endpoint(known: url, expectation: expectation)
+        }
+    }
+
+    /// The endpoints, all tried at once; the first that passes makes the result `full`.
+    public var endpoints: [Endpoint]
+    /// The bound on one check, in seconds (5 by default).
+    public var timeout: Double
+    /// The bound on name resolution, in seconds, within ``timeout``.
+    public var resolutionTimeout: Double
+    /// The most bytes read from one response (64 KiB by default).
+    public var maximumResponseSize: Int
+    /// While the result is `full`, check again after this many seconds; `nil` (the default)
+    /// sends nothing while the Internet stays up.
+    public var interval: Double?
+
+    /// Creates a check.
+    ///
+    /// - Parameters:
+    ///   - endpoints: The endpoints; the defaults of several operators when omitted.
+    ///   - timeout: Seconds one check may take (more than 0, at most 300).
+    ///   - resolutionTimeout: Seconds name resolution may take (at most `timeout`).
+    ///   - maximumResponseSize: Bytes read from a response at most.
+    ///   - interval: Seconds between checks while `full`, or `nil` for none.
+    public init(
+        endpoints: [Endpoint] = ConnectivityCheck.defaultEndpoints,
+        timeout: Double = 5,
+        resolutionTimeout: Double = 3,
+        maximumResponseSize: Int = 64 * 1024,
+        interval: Double? = nil
+    ) {
+        self.endpoints = endpoints
+        self.timeout = min(max(timeout, 0.001), 300)
+        self.resolutionTimeout = min(max(resolutionTimeout, 0.001), self.timeout)
+        self.maximumResponseSize = max(maximumResponseSize, 1024)
+        self.interval = interval
+    }
+
+    /// The default check: five operators' public endpoints, so one blocked operator does
+    /// not make the answer wrong.
+    public static let `default` = ConnectivityCheck()
+
+    /// Google (Android), GNOME (NetworkManager), Mozilla (Firefox), Microsoft (Windows NCSI)
+    /// and Apple, each with the answer it really gives.
+    public static let defaultEndpoints: [Endpoint] = [
+        .known("http://connectivitycheck.gstatic.com/generate_204", .noContent),
+        .known("http://nmcheck.gnome.org/check_network_status.txt",
+               Expectation(status: 200, header: .init(name: "X-NetworkManager-Status", value: "online"))),
+        .known("http://detectportal.firefox.com/success.txt", Expectation(status: 200, bodyPrefix: "success")),
+        .known("http://www.msftconnecttest.com/connecttest.txt", Expectation(status: 200, bodyPrefix: "Microsoft Connect Test")),
+        .known("http://captive.apple.com/hotspot-detect.html", Expectation(status: 200, bodyPrefix: "<HTML><HEAD><TITLE>Success</TITLE>")),
+    ]
+}
+
+/// A parsed `http://` URL.
+struct HTTPTarget: Hashable, Sendable {
+    var host: String
+    /// The host as an address, when it is one.
+    var address: IPAddress?
+    var port: UInt16
+    /// Path and query, starting with `/`.
+    var path: String
+
+    /// `Host:` header value.
+    var hostHeader: String {
+        let bracketed = address?.family == IPAddress.inet6 ? "[\(host)]" : host
+        return port == 80 ? bracketed : "\(bracketed):\(port)"
+    }
+
+    init(_ url: String) throws {
+        func invalid(_ reason: String) -> NetPathError {
+            NetPathError(.invalidInput, "invalid URL '\(url)': \(reason)")
+        }
+        guard url.utf8.count <= 2048 else { throw invalid("longer than 2048 bytes") }
+        guard !url.utf8.contains(where: { $0 <= 0x20 || $0 == 0x7F }) else { throw invalid("it contains spaces or control characters") }
+        let lower = url.lowercased()
+        if lower.hasPrefix("https://") {
+            throw invalid("only http:// is supported (a captive portal can only answer plain HTTP)")
+        }
+        guard lower.hasPrefix("http://") else { throw invalid("it must start with http://") }
+        let rest = url.dropFirst(7)
+        let authorityEnd = rest.firstIndex(where: { $0 == "/" || $0 == "?" || $0 == "#" }) ?? rest.endIndex
+        let authority = rest[..<authorityEnd]
+        var path = String(rest[authorityEnd...])
+        if let fragment = path.firstIndex(of: "#") { path = String(path[..<fragment]) }
+        if path.isEmpty || path.hasPrefix("?") { path = "/" + path }
+        guard !authority.contains("@") else { throw invalid("user information is not supported") }
+        var hostPart = authority
+        var portText: Substring?
+        if authority.hasPrefix("[") {
+            guard let close = authority.firstIndex(of: "]") else { throw invalid("unclosed [") }
+            hostPart = authority[authority.index(after: authority.startIndex)..<close]
+            let after = authority[authority.index(after: close)...]
+            if !after.isEmpty {
+                guard after.hasPrefix(":") else { throw invalid("unexpected text after ]") }
+                portText = after.dropFirst()
+            }
+            guard let address = IPAddress(String(hostPart)), address.family == IPAddress.inet6 else {
+                throw invalid("'\(hostPart)' is not an IPv6 address")
+            }
+            self.address = address
+        } else {
+            if let colon = authority.lastIndex(of: ":") {
+                hostPart = authority[..<colon]
+                portText = authority[authority.index(after: colon)...]
+            }
+            address = IPAddress(String(hostPart))
+            if address == nil {
+                let labels = hostPart.split(separator: ".", omittingEmptySubsequences: false)
+                let valid = !hostPart.isEmpty && hostPart.utf8.count <= 253 && labels.allSatisfy { label in
+                    !label.isEmpty && label.utf8.count <= 63
+                        && label.utf8.allSatisfy { ($0 >= 0x30 && $0 <= 0x39) || ($0 | 0x20 >= 0x61 && $0 | 0x20 <= 0x7A) || $0 == 0x2D || $0 == 0x5F }
+                }
+                guard valid else { throw invalid("'\(hostPart)' is not a host name") }
+            }
+        }
+        host = String(hostPart).lowercased()
+        if let portText {
+            guard let port = UInt16(portText), port > 0 else { throw invalid("'\(portText)' is not a port") }
+            self.port = port
+        } else {
+            port = 80
+        }
+        self.path = path
+    }
+}

@@ -1,0 +1,193 @@
+import Dispatch
+
+/// A timer that can be cancelled: how the connectivity check waits, so tests can drive
+/// time by hand.
+protocol ScheduledWork: Sendable {
+    func cancel()
+}
+
+/// Schedules work after a delay. The real clock uses Dispatch; tests use a manual one.
+protocol ProbeClock: Sendable {
+    func schedule(after seconds: Double, _ work: @escaping @Sendable () -> Void) -> any ScheduledWork
+}
+
+struct DispatchProbeClock: ProbeClock {
+    private final class Item: ScheduledWork, @unchecked Sendable {
+        // DispatchWorkItem is thread-safe to cancel.
+        let item: DispatchWorkItem
+        init(_ item: DispatchWorkItem) { self.item = item }
+        func cancel() { item.cancel() }
+    }
+
+    func schedule(after seconds: Double, _ work: @escaping @Sendable () -> Void) -> any ScheduledWork {
+        let item = DispatchWorkItem(block: work)
+        DispatchQueue.global().asyncAfter(deadline: .now() + seconds, execute: item)
+        return Item(item)
+    }
+}
+
+extension ProbeHandle: ScheduledWork {}
+
+/// Runs one check over a path and reports it; returns a handle to cancel it.
+typealias ConnectivityChecker = @Sendable (
+    _ path: NetworkPath,
+    _ completion: @escaping @Sendable (ConnectivityResult) -> Void
+) -> (any ScheduledWork)?
+
+/// Adds ``NetworkPath/connectivity`` to the paths of another source (SPEC §3): a check on
+/// every path change (the one in flight is cancelled); while not `full`, again after 1 s,
+/// doubling to 5 min; while `full`, nothing unless an interval is set.
+final class ConnectivitySource: PathSource, @unchecked Sendable {
+    private struct State {
+        var raw: NetworkPath?
+        var generation: UInt64 = 0
+        var inFlight: (any ScheduledWork)?
+        var timer: (any ScheduledWork)?
+        var backoff: Double
+        var stopped = false
+        var checks = 0
+    }
+
+    // `inner` is set once by the factory before the source is shared; the rest is in `state`.
+    var inner: (any PathSource)?
+    private let state: Locked<State>
+    private let check: ConnectivityCheck
+    private let clock: any ProbeClock
+    private let checker: ConnectivityChecker
+    private let deliver: @Sendable (NetworkPath) -> Void
+
+    static let firstDelay = 1.0
+    static let maximumDelay = 300.0
+
+    init(check: ConnectivityCheck, clock: any ProbeClock, checker: @escaping ConnectivityChecker,
+         deliver: @escaping @Sendable (NetworkPath) -> Void) {
+        self.check = check
+        self.clock = clock
+        self.checker = checker
+        self.deliver = deliver
+        state = Locked(State(backoff: ConnectivitySource.firstDelay))
+    }
+
+    /// How many checks have started (tests count the traffic with it).
+    var checksStarted: Int { state.withLock { $0.checks } }
+
+    var initialPath: NetworkPath? {
+        guard let raw = inner?.initialPath else { return nil }
+        state.withLock { $0.raw = raw }
+        return ConnectivitySource.annotate(raw, result: nil)
+    }
+
+    func startReading() -> Bool {
+        guard let inner, inner.startReading() else { return false }
+        let first: NetworkPath? = state.withLock { $0.raw }
+        if let first, first.status == .satisfied { startCheck() }
+        return true
+    }
+
+    func stop() {
+        let (inFlight, timer) = state.withLock { state in
+            state.stopped = true
+            state.generation &+= 1
+            defer { state.inFlight = nil; state.timer = nil }
+            return (state.inFlight, state.timer)
+        }
+        inFlight?.cancel()
+        timer?.cancel()
+        inner?.stop()
+    }
+
+    /// A new path from the inner source.
+    func receive(_ raw: NetworkPath) {
+        let (cancelled, satisfied) = state.withLock { state -> ([any ScheduledWork], Bool) in
+            guard !state.stopped else { return ([], false) }
+            state.raw = raw
+            state.generation &+= 1
+            state.backoff = ConnectivitySource.firstDelay
+            let cancelled = [state.inFlight, state.timer].compactMap { $0 }
+            state.inFlight = nil
+            state.timer = nil
+            return (cancelled, raw.status == .satisfied)
+        }
+        for work in cancelled { work.cancel() }
+        deliver(ConnectivitySource.annotate(raw, result: nil))
+        if satisfied { startCheck() }
+    }
+
+    private func startCheck() {
+        let job: (NetworkPath, UInt64)? = state.withLock { state in
+            guard !state.stopped, let raw = state.raw, raw.status == .satisfied else { return nil }
+            state.checks += 1
+            return (raw, state.generation)
+        }
+        guard let (raw, generation) = job else { return }
+        let work = checker(raw) { [weak self] result in self?.finished(result, generation: generation) }
+        let stale = state.withLock { state -> Bool in
+            guard state.generation == generation, !state.stopped else { return true }
+            if state.inFlight == nil { state.inFlight = work }
+            return false
+        }
+        if stale { work?.cancel() }
+    }
+
+    private func finished(_ result: ConnectivityResult, generation: UInt64) {
+        let outcome: (NetworkPath, Double?)? = state.withLock { state in
+            guard state.generation == generation, !state.stopped, let raw = state.raw else { return nil }
+            state.inFlight = nil
+            let delay: Double?
+            if result.connectivity == .full {
+                state.backoff = ConnectivitySource.firstDelay
+                delay = check.interval
+            } else {
+                delay = state.backoff
+                state.backoff = min(state.backoff * 2, ConnectivitySource.maximumDelay)
+            }
+            return (ConnectivitySource.annotate(raw, result: result), delay)
+        }
+        guard let (path, delay) = outcome else { return }
+        deliver(path)
+        guard let delay else { return }
+        let timer = clock.schedule(after: delay) { [weak self] in self?.recheck(generation: generation) }
+        let stale = state.withLock { state -> Bool in
+            guard state.generation == generation, !state.stopped else { return true }
+            state.timer = timer
+            return false
+        }
+        if stale { timer.cancel() }
+    }
+
+    private func recheck(generation: UInt64) {
+        let current = state.withLock { state -> Bool in
+            guard state.generation == generation else { return false }
+            state.timer = nil
+            return true
+        }
+        if current { startCheck() }
+    }
+
+    /// The path with its connectivity: `none` when not satisfied, `unknown` until checked.
+    static func annotate(_ raw: NetworkPath, result: ConnectivityResult?) -> NetworkPath {
+        var path = raw
+        if raw.status != .satisfied {
+            path.connectivity = .none
+            path.portalURL = nil
+        } else if let result {
+            // A cancelled or failed check is not a verdict on the Internet: `limited`.
+            path.connectivity = result.connectivity == .unknown || result.connectivity == .none ? .limited : result.connectivity
+            path.portalURL = result.connectivity == .portal ? result.portalURL : nil
+        } else {
+            path.connectivity = .unknown
+            path.portalURL = nil
+        }
+        return path
+    }
+
+    /// Wraps a source factory so its paths carry connectivity.
+    static func wrap(_ base: @escaping PathSourceFactory, check: ConnectivityCheck, clock: any ProbeClock,
+                     checker: @escaping ConnectivityChecker) -> PathSourceFactory {
+        { filter, deliver in
+            let source = ConnectivitySource(check: check, clock: clock, checker: checker, deliver: deliver)
+            source.inner = try base(filter) { [weak source] path in source?.receive(path) }
+            return source
+        }
+    }
+}
