@@ -47,6 +47,14 @@ public final class NetworkMonitor {
         }
     }
 
+    /// What ``isConnected`` means.
+    public enum ConnectedMeaning: Hashable, Sendable {
+        /// A route exists: the path is satisfied (as `NWPathMonitor` says).
+        case pathSatisfied
+        /// The Internet answers: the connectivity check says `full`.
+        case internetReachable
+    }
+
     /// The latest path, or `nil` before the first.
     public private(set) var path: NetworkPath?
     /// Whether the path is satisfied; before the first path, the `assumeConnected` value.
@@ -57,6 +65,13 @@ public final class NetworkMonitor {
     public private(set) var isMonitoring = false
     /// Why the last ``start()`` failed (Linux: a namespace that does not exist…), if it did.
     public private(set) var lastError: NetPathError?
+
+    /// Whether the Internet answers (`unknown` without a connectivity check).
+    public var connectivity: Connectivity { path?.connectivity ?? .unknown }
+    /// The captive portal's login page, when behind one.
+    public var portalURL: String? { path?.portalURL }
+    /// What ``isConnected`` means for this monitor.
+    @ObservationIgnored public let isConnectedMeans: ConnectedMeaning
 
     /// The path's status, or `nil` before the first path.
     public var status: NetworkPath.Status? { path?.status }
@@ -83,14 +98,23 @@ public final class NetworkMonitor {
     ///   - assumeConnected: ``isConnected`` before the first path (`true`: optimistic).
     ///   - requiredInterfaceType: Consider only interfaces of this type.
     ///   - prohibitedInterfaceTypes: Never consider interfaces of these types.
+    ///   - connectivityCheck: Check that the Internet answers (``connectivity``);
+    ///     `.internetReachable` uses the default check when this is `nil`.
+    ///   - isConnectedMeans: Whether ``isConnected`` follows the path (default) or the
+    ///     Internet check.
     public convenience init(
         assumeConnected: Bool = true,
         requiredInterfaceType: NetworkInterface.InterfaceType? = nil,
-        prohibitedInterfaceTypes: [NetworkInterface.InterfaceType] = []
+        prohibitedInterfaceTypes: [NetworkInterface.InterfaceType] = [],
+        connectivityCheck: ConnectivityCheck? = nil,
+        isConnectedMeans: ConnectedMeaning = .pathSatisfied
     ) {
+        let check = connectivityCheck ?? (isConnectedMeans == .internetReachable ? .default : nil)
         self.init(
-            monitor: PathMonitor(requiredInterfaceType: requiredInterfaceType, prohibitedInterfaceTypes: prohibitedInterfaceTypes),
-            assumeConnected: assumeConnected
+            monitor: PathMonitor(requiredInterfaceType: requiredInterfaceType, prohibitedInterfaceTypes: prohibitedInterfaceTypes,
+                                 connectivityCheck: check),
+            assumeConnected: assumeConnected,
+            isConnectedMeans: isConnectedMeans
         )
     }
 
@@ -99,8 +123,11 @@ public final class NetworkMonitor {
     /// - Parameters:
     ///   - network: The simulated network.
     ///   - assumeConnected: ``isConnected`` before the first path.
-    public convenience init(simulating network: SimulatedNetwork, assumeConnected: Bool = true) {
-        self.init(monitor: PathMonitor(simulating: network), assumeConnected: assumeConnected)
+    ///   - isConnectedMeans: Whether ``isConnected`` follows the path or the simulated
+    ///     paths' `connectivity`.
+    public convenience init(simulating network: SimulatedNetwork, assumeConnected: Bool = true,
+                            isConnectedMeans: ConnectedMeaning = .pathSatisfied) {
+        self.init(monitor: PathMonitor(simulating: network), assumeConnected: assumeConnected, isConnectedMeans: isConnectedMeans)
     }
 
     /// A monitor built on `monitor`, which it starts and stops.
@@ -108,8 +135,11 @@ public final class NetworkMonitor {
     /// - Parameters:
     ///   - monitor: The path monitor to follow (a namespace, a filter, a simulation…).
     ///   - assumeConnected: ``isConnected`` before the first path.
-    public init(monitor: PathMonitor, assumeConnected: Bool = true) {
+    ///   - isConnectedMeans: Whether ``isConnected`` follows the path or the Internet check
+    ///     (which `monitor` must run, or its paths carry `connectivity` from a simulation).
+    public init(monitor: PathMonitor, assumeConnected: Bool = true, isConnectedMeans: ConnectedMeaning = .pathSatisfied) {
         self.monitor = monitor
+        self.isConnectedMeans = isConnectedMeans
         isConnected = assumeConnected
         NetworkMonitor.prepareMainQueueKey()
     }
@@ -172,7 +202,9 @@ public final class NetworkMonitor {
     private func apply(_ newPath: NetworkPath, run: UInt64) {
         guard run == self.run, isMonitoring else { return }
         if path != newPath { path = newPath }
-        let connected = newPath.status == .satisfied
+        let connected = isConnectedMeans == .pathSatisfied
+            ? newPath.status == .satisfied
+            : newPath.status == .satisfied && newPath.connectivity == .full
         if isConnected != connected { isConnected = connected }
         let type = ConnectionType(newPath)
         if connectionType != type { connectionType = type }

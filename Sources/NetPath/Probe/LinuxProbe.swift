@@ -226,46 +226,8 @@ struct LinuxProbe {
         }
         let elapsed = (LinuxProbe.now() - start) * 1000
         if cancelled { return ConnectivityResult(connectivity: .unknown, error: "the check was cancelled") }
-        return LinuxProbe.verdict(runs.map { ($0.endpoint, $0.resolved, $0.verdict, $0.error, $0.finishedAt.map { ($0 - start) * 1000 }) },
+        return ProbeVerdict.of(runs.map { ($0.endpoint, $0.resolved, $0.verdict, $0.error, $0.finishedAt.map { ($0 - start) * 1000 }) },
                                   elapsed: elapsed)
-    }
-
-    /// SPEC §3 from the endpoints' outcomes: `full` if one passed; `portal` if one answered
-    /// otherwise; `limited` if a name resolved; else `local`.
-    static func verdict(
-        _ outcomes: [(endpoint: ConnectivityCheck.Endpoint, resolved: Bool, verdict: HTTPResponseClassifier.Verdict?, error: String?, latency: Double?)],
-        elapsed: Double
-    ) -> ConnectivityResult {
-        for outcome in outcomes {
-            if case .pass(let status) = outcome.verdict {
-                return ConnectivityResult(connectivity: .full, url: outcome.endpoint.url, httpStatus: status, latencyMilliseconds: outcome.latency ?? elapsed)
-            }
-        }
-        let answered = outcomes.compactMap { outcome -> (ConnectivityCheck.Endpoint, Int, String?, String, Double?)? in
-            guard case .unexpected(let status, let location, let reason) = outcome.verdict else { return nil }
-            return (outcome.endpoint, status, location, reason, outcome.latency)
-        }
-        if let portal = answered.first(where: { $0.2 != nil }) ?? answered.first {
-            return ConnectivityResult(connectivity: .portal, portalURL: portal.2.map { absolute($0, from: portal.0.target) },
-                                      url: portal.0.url, httpStatus: portal.1, latencyMilliseconds: portal.4 ?? elapsed, error: portal.3)
-        }
-        let first = outcomes.first { $0.resolved } ?? outcomes.first
-        let error = first?.error.flatMap { $0.isEmpty ? nil : $0 }
-        if outcomes.contains(where: \.resolved) {
-            return ConnectivityResult(connectivity: .limited, url: first?.endpoint.url, latencyMilliseconds: elapsed, error: error ?? "no endpoint answered HTTP")
-        }
-        return ConnectivityResult(connectivity: .local, url: first?.endpoint.url, latencyMilliseconds: elapsed, error: error ?? "no endpoint's name resolved")
-    }
-
-    /// A `Location` made absolute against the endpoint it came from.
-    static func absolute(_ location: String, from target: HTTPTarget) -> String {
-        let lower = location.lowercased()
-        if lower.hasPrefix("http://") || lower.hasPrefix("https://") { return location }
-        if location.hasPrefix("//") { return "http:" + location }
-        let base = "http://\(target.hostHeader)"
-        if location.hasPrefix("/") { return base + location }
-        let directory = target.path.split(separator: "?", maxSplits: 1).first.map(String.init) ?? "/"
-        return base + String(directory[...(directory.lastIndex(of: "/") ?? directory.startIndex)]) + location
     }
 
     private func bindToInterface(_ fd: Int32) {

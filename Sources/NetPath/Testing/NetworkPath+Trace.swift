@@ -66,7 +66,9 @@ extension NetworkPath {
             supportsIPv4: try flag("supportsIPv4"),
             supportsIPv6: try flag("supportsIPv6"),
             supportsDNS: try flag("supportsDNS"),
-            gateways: gateways
+            gateways: gateways,
+            connectivity: try decode("connectivity", as: Connectivity.self) ?? .unknown,
+            portalURL: try text("portalURL")
         )
     }
 

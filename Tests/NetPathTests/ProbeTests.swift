@@ -1,0 +1,234 @@
+import Synchronization
+import Testing
+@testable import NetPath
+
+@Suite struct HTTPClassifierTests {
+    func verdict(_ response: String, _ expectation: ConnectivityCheck.Expectation = .noContent, finished: Bool = true,
+                 limit: Int = 65536) -> HTTPResponseClassifier.Verdict {
+        HTTPResponseClassifier(expectation: expectation, limit: limit).verdict(Array(response.utf8), finished: finished)
+    }
+
+    @Test func defaultExpectationIs204OrEmpty200() {
+        #expect(verdict("HTTP/1.1 204 No Content\r\n\r\n") == .pass(status: 204))
+        #expect(verdict("HTTP/1.1 204 No Content\r\n\r\n", finished: false) == .pass(status: 204))
+        #expect(verdict("HTTP/1.1 200 OK\r\nContent-Length: 0\r\n\r\n", finished: false) == .pass(status: 200))
+        #expect(verdict("HTTP/1.0 200 OK\r\n\r\n") == .pass(status: 200))
+        #expect(verdict("HTTP/1.1 200 OK\r\n\r\n", finished: false) == .needMore)
+        #expect(verdict("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n", finished: false) == .pass(status: 200))
+        #expect(verdict("HTTP/1.1 200 OK\r\nContent-Length: 5\r\n\r\nlogin") ==
+                .unexpected(status: 200, location: nil, reason: "HTTP 200 with content, expected an empty answer"))
+        #expect(verdict("HTTP/1.1 302 Found\r\nLocation: http://portal/login\r\n\r\n") ==
+                .unexpected(status: 302, location: "http://portal/login", reason: "HTTP 302, expected 204 or an empty 200"))
+    }
+
+    @Test func statusBodyAndHeaderExpectations() {
+        let body = ConnectivityCheck.Expectation(status: 200, bodyPrefix: "success")
+        #expect(verdict("HTTP/1.1 200 OK\r\n\r\nsuccess\n", body) == .pass(status: 200))
+        #expect(verdict("HTTP/1.1 200 OK\r\n\r\nsucc", body, finished: false) == .needMore)
+        #expect(verdict("HTTP/1.1 200 OK\r\n\r\nsucc", body) == .unexpected(status: 200, location: nil, reason: "the body is shorter than the expected text"))
+        #expect(verdict("HTTP/1.1 200 OK\r\n\r\n<html>", body, finished: false) == .unexpected(status: 200, location: nil, reason: "the body is not the expected text"))
+        #expect(verdict("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n3\r\nsuc\r\n5\r\ncess\n\r\n0\r\n\r\n", body) == .pass(status: 200))
+        let header = ConnectivityCheck.Expectation(status: 200, header: .init(name: "X-NetworkManager-Status", value: "online"))
+        #expect(verdict("HTTP/1.1 200 OK\r\nx-networkmanager-status:  online \r\n\r\nNetworkManager is online\n", header) == .pass(status: 200))
+        #expect(verdict("HTTP/1.1 200 OK\r\n\r\n", header) == .unexpected(status: 200, location: nil, reason: "no 'X-NetworkManager-Status: online' header"))
+        #expect(verdict("HTTP/1.1 204 No Content\r\n\r\n", ConnectivityCheck.Expectation(status: 200)) ==
+                .unexpected(status: 204, location: nil, reason: "HTTP 204, expected 200"))
+    }
+
+    @Test func brokenServersAreMalformedNotCrashes() {
+        #expect(verdict("\u{7}\u{1}garbage") == .malformed(reason: "not an HTTP response"))
+        #expect(verdict("", finished: true) == .malformed(reason: "no answer before the connection closed"))
+        #expect(verdict("HTTP/1.1 200 OK\r\nX: y", finished: true) == .malformed(reason: "the HTTP header was cut short"))
+        #expect(verdict("HTTP/1.1 2000 OK\r\n\r\n") == .malformed(reason: "not an HTTP response"))
+        #expect(verdict("HTTP/1.1 200 OK\r\nno colon here\r\n\r\n") == .malformed(reason: "malformed HTTP header line"))
+        let huge = "HTTP/1.1 200 OK\r\nX-Big: " + String(repeating: "a", count: 70_000)
+        #expect(verdict(String(huge.prefix(65536)), limit: 65536) == .malformed(reason: "no complete HTTP header within 65536 bytes"))
+        var generator = SplitMix(seed: 7)
+        let classifier = HTTPResponseClassifier(expectation: .init(status: 200, bodyPrefix: "ok"), limit: 4096)
+        for _ in 0..<20_000 {
+            var bytes = Array("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\nContent-Length: 3\r\n\r\n2\r\nok\r\n".utf8)
+            for _ in 0..<3 { bytes[Int(generator.next() % UInt64(bytes.count))] = UInt8(truncatingIfNeeded: generator.next()) }
+            bytes = Array(bytes.prefix(Int(generator.next() % UInt64(bytes.count + 1))))
+            _ = classifier.verdict(bytes, finished: generator.next() % 2 == 0)
+        }
+    }
+}
+
+@Suite struct DNSAndURLTests {
+    @Test func queriesAndAnswersRoundTrip() throws {
+        let query = try #require(DNSMessage.query(id: 0x1234, name: "check.test", type: DNSMessage.typeA))
+        #expect(Array(query[12...]) == [5] + Array("check".utf8) + [4] + Array("test".utf8) + [0, 0, 1, 0, 1])
+        // The server's answer: the question, then a CNAME (skipped) and an A record, both
+        // with compressed names.
+        var answer = [0x12, 0x34, 0x81, 0x80, 0, 1, 0, 2, 0, 0, 0, 0] + Array(query[12...])
+        answer += [0xC0, 12, 0, 5, 0, 1, 0, 0, 0, 60, 0, 2, 0xC0, 12]
+        answer += [0xC0, 12, 0, 1, 0, 1, 0, 0, 0, 60, 0, 4, 10, 77, 0, 1]
+        #expect(DNSMessage.parse(answer, id: 0x1234, type: DNSMessage.typeA) == .addresses([IPAddress("10.77.0.1")!]))
+        #expect(DNSMessage.parse(answer, id: 0x9999, type: DNSMessage.typeA) == .invalid)
+        var nxdomain = Array(answer[0..<12]) + Array(query[12...])
+        nxdomain[3] = 0x83
+        nxdomain[7] = 0
+        #expect(DNSMessage.parse(nxdomain, id: 0x1234, type: DNSMessage.typeA) == .noAddress(rcode: 3))
+        #expect(DNSMessage.query(id: 1, name: String(repeating: "a", count: 64) + ".test", type: 1) == nil)
+        var generator = SplitMix(seed: 53)
+        for _ in 0..<20_000 {
+            var bytes = answer
+            for _ in 0..<4 { bytes[Int(generator.next() % UInt64(bytes.count))] = UInt8(truncatingIfNeeded: generator.next()) }
+            _ = DNSMessage.parse(Array(bytes.prefix(Int(generator.next() % UInt64(bytes.count + 1)))), id: 0x1234, type: 1)
+        }
+    }
+
+    @Test func urlsAreParsedOrRejectedWithTheirReason() throws {
+        let target = try HTTPTarget("http://Check.Test:8080/a/b?x=1#frag")
+        #expect(target.host == "check.test" && target.port == 8080 && target.path == "/a/b?x=1" && target.hostHeader == "check.test:8080")
+        let v6 = try HTTPTarget("http://[fd77::1]/204")
+        #expect(v6.address == IPAddress("fd77::1") && v6.hostHeader == "[fd77::1]" && v6.port == 80)
+        #expect(try HTTPTarget("http://10.0.0.1").path == "/")
+        for (url, reason) in [
+            ("https://example.org/", "only http:// is supported"), ("ftp://x/", "must start with http://"),
+            ("http://", "is not a host name"), ("http://a b/", "spaces"), ("http://x:99999/", "is not a port"),
+            ("http://[fd77::1/", "unclosed"), ("http://user@x/", "user information"), ("http://bad_host!/", "is not a host name"),
+        ] {
+            let error = try #require(throws: NetPathError.self) { try HTTPTarget(url) }
+            #expect(error.message.contains(url) && error.message.contains(reason), "\(error.message)")
+        }
+        #expect(throws: NetPathError.self) { try ConnectivityCheck.Endpoint("http://x/", expecting: .init(status: 700)) }
+        #expect(ConnectivityCheck.defaultEndpoints.count == 5)
+        #expect(Set(ConnectivityCheck.defaultEndpoints.map(\.target.host)).count == 5)
+    }
+
+    @Test func verdictsFollowSpecOrder() throws {
+        let a = try ConnectivityCheck.Endpoint("http://a.test/"), b = try ConnectivityCheck.Endpoint("http://b.test/")
+        let full = ProbeVerdict.of([(a, true, .unexpected(status: 302, location: "/login", reason: "r"), nil, 5), (b, true, .pass(status: 204), nil, 9)])
+        #expect(full.connectivity == .full && full.url == "http://b.test/" && full.httpStatus == 204 && full.latencyMilliseconds == 9)
+        let portal = ProbeVerdict.of([(a, true, .malformed(reason: "x"), "x", nil), (b, true, .unexpected(status: 302, location: "/login", reason: "r"), nil, 3)])
+        #expect(portal.connectivity == .portal && portal.portalURL == "http://b.test/login")
+        let limited = ProbeVerdict.of([(a, false, nil, "no DNS", nil), (b, true, nil, "refused", nil)])
+        #expect(limited.connectivity == .limited && limited.error == "refused")
+        let local = ProbeVerdict.of([(a, false, nil, "the name 'a.test' did not resolve", nil)])
+        #expect(local.connectivity == .local && local.error == "the name 'a.test' did not resolve")
+    }
+}
+
+/// The check's schedule, with a hand-driven clock and checker: no sleeps, no network.
+@Suite struct ConnectivityScheduleTests {
+    final class ManualClock: ProbeClock, @unchecked Sendable {
+        struct Timer { var at: Double; var work: @Sendable () -> Void; var cancelled: Shared<Bool> }
+        // Guarded by `mutex`.
+        private let mutex = Mutex<(now: Double, timers: [Timer])>((0, []))
+        final class Handle: ScheduledWork { let flag: Shared<Bool>; init(_ f: Shared<Bool>) { flag = f }; func cancel() { flag.withLock { $0 = true } } }
+
+        func schedule(after seconds: Double, _ work: @escaping @Sendable () -> Void) -> any ScheduledWork {
+            let flag = Shared(false)
+            mutex.withLock { $0.timers.append(Timer(at: $0.now + seconds, work: work, cancelled: flag)) }
+            return Handle(flag)
+        }
+
+        /// Pending timers' delays from now, in order.
+        var pending: [Double] {
+            mutex.withLock { state in state.timers.filter { !$0.cancelled.withLock { $0 } }.map { $0.at - state.now } }
+        }
+
+        func advance(by seconds: Double) {
+            let due: [Timer] = mutex.withLock { state in
+                state.now += seconds
+                let due = state.timers.filter { $0.at <= state.now }
+                state.timers.removeAll { $0.at <= state.now }
+                return due
+            }
+            for timer in due where !timer.cancelled.withLock({ $0 }) { timer.work() }
+        }
+    }
+
+    final class ManualChecker: @unchecked Sendable {
+        // Guarded by `mutex`.
+        private let mutex = Mutex<[(path: NetworkPath, completion: @Sendable (ConnectivityResult) -> Void, cancelled: Shared<Bool>)]>([])
+        var checker: ConnectivityChecker {
+            { [self] path, completion in
+                let flag = Shared(false)
+                mutex.withLock { $0.append((path, completion, flag)) }
+                return ManualClock.Handle(flag)
+            }
+        }
+        var count: Int { mutex.withLock { $0.count } }
+        func isCancelled(_ index: Int) -> Bool { mutex.withLock { $0[index].cancelled.withLock { $0 } } }
+        func answer(_ connectivity: Connectivity, portal: String? = nil) {
+            let completion = mutex.withLock { $0.last!.completion }
+            completion(ConnectivityResult(connectivity: connectivity, portalURL: portal))
+        }
+    }
+
+    func make(interval: Double? = nil) throws -> (PathMonitor, SimulatedNetwork, ManualClock, ManualChecker, Shared<[NetworkPath]>) {
+        let network = SimulatedNetwork(.online(.wifi))
+        let clock = ManualClock(), checker = ManualChecker()
+        let check = ConnectivityCheck(interval: interval)
+        let monitor = PathMonitor(requiredInterfaceType: nil, prohibitedInterfaceTypes: [], namespace: nil, connectivityCheck: check,
+                                  makeSource: ConnectivitySource.wrap(network.factory, check: check, clock: clock, checker: checker.checker))
+        let seen = Shared<[NetworkPath]>([])
+        monitor.storage.addObserverForTests { path in seen.withLock { $0.append(path) } }
+        try monitor.start()
+        return (monitor, network, clock, checker, seen)
+    }
+
+    @Test func checksOnStartBacksOffWhileNotFullAndStopsWhenFull() throws {
+        let (monitor, _, clock, checker, seen) = try make()
+        defer { monitor.cancel() }
+        #expect(monitor.currentPath?.connectivity == .unknown && checker.count == 1)
+        checker.answer(.portal, portal: "http://portal.test/login")
+        #expect(monitor.currentPath?.connectivity == .portal && monitor.currentPath?.portalURL == "http://portal.test/login")
+        var delays: [Double] = []
+        for _ in 0..<12 {
+            delays.append(clock.pending.first ?? -1)
+            clock.advance(by: clock.pending.first ?? 0)
+            checker.answer(.limited)
+        }
+        #expect(delays == [1, 2, 4, 8, 16, 32, 64, 128, 256, 300, 300, 300])
+        clock.advance(by: 300)
+        checker.answer(.full)
+        #expect(monitor.currentPath?.connectivity == .full)
+        // While full: no timer, no traffic.
+        #expect(clock.pending.isEmpty)
+        let checks = checker.count
+        clock.advance(by: 86_400)
+        #expect(checker.count == checks)
+        #expect(seen.withLock { $0 }.map(\.connectivity) == [.unknown, .portal, .limited, .full])
+    }
+
+    @Test func aPathChangeCancelsTheCheckInFlightAndResetsTheBackoff() throws {
+        let (monitor, network, clock, checker, _) = try make()
+        defer { monitor.cancel() }
+        checker.answer(.limited)
+        clock.advance(by: 1)
+        checker.answer(.limited)
+        #expect(clock.pending == [2])
+        clock.advance(by: 2)  // a third check is in flight…
+        #expect(checker.count == 3 && !checker.isCancelled(2))
+        network.send(.online(.cellular))  // …when the path changes: it is cancelled, a new one starts
+        #expect(checker.isCancelled(2) && checker.count == 4 && !checker.isCancelled(3))
+        #expect(monitor.currentPath?.connectivity == .unknown && monitor.currentPath?.availableInterfaces.first?.type == .cellular)
+        checker.answer(.limited)
+        #expect(clock.pending == [1])
+        // The path is lost: `none` at once, the timer cancelled, nothing sent.
+        network.send(.offline(.noCarrier))
+        #expect(monitor.currentPath?.connectivity == Connectivity.none && clock.pending.isEmpty)
+        clock.advance(by: 1000)
+        #expect(checker.count == 4)
+    }
+
+    @Test func anIntervalRechecksWhileFull() throws {
+        let (monitor, _, clock, checker, _) = try make(interval: 600)
+        defer { monitor.cancel() }
+        checker.answer(.full)
+        #expect(clock.pending == [600])
+        clock.advance(by: 600)
+        #expect(checker.count == 2)
+    }
+
+    @Test func cancelStopsEverything() throws {
+        let (monitor, _, clock, checker, _) = try make()
+        checker.answer(.limited)
+        monitor.cancel()
+        clock.advance(by: 10)
+        #expect(checker.count == 1 && clock.pending.isEmpty)
+    }
+}
