@@ -85,13 +85,6 @@ struct CLIOptionTests {
         let outcome = try #require(tool.finish(seconds: 10), "watch kept running with nobody reading")
         #expect(outcome.status == 0)
     }
-
-    @Test func probeIsNotAvailableYet() throws {
-        for arguments in [["probe"], ["status", "--probe"], ["watch", "--probe"], ["wait", "--probe"]] {
-            let outcome = try #require(try RunningTool(arguments).finish())
-            #expect(outcome.status == 2 && outcome.standardError.contains("not available"))
-        }
-    }
 }
 
 /// Runs any program to its end, at most `seconds`.

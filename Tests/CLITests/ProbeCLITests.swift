@@ -1,0 +1,115 @@
+import Foundation
+import KernelTestSupport
+import Testing
+
+let probeKeys = ["time", "connectivity", "portalURL", "url", "httpStatus", "latencyMs", "error"]
+
+/// `netpath probe` and `--probe` against real HTTP and DNS servers in a namespace the
+/// test makes (SPEC §3, §4).
+@Suite(.enabled(if: Kernel.canRun, "needs root, iproute2, python3 and dnsmasq"))
+struct ProbeCLITests {
+    struct Case: CustomTestStringConvertible, Sendable {
+        var arguments: [String]
+        var connectivity: String
+        var status: Int?
+        var portalURL: String?
+        var testDescription: String { arguments.joined(separator: " ") }
+    }
+
+    static let server = "http://10.77.0.1:8080"
+    static let cases: [Case] = [
+        Case(arguments: ["--url", "\(server)/204"], connectivity: "full", status: 204),
+        Case(arguments: ["--url", "\(server)/empty200"], connectivity: "full", status: 200),
+        Case(arguments: ["--url", "\(server)/redirect"], connectivity: "portal", status: 302, portalURL: "http://portal.test/login"),
+        Case(arguments: ["--url", "\(server)/login"], connectivity: "portal", status: 200),
+        Case(arguments: ["--url", "\(server)/success", "--expect-body", "success"], connectivity: "full", status: 200),
+        Case(arguments: ["--url", "\(server)/success", "--expect-status", "200", "--expect-body", "welcome"], connectivity: "portal", status: 200),
+        Case(arguments: ["--url", "\(server)/204", "--expect-status", "200"], connectivity: "portal", status: 204),
+        Case(arguments: ["--url", "\(server)/never", "--timeout", "1"], connectivity: "limited"),
+        Case(arguments: ["--url", "http://10.77.0.1:8081/204", "--timeout", "2"], connectivity: "limited"),
+        Case(arguments: ["--url", "\(server)/endless"], connectivity: "portal", status: 200),
+        Case(arguments: ["--url", "\(server)/garbage"], connectivity: "limited"),
+        Case(arguments: ["--url", "\(server)/hugeheader"], connectivity: "limited"),
+        Case(arguments: ["--url", "http://nowhere.test/204", "--timeout", "2"], connectivity: "local"),
+        Case(arguments: ["--url", "http://check.test:8080/204"], connectivity: "full", status: 204),
+        Case(arguments: ["--url", "http://[fd77::1]:8080/204"], connectivity: "full", status: 204),
+        Case(arguments: ["--url", "http://10.77.0.1:8081/", "--url", "\(server)/never", "--url", "http://check.test:8080/empty200", "--timeout", "3"],
+             connectivity: "full", status: 200),
+    ]
+
+    @Test func everyServerBehaviourIsClassified() throws {
+        let lab = try ProbeLab()
+        defer { lab.remove() }
+        for testCase in ProbeCLITests.cases {
+            let outcome = try #require(try runTool(netpathBinary, ["probe", "--json", "--netns", lab.client.name] + testCase.arguments, seconds: 15),
+                                       "hung: \(testCase.testDescription)")
+            let line = try #require(outcome.lines.first, "\(testCase.testDescription): \(outcome.standardError)")
+            #expect(jsonKeys(line) == probeKeys)
+            let result = try jsonObject(line)
+            #expect(result["connectivity"] as? String == testCase.connectivity, "\(testCase.testDescription): \(line)")
+            #expect(result["httpStatus"] as? Int == testCase.status, "\(testCase.testDescription): \(line)")
+            #expect(result["portalURL"] as? String == testCase.portalURL, "\(testCase.testDescription): \(line)")
+            #expect(outcome.status == (testCase.connectivity == "full" ? 0 : 1), "\(testCase.testDescription)")
+            if testCase.connectivity != "full" {
+                #expect((result["error"] as? String)?.isEmpty == false, "\(testCase.testDescription): \(line)")
+            }
+        }
+    }
+
+    @Test func aDNSHijackingPortalThenLogin() throws {
+        let lab = try ProbeLab(hijackDNS: true, mode: "portal")
+        defer { lab.remove() }
+        // The default endpoints of five operators, every name answered by the portal.
+        let probe = try #require(try runTool(netpathBinary, ["probe", "--json", "--netns", lab.client.name]))
+        let result = try jsonObject(try #require(probe.lines.first))
+        #expect(probe.status == 1 && result["connectivity"] as? String == "portal")
+        #expect(result["portalURL"] as? String == "http://portal.test/login")
+
+        let watch = try RunningTool(["watch", "--probe", "--json", "--netns", lab.client.name])
+        var line = try jsonObject(try #require(watch.nextLine()))
+        #expect(line["status"] as? String == "satisfied" && line["connectivity"] as? String == "unknown")
+        line = try jsonObject(try #require(watch.nextLine()))
+        #expect(line["connectivity"] as? String == "portal" && line["portalURL"] as? String == "http://portal.test/login")
+        // "Log in": the next re-check (after 1 s, then 2 s…) finds the Internet.
+        try lab.setMode("online")
+        line = try jsonObject(try #require(watch.nextLine(seconds: 15)))
+        #expect(line["connectivity"] as? String == "full" && line["portalURL"] is NSNull)
+        watch.signal(SIGTERM)
+        #expect(watch.finish()?.status == 0)
+
+        let status = try #require(try runTool(netpathBinary, ["status", "--probe", "--json", "--netns", lab.client.name]))
+        let keys = jsonKeys(try #require(status.lines.first))
+        #expect(keys == pathKeys + ["connectivity", "portalURL"])
+        #expect(try jsonObject(status.lines[0])["connectivity"] as? String == "full")
+        let wait = try #require(try runTool(netpathBinary, ["wait", "--probe", "--netns", lab.client.name, "--timeout", "10"]))
+        #expect(wait.status == 0)
+        try lab.setMode("portal")
+        let stuck = try #require(try runTool(netpathBinary, ["wait", "--probe", "--netns", lab.client.name, "--timeout", "1"]))
+        #expect(stuck.status == 1)
+    }
+
+    @Test func anUnsatisfiedPathIsNoneWithoutTraffic() throws {
+        let ns = try TestNamespace("pnone")
+        defer { ns.remove() }
+        let outcome = try #require(try runTool(netpathBinary, ["probe", "--json", "--netns", ns.name]))
+        let result = try jsonObject(try #require(outcome.lines.first))
+        #expect(outcome.status == 1 && result["connectivity"] as? String == "none" && result["url"] is NSNull)
+    }
+
+    @Test(arguments: [
+        (["probe", "--url", "https://example.org/"], "https://example.org/"),
+        (["probe", "--url", "example.org"], "example.org"),
+        (["probe", "--url", "http://x:70000/"], "70000"),
+        (["probe", "--expect-status", "99"], "99"),
+        (["probe", "--expect-body", "ok"], "--url"),
+        (["probe", "--timeout", "0"], "timeout"),
+        (["probe", "--timeout", "301"], "300"),
+        (["status", "--url", "http://x/"], "--probe"),
+        (["watch", "--probe", "--probe-timeout", "abc"], "abc"),
+    ])
+    func badProbeInputIsAUsageError(arguments: [String], word: String) throws {
+        let outcome = try #require(try RunningTool(arguments).finish())
+        #expect(outcome.status == 2 && outcome.standardError.contains(word) && outcome.standardError.split(separator: "\n").count == 1,
+                "\(outcome.standardError)")
+    }
+}

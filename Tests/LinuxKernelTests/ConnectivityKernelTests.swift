@@ -1,0 +1,71 @@
+import Foundation
+import KernelTestSupport
+import Observation
+import Testing
+@testable import NetPath
+
+/// The connectivity check through the library, against the lab's real servers.
+@Suite(.enabled(if: Kernel.canRun, "needs root, iproute2, python3 and dnsmasq"))
+struct ConnectivityKernelTests {
+    @Test func headerExpectationAndSeveralEndpoints() async throws {
+        let lab = try ProbeLab()
+        defer { lab.remove() }
+        let header = ConnectivityCheck.Expectation(status: 200, header: .init(name: "X-NetworkManager-Status", value: "online"))
+        let check = ConnectivityCheck(endpoints: [
+            try .init("http://10.77.0.1:8080/never"),
+            try .init("http://check.test:8080/nm", expecting: header),
+        ], timeout: 3)
+        let monitor = PathMonitor(namespace: lab.client.namespace)
+        try monitor.start()
+        let path = try #require(monitor.currentPath)
+        monitor.cancel()
+        let result = await check.run(over: path, namespace: lab.client.namespace)
+        #expect(result.connectivity == .full && result.url == "http://check.test:8080/nm" && result.httpStatus == 200)
+        let wrongHeader = ConnectivityCheck(endpoints: [try .init("http://check.test:8080/success", expecting: header)], timeout: 3)
+        let portal = await wrongHeader.run(over: path, namespace: lab.client.namespace)
+        #expect(portal.connectivity == .portal && portal.error == "no 'X-NetworkManager-Status: online' header")
+    }
+
+    @Test func losingThePathDuringACheckGivesNoneAtOnce() async throws {
+        let lab = try ProbeLab()
+        defer { lab.remove() }
+        // An endpoint that never answers keeps the check in flight for 60 s.
+        let check = ConnectivityCheck(endpoints: [try .init("http://10.77.0.1:8080/never")], timeout: 60)
+        let monitor = PathMonitor(namespace: lab.client.namespace, connectivityCheck: check)
+        let recorder = PathRecorder(monitor)
+        try monitor.start()
+        defer { monitor.cancel() }
+        #expect(monitor.currentPath?.connectivity == .unknown)
+        try lab.client.ip("link set v0 down")
+        let lost = await recorder.wait(seconds: 10) { $0.status != .satisfied }
+        #expect(lost?.connectivity == Connectivity.none)
+        #expect(!recorder.paths.contains { $0.connectivity == .limited })
+    }
+
+    @MainActor
+    @Test func networkMonitorCanMeanInternetReachable() async throws {
+        let lab = try ProbeLab(hijackDNS: true, mode: "portal")
+        defer { lab.remove() }
+        let check = ConnectivityCheck(timeout: 3)
+        let monitor = NetworkMonitor(monitor: PathMonitor(namespace: lab.client.namespace, connectivityCheck: check),
+                                     assumeConnected: false, isConnectedMeans: .internetReachable)
+        monitor.start()
+        #expect(monitor.status == .satisfied && !monitor.isConnected)
+        while monitor.connectivity != .portal {
+            await withCheckedContinuation { (changed: CheckedContinuation<Void, Never>) in
+                withObservationTracking { _ = monitor.connectivity } onChange: { changed.resume() }
+            }
+            await Task.yield()
+        }
+        #expect(!monitor.isConnected && monitor.portalURL == "http://portal.test/login")
+        try lab.setMode("online")
+        while monitor.connectivity != .full {
+            await withCheckedContinuation { (changed: CheckedContinuation<Void, Never>) in
+                withObservationTracking { _ = monitor.connectivity } onChange: { changed.resume() }
+            }
+            await Task.yield()
+        }
+        #expect(monitor.isConnected && monitor.portalURL == nil)
+        monitor.stop()
+    }
+}

@@ -1,0 +1,130 @@
+import Foundation
+import NetPath
+
+/// Two namespaces joined by a veth link, for connectivity-check tests: `client` (10.77.0.2,
+/// fd77::2, default routes via the server) and `server` (10.77.0.1, fd77::1) running the
+/// test HTTP server (probe_server.py, ports 80 and 8080) and a real DNS server (dnsmasq)
+/// that the client's resolver file names. ``remove()`` stops both and deletes everything.
+public final class ProbeLab: @unchecked Sendable {
+    // Set up in init, torn down in remove(); used by one test.
+    public let client: TestNamespace
+    public let server: TestNamespace
+    public let modeFile: String
+    private var children: [(pid: pid_t, input: Int32)] = []
+
+    public static let serverScript = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("probe_server.py").path
+
+    /// - Parameters:
+    ///   - hijackDNS: every name resolves to the server (a DNS-hijacking captive portal);
+    ///     otherwise only `check.test` and `portal.test` do.
+    ///   - mode: `portal` or `online`: how the server answers the default endpoints.
+    public init(hijackDNS: Bool = false, mode: String = "online") throws {
+        client = try TestNamespace("pcli")
+        server = try TestNamespace("psrv")
+        modeFile = "/tmp/netpath-probe-mode-\(client.name)"
+        do {
+            try client.ip("link add v0 type veth peer name v1 netns \(server.name)")
+            try server.batch(["addr add 10.77.0.1/24 dev v1", "addr add fd77::1/64 dev v1 nodad", "link set v1 up"])
+            try client.batch(["addr add 10.77.0.2/24 dev v0", "addr add fd77::2/64 dev v0 nodad", "link set v0 up"])
+            try client.ip("route add default via 10.77.0.1")
+            try client.ip("-6 route add default via fd77::1")
+            try "nameserver 10.77.0.1\n".write(toFile: client.resolverDirectory + "/resolv.conf", atomically: true, encoding: .utf8)
+            try setMode(mode)
+            try start([Kernel.ipPath, "netns", "exec", server.name, "/usr/bin/env", "python3", ProbeLab.serverScript,
+                       "--port", "80", "--port", "8080", "--bind", "10.77.0.1", "--bind", "fd77::1", "--mode-file", modeFile],
+                      readyWhenOutputContains: "ready")
+            var dns = [Kernel.ipPath, "netns", "exec", server.name, ProbeLab.dnsmasqPath, "--no-daemon", "--no-resolv", "--no-hosts",
+                       "--bind-interfaces", "--listen-address=10.77.0.1", "--user=root", "--pid-file", "--log-facility=-",
+                       "--address=/check.test/10.77.0.1", "--address=/portal.test/10.77.0.1"]
+            if hijackDNS { dns.append("--address=/#/10.77.0.1") }
+            try start(dns, readyWhenOutputContains: "started")
+            try waitUntilOnline()
+        } catch {
+            remove()
+            throw error
+        }
+    }
+
+    public static let dnsmasqPath = ["/usr/sbin/dnsmasq", "/usr/bin/dnsmasq", "/sbin/dnsmasq"]
+        .first { FileManager.default.isExecutableFile(atPath: $0) } ?? "/usr/sbin/dnsmasq"
+
+    /// Waits (at most 10 s) for the client's path to be satisfied: the veth carrier comes
+    /// a moment after the link is set up.
+    public func waitUntilOnline() throws {
+        let monitor = PathMonitor(namespace: client.namespace)
+        let online = DispatchSemaphore(value: 0)
+        monitor.pathUpdateHandler = { path in if path.status == .satisfied { online.signal() } }
+        try monitor.start()
+        defer { monitor.cancel() }
+        guard online.wait(timeout: .now() + 10) == .success else {
+            throw CommandFailure(description: "the client namespace did not come online: \(String(describing: monitor.currentPath))")
+        }
+    }
+
+    /// `portal` or `online` (after "logging in").
+    public func setMode(_ mode: String) throws {
+        try (mode + "\n").write(toFile: modeFile, atomically: true, encoding: .utf8)
+    }
+
+    /// Starts a program (posix_spawn: Foundation's Process is kept for short commands) and
+    /// waits, at most 10 s, until its output shows it is ready.
+    private func start(_ command: [String], readyWhenOutputContains marker: String) throws {
+        var output: [Int32] = [0, 0], input: [Int32] = [0, 0]
+        guard pipe(&output) == 0, pipe(&input) == 0 else { throw CommandFailure(description: "pipe failed") }
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_adddup2(&actions, input[0], 0)
+        posix_spawn_file_actions_adddup2(&actions, output[1], 1)
+        posix_spawn_file_actions_adddup2(&actions, output[1], 2)
+        for fd in [input[0], input[1], output[0], output[1]] { posix_spawn_file_actions_addclose(&actions, fd) }
+        var pid: pid_t = 0
+        let argv = command.map { strdup($0) } + [nil]
+        defer { for pointer in argv { free(pointer) } }
+        let result = posix_spawn(&pid, command[0], &actions, nil, argv, environ)
+        close(input[0])
+        close(output[1])
+        guard result == 0 else {
+            close(input[1]); close(output[0])
+            throw CommandFailure(description: "cannot start \(command[0]): \(result)")
+        }
+        children.append((pid, input[1]))
+        let descriptor = output[0]
+        var seen = ""
+        let deadline = Date().addingTimeInterval(10)
+        while !seen.contains(marker) {
+            let left = deadline.timeIntervalSinceNow
+            var poller = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
+            guard left > 0, poll(&poller, 1, Int32(left * 1000) + 1) > 0 else {
+                close(descriptor)
+                throw CommandFailure(description: "\(command.joined(separator: " ")) did not become ready: \(seen)")
+            }
+            var chunk = [UInt8](repeating: 0, count: 4096)
+            let count = read(descriptor, &chunk, chunk.count)
+            if count <= 0 {
+                close(descriptor)
+                throw CommandFailure(description: "\(command[0]) ended: \(seen)")
+            }
+            seen += String(decoding: chunk[0..<count], as: UTF8.self)
+        }
+        // Keep draining its output so it never blocks on a full pipe; the thread ends at EOF.
+        Thread.detachNewThread {
+            var sink = [UInt8](repeating: 0, count: 4096)
+            while read(descriptor, &sink, sink.count) > 0 {}
+            close(descriptor)
+        }
+    }
+
+    public func remove() {
+        for child in children {
+            close(child.input)
+            kill(child.pid, SIGKILL)  // the spawning thread may have SIGTERM blocked, and the child with it
+            var status: Int32 = 0
+            waitpid(child.pid, &status, 0)
+        }
+        children.removeAll()
+        client.remove()
+        server.remove()
+        try? FileManager.default.removeItem(atPath: modeFile)
+    }
+}
