@@ -66,10 +66,14 @@ enum NetPathCommand {
             arguments.json ? Output.json(path, connectivity: withConnectivity) : Output.human(path, color: color)
         }
         switch arguments.command {
+        case .status where !withConnectivity:
+            let path = readPath(arguments, namespace: namespace)
+            Terminal.write(format(path) + "\n")
+            finish(path.status == .satisfied ? .success : .failure)
         case .status:
             start(monitor)
             guard var path = monitor.currentPath else { fail("no path was reported", .runtime) }
-            if withConnectivity && path.connectivity == .unknown {
+            if path.connectivity == .unknown {
                 // Print once, with the check's verdict: wait for it (it is time-bounded).
                 let verdict = Gate<NetworkPath>()
                 monitor.pathUpdateHandler = { path in if path.connectivity != .unknown { verdict.open(path) } }
@@ -112,14 +116,24 @@ enum NetPathCommand {
             finish(.failure)
         case .probe:
             guard let check else { fail("no connectivity check configured", .usage) }
-            start(monitor)
-            let path = monitor.currentPath
-            monitor.cancel()
+            let path = readPath(arguments, namespace: namespace)
             let verdict = Gate<ConnectivityResult>()
             Task.detached { verdict.open(await check.run(over: path, namespace: namespace)) }
             guard let result = verdict.wait(seconds: check.timeout + 5) else { fail("the check did not finish", .runtime) }
             Terminal.write((arguments.json ? Output.json(result) : Output.human(result, color: color)) + "\n")
             finish(result.connectivity == .full ? .success : .failure)
+        }
+    }
+
+    /// The path now, read once (no thread, no watch: the fastest start and exit).
+    static func readPath(_ arguments: Arguments, namespace: NetworkNamespace?) -> NetworkPath {
+        do {
+            return try PathMonitor.currentPath(requiredInterfaceType: arguments.required,
+                                               prohibitedInterfaceTypes: arguments.prohibited, namespace: namespace)
+        } catch let error as NetPathError {
+            fail(error.description, .runtime)
+        } catch {
+            fail("\(error)", .runtime)
         }
     }
 

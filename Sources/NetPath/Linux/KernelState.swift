@@ -48,7 +48,15 @@ struct KernelState: Hashable, Sendable {
     var links: [Int32: LinkState] = [:]
     var addresses: [Int32: [AddressKey: AddressMessage]] = [:]
     var defaultRoutes: [RouteKey: RouteEntry] = [:]
-    var hasDNSServer = false
+    var hasDNSServer = false {
+        didSet { if hasDNSServer != oldValue { changed = true } }
+    }
+    /// Usable addresses per link and family (index 0: IPv4, 1: IPv6), kept as addresses
+    /// come and go, so an address storm costs O(1) per message and leaves the path alone.
+    private(set) var usableCounts: [Int32: [Int]] = [:]
+    /// Set by every update that can change the path; the reader recomputes the path only
+    /// then (a spurious NEWLINK or the thousandth address on a link changes nothing).
+    var changed = true
 
     // RFC 2863 operational states (IF_OPER_*), route types (RTN_*) and flags.
     static let operUnknown: UInt8 = 0, operDormant: UInt8 = 5, operUp: UInt8 = 6
@@ -64,6 +72,18 @@ struct KernelState: Hashable, Sendable {
         links.removeAll(keepingCapacity: true)
         addresses.removeAll(keepingCapacity: true)
         defaultRoutes.removeAll(keepingCapacity: true)
+        usableCounts.removeAll(keepingCapacity: true)
+        changed = true
+    }
+
+    private mutating func count(_ address: AddressMessage, _ delta: Int) {
+        guard KernelState.isUsable(address) else { return }
+        let slot = address.address.family == IPAddress.inet ? 0 : 1
+        var counts = usableCounts[address.index] ?? [0, 0]
+        let before = counts[slot]
+        counts[slot] += delta
+        usableCounts[address.index] = counts == [0, 0] ? nil : counts
+        if (before == 0) != (counts[slot] == 0) { changed = true }
     }
 
     // MARK: - Applying messages
@@ -71,27 +91,38 @@ struct KernelState: Hashable, Sendable {
     /// Records a link. The kernel removes routes through a link that goes down without
     /// telling anyone, so they are dropped here too.
     mutating func updateLink(_ link: LinkState) {
-        links[link.index] = link
+        let previous = links.updateValue(link, forKey: link.index)
+        // Only what the rules read: flags, operstate, name, type.
+        if previous?.flags != link.flags || previous?.operationalState != link.operationalState
+            || previous?.name != link.name || previous?.type != link.type {
+            changed = true
+        }
         if link.flags & KernelState.flagUp == 0 {
             removeNexthops { $0.interfaceIndex == link.index }
         }
     }
 
     mutating func removeLink(index: Int32) {
-        links[index] = nil
+        if links.removeValue(forKey: index) != nil { changed = true }
         addresses[index] = nil
+        if usableCounts.removeValue(forKey: index) != nil { changed = true }
         removeNexthops { $0.interfaceIndex == index }
     }
 
     mutating func addAddress(_ message: AddressMessage) {
-        addresses[message.index, default: [:]][AddressKey(address: message.address, prefixLength: message.prefixLength)] = message
+        let key = AddressKey(address: message.address, prefixLength: message.prefixLength)
+        if let previous = addresses[message.index, default: [:]].updateValue(message, forKey: key) {
+            count(previous, -1)
+        }
+        count(message, +1)
     }
 
     /// Forgets an address. When a link loses its last IPv4 address the kernel silently
     /// flushes the IPv4 routes through it (`fib_disable_ip`); so does this.
     mutating func removeAddress(_ message: AddressMessage) {
         let key = AddressKey(address: message.address, prefixLength: message.prefixLength)
-        guard addresses[message.index]?.removeValue(forKey: key) != nil else { return }
+        guard let removed = addresses[message.index]?.removeValue(forKey: key) else { return }
+        count(removed, -1)
         if message.address.family == IPAddress.inet,
            !(addresses[message.index]?.values.contains { $0.address.family == IPAddress.inet } ?? false) {
             let index = message.index
@@ -104,6 +135,7 @@ struct KernelState: Hashable, Sendable {
     mutating func addRoute(_ route: RouteMessage, replace: Bool) {
         guard route.destinationLength == 0, route.flags & KernelState.routeCloned == 0 else { return }
         let key = RouteKey(family: route.family, table: route.table, tos: route.tos, metric: route.metric)
+        changed = true
         if replace || defaultRoutes[key]?.type != route.type {
             defaultRoutes[key] = RouteEntry(type: route.type, nexthops: route.nexthops)
             return
@@ -117,6 +149,7 @@ struct KernelState: Hashable, Sendable {
         guard route.destinationLength == 0, route.flags & KernelState.routeCloned == 0 else { return }
         let key = RouteKey(family: route.family, table: route.table, tos: route.tos, metric: route.metric)
         guard var entry = defaultRoutes[key] else { return }
+        changed = true
         if route.nexthops.isEmpty {
             defaultRoutes[key] = nil
             return
@@ -128,6 +161,7 @@ struct KernelState: Hashable, Sendable {
     private mutating func removeNexthops(family: UInt8? = nil, where shouldRemove: (Nexthop) -> Bool) {
         for (key, entry) in defaultRoutes where family == nil || key.family == family {
             guard entry.nexthops.contains(where: shouldRemove) else { continue }
+            changed = true
             let kept = entry.nexthops.filter { !shouldRemove($0) }
             defaultRoutes[key] = kept.isEmpty ? nil : RouteEntry(type: entry.type, nexthops: kept)
         }
@@ -158,8 +192,12 @@ struct KernelState: Hashable, Sendable {
     }
 
     func hasUsableAddress(_ index: Int32, family: UInt8? = nil) -> Bool {
-        guard let list = addresses[index] else { return false }
-        return list.values.contains { (family == nil || $0.address.family == family) && KernelState.isUsable($0) }
+        guard let counts = usableCounts[index] else { return false }
+        switch family {
+        case IPAddress.inet?: return counts[0] > 0
+        case IPAddress.inet6?: return counts[1] > 0
+        default: return counts[0] + counts[1] > 0
+        }
     }
 
     /// A usable default route's next hop.

@@ -16,6 +16,9 @@ struct LinuxSourceOptions: Sendable {
     var beforeRead: (@Sendable () -> Void)?
     /// Resolver files to use instead of the system's (tests).
     var resolver: ResolverConfiguration?
+    /// Watch the resolver files with inotify; off for a one-shot read (closing an inotify
+    /// instance with watches costs the process about 10 ms at exit).
+    var watchesResolverFiles = true
 }
 
 /// One running Linux monitor: a netlink socket, an inotify watch of the resolver files, and
@@ -42,7 +45,7 @@ final class LinuxPathSource: @unchecked Sendable {
     private let control = Locked<(thread: pthread_t?, stopped: Bool)>((nil, false))
 
     static let slotSize = 32 * 1024
-    static let slotCount = 32
+    static let slotCount = 8
     /// `RTMGRP_LINK | RTMGRP_IPV4_IFADDR | RTMGRP_IPV4_ROUTE | RTMGRP_IPV6_IFADDR | RTMGRP_IPV6_ROUTE`
     static let groups: UInt32 = 0x1 | 0x10 | 0x40 | 0x100 | 0x400
 
@@ -85,9 +88,9 @@ final class LinuxPathSource: @unchecked Sendable {
         deliver: @escaping @Sendable (NetworkPath) -> Void
     ) throws -> LinuxPathSource {
         let sockets = try makeSockets(in: namespace, receiveBufferSize: options.receiveBufferSize)
-        let inotifyFD = inotify_init1(Int32(IN_NONBLOCK | IN_CLOEXEC))
+        let inotifyFD = options.watchesResolverFiles ? inotify_init1(Int32(IN_NONBLOCK | IN_CLOEXEC)) : -1
         let wakeFD = cnetlink_eventfd()
-        guard inotifyFD >= 0, wakeFD >= 0 else {
+        guard inotifyFD >= 0 || !options.watchesResolverFiles, wakeFD >= 0 else {
             let code = errno
             for fd in [sockets.netlink, sockets.ioctl, inotifyFD, wakeFD] where fd >= 0 { Syscall.close(fd) }
             throw NetPathError(.netlinkFailure, "cannot create the monitor's event descriptors", errno: code)
@@ -98,9 +101,10 @@ final class LinuxPathSource: @unchecked Sendable {
             filter: filter, resolver: resolver, options: options, deliver: deliver
         )
         do {
-            source.watchResolverFiles()
+            if inotifyFD >= 0 { source.watchResolverFiles() }
             source.engine.setHasDNSServer(resolver.hasServer(read: { Syscall.readFile($0) }))
             try source.synchronizeNow()
+            _ = source.engine.takeChanges()
             source.lastPath = source.engine.state.path(filter: filter)
             source.initialPath = source.lastPath
             return source
@@ -329,7 +333,7 @@ final class LinuxPathSource: @unchecked Sendable {
                     if let request = engine.resynchronize() { try? send(request) }
                 }
             }
-            guard engine.isSettled else { continue }
+            guard engine.isSettled, engine.takeChanges() else { continue }
             let path = engine.state.path(filter: filter)
             if path != lastPath {
                 lastPath = path

@@ -45,6 +45,12 @@ struct NetlinkEngine {
     /// Whether the state is complete (no dump in progress).
     var isSettled: Bool { dumping == nil }
 
+    /// Whether anything that can change the path changed since the last call; clears it.
+    mutating func takeChanges() -> Bool {
+        defer { state.changed = false }
+        return state.changed
+    }
+
     /// Sets whether the resolver configuration names a server.
     mutating func setHasDNSServer(_ value: Bool) {
         state.hasDNSServer = value

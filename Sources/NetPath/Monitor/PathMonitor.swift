@@ -100,30 +100,76 @@ public final class PathMonitor: Sendable {
     /// Starts watching. Does nothing when already running.
     ///
     /// - Parameters:
-    ///   - queue: Where ``pathUpdateHandler`` is called; a private serial queue by default.
+    ///   - queue: Where ``pathUpdateHandler`` is called. `nil` (the default) calls it on the
+    ///     monitor's own thread, in order, as soon as a path differs (for the first path:
+    ///     before `start` returns); it should return quickly.
     /// - Throws: ``NetPathError`` when the namespace does not exist or cannot be entered,
     ///   or the netlink socket cannot be opened.
     public func start(queue: DispatchQueue? = nil) throws {
-        try storage.lifecycle.withLock { _ in
+        let opened: (any PathSource, UInt64)? = try storage.lifecycle.withLock { _ in
             let generation: UInt64? = storage.state.withLock { state in
                 guard state.source == nil else { return nil }
                 state.generation &+= 1
-                state.queue = queue ?? DispatchQueue(label: "NetPath.PathMonitor")
+                state.queue = queue
                 return state.generation
             }
-            guard let generation else { return }
+            guard let generation else { return nil }
             let source = try makeSource(filter) { [weak storage] path in
                 storage?.deliver(path, generation: generation)
             }
             storage.state.withLock { $0.source = source }
-            if let first = source.initialPath {
-                storage.deliver(first, generation: generation, force: true)
-            }
-            guard source.startReading() else {
-                storage.stop()
-                throw NetPathError(.netlinkFailure, "cannot start the monitor's reader thread")
-            }
+            return (source, generation)
         }
+        guard let (source, generation) = opened else { return }
+        // Outside the lifecycle lock: a handler called inline may cancel or restart.
+        if let first = source.initialPath {
+            storage.deliver(first, generation: generation, force: true)
+        }
+        let started = storage.lifecycle.withLock { _ in
+            // Cancelled meanwhile (by a handler, or another thread): nothing to start.
+            guard storage.state.withLock({ $0.generation == generation }) else { return true }
+            return source.startReading()
+        }
+        guard started else {
+            cancel()
+            throw NetPathError(.netlinkFailure, "cannot start the monitor's reader thread")
+        }
+    }
+
+    /// The current path, read once: on Linux one netlink dump, with no thread and no file
+    /// watch left behind (what `netpath status` uses).
+    ///
+    /// - Parameters:
+    ///   - requiredInterfaceType: Consider only interfaces of this type.
+    ///   - prohibitedInterfaceTypes: Never consider interfaces of these types.
+    ///   - namespace: On Linux, the network namespace to read.
+    /// - Returns: The path now.
+    /// - Throws: ``NetPathError`` as ``start(queue:)`` does.
+    public static func currentPath(
+        requiredInterfaceType: NetworkInterface.InterfaceType? = nil,
+        prohibitedInterfaceTypes: [NetworkInterface.InterfaceType] = [],
+        namespace: NetworkNamespace? = nil
+    ) throws -> NetworkPath {
+        var options = LinuxSourceOptionsIfAny()
+        options.watchesResolverFiles = false
+        let monitor = PathMonitor(
+            requiredInterfaceType: requiredInterfaceType, prohibitedInterfaceTypes: prohibitedInterfaceTypes,
+            namespace: namespace, makeSource: systemSource(namespace: namespace, options: options)
+        )
+        let first = Locked<NetworkPath?>(nil)
+        let arrived = DispatchSemaphore(value: 0)
+        monitor.pathUpdateHandler = { path in
+            first.withLock { $0 = $0 ?? path }
+            arrived.signal()
+        }
+        try monitor.start()
+        defer { monitor.cancel() }
+        if let path = first.withLock({ $0 }) { return path }
+        // Apple's backend reports its first path asynchronously.
+        guard arrived.wait(timeout: .now() + 5) == .success, let path = first.withLock({ $0 }) else {
+            throw NetPathError(.netlinkFailure, "no path was reported within 5 s")
+        }
+        return path
     }
 
     /// Stops watching: closes the socket, ends every active ``paths`` loop. The monitor
@@ -206,5 +252,7 @@ extension PathMonitor {
 #if os(Linux) || os(Android)
 typealias LinuxSourceOptionsIfAny = LinuxSourceOptions
 #else
-struct LinuxSourceOptionsIfAny: Sendable {}
+struct LinuxSourceOptionsIfAny: Sendable {
+    var watchesResolverFiles = true
+}
 #endif

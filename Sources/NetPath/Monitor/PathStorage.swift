@@ -35,7 +35,7 @@ final class PathStorage: @unchecked Sendable {
     func deliver(_ path: NetworkPath, generation: UInt64, force: Bool = false) {
         var resume: [CheckedContinuation<NetworkPath?, Never>] = []
         var observers: [@Sendable (NetworkPath) -> Void] = []
-        let target: (DispatchQueue, @Sendable (NetworkPath) -> Void)? = state.withLock { state in
+        let target: (DispatchQueue?, @Sendable (NetworkPath) -> Void)? = state.withLock { state in
             guard state.generation == generation, force || state.current != path else { return nil }
             state.current = path
             observers = Array(state.observers.values)
@@ -49,8 +49,8 @@ final class PathStorage: @unchecked Sendable {
                 }
                 state.subscribers[id] = subscriber
             }
-            guard state.handler != nil, let queue = state.queue else { return nil }
-            return (queue, { [weak self] path in
+            guard state.handler != nil else { return nil }
+            return (state.queue, { [weak self] path in
                 // Looked up when it runs, so a handler replaced or a run cancelled meanwhile
                 // is respected.
                 let handler = self?.state.withLock { $0.generation == generation ? $0.handler : nil }
@@ -60,7 +60,11 @@ final class PathStorage: @unchecked Sendable {
         for waiter in resume { waiter.resume(returning: path) }
         for observer in observers { observer(path) }
         if let (queue, call) = target {
-            queue.async { call(path) }
+            if let queue {
+                queue.async { call(path) }
+            } else {
+                call(path)
+            }
         }
     }
 
