@@ -43,6 +43,12 @@ struct KernelState: Hashable, Sendable {
     struct AddressKey: Hashable, Sendable {
         var address: IPAddress
         var prefixLength: UInt8
+
+        // Two words instead of four fields: address storms hash thousands of these.
+        func hash(into hasher: inout Hasher) {
+            hasher.combine(address.high)
+            hasher.combine(address.low ^ UInt64(address.family) << 8 ^ UInt64(prefixLength))
+        }
     }
 
     var links: [Int32: LinkState] = [:]
@@ -51,9 +57,14 @@ struct KernelState: Hashable, Sendable {
     var hasDNSServer = false {
         didSet { if hasDNSServer != oldValue { changed = true } }
     }
-    /// Usable addresses per link and family (index 0: IPv4, 1: IPv6), kept as addresses
+    /// Usable addresses per link and family, kept as addresses
     /// come and go, so an address storm costs O(1) per message and leaves the path alone.
-    private(set) var usableCounts: [Int32: [Int]] = [:]
+    private(set) var usableCounts: [Int32: UsableCounts] = [:]
+
+    struct UsableCounts: Hashable, Sendable {
+        var ipv4 = 0
+        var ipv6 = 0
+    }
     /// Set by every update that can change the path; the reader recomputes the path only
     /// then (a spurious NEWLINK or the thousandth address on a link changes nothing).
     var changed = true
@@ -78,12 +89,13 @@ struct KernelState: Hashable, Sendable {
 
     private mutating func count(_ address: AddressMessage, _ delta: Int) {
         guard KernelState.isUsable(address) else { return }
-        let slot = address.address.family == IPAddress.inet ? 0 : 1
-        var counts = usableCounts[address.index] ?? [0, 0]
-        let before = counts[slot]
-        counts[slot] += delta
-        usableCounts[address.index] = counts == [0, 0] ? nil : counts
-        if (before == 0) != (counts[slot] == 0) { changed = true }
+        var counts = usableCounts[address.index] ?? UsableCounts()
+        let isIPv4 = address.address.family == IPAddress.inet
+        let before = isIPv4 ? counts.ipv4 : counts.ipv6
+        if isIPv4 { counts.ipv4 += delta } else { counts.ipv6 += delta }
+        let after = isIPv4 ? counts.ipv4 : counts.ipv6
+        usableCounts[address.index] = counts == UsableCounts() ? nil : counts
+        if (before == 0) != (after == 0) { changed = true }
     }
 
     // MARK: - Applying messages
@@ -194,9 +206,9 @@ struct KernelState: Hashable, Sendable {
     func hasUsableAddress(_ index: Int32, family: UInt8? = nil) -> Bool {
         guard let counts = usableCounts[index] else { return false }
         switch family {
-        case IPAddress.inet?: return counts[0] > 0
-        case IPAddress.inet6?: return counts[1] > 0
-        default: return counts[0] + counts[1] > 0
+        case IPAddress.inet?: return counts.ipv4 > 0
+        case IPAddress.inet6?: return counts.ipv6 > 0
+        default: return counts.ipv4 + counts.ipv6 > 0
         }
     }
 

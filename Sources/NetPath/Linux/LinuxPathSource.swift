@@ -287,6 +287,9 @@ final class LinuxPathSource: @unchecked Sendable {
                 }
                 for request in requests { try send(request) }
             }
+            // A batch that did not fill every slot emptied the queue: back to poll, without
+            // a read that would only say EAGAIN (an event storm is mostly single events).
+            if received < LinuxPathSource.slotCount && engine.isSettled { return }
         }
     }
 

@@ -53,7 +53,9 @@ enum NetlinkParser {
             guard let address = decodeAddress(payload) else { return .other(type: type) }
             return type == newAddress ? .newAddress(address) : .deleteAddress(address)
         case newRoute, deleteRoute:
-            guard let route = decodeRoute(payload) else { return .other(type: type) }
+            // Only default routes (destination length 0) can make a path: skip the others'
+            // attributes, the bulk of any route dump or storm.
+            guard payload.count >= 2, payload[1] == 0, let route = decodeRoute(payload) else { return .other(type: type) }
             return type == newRoute ? .newRoute(route) : .deleteRoute(route)
         default:
             return .other(type: type)

@@ -1,0 +1,30 @@
+// libFuzzer target: the command line → Arguments.parse and connectivityCheck().
+//
+// Input: the words after the program name, separated by NUL bytes (as in
+// /proc/PID/cmdline, where no word can hold a NUL). Every usage error must be a thrown
+// UsageError with a one-line message; a parsed request with the connectivity check on
+// must give a check whose URLs parse and whose bounds hold.
+
+@_cdecl("LLVMFuzzerTestOneInput")
+public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
+    let bytes = UnsafeBufferPointer(start: data, count: size)
+    let words = bytes.split(separator: 0, omittingEmptySubsequences: false).map { String(decoding: $0, as: UTF8.self) }
+    do {
+        guard case .run(let arguments) = try Arguments.parse(size == 0 ? [] : words) else { return 0 }
+        if let check = try arguments.connectivityCheck() {
+            guard !check.endpoints.isEmpty, check.timeout > 0, check.timeout <= 300,
+                  check.resolutionTimeout <= check.timeout else { fatalError("a check out of bounds") }
+            for endpoint in check.endpoints {
+                _ = endpoint.target.hostHeader
+                _ = DNSMessage.query(id: 1, name: endpoint.target.host, type: DNSMessage.typeA)
+            }
+        }
+    } catch let error as Arguments.UsageError {
+        if error.message.contains("\n") && !words.contains(where: { $0.contains("\n") }) {
+            fatalError("a usage message of more than one line")
+        }
+    } catch {
+        fatalError("an error that is not a UsageError: \(error)")
+    }
+    return 0
+}

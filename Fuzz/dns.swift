@@ -1,0 +1,26 @@
+// libFuzzer target: a UDP datagram from the configured DNS server (or anyone who can
+// spoof one) → DNSMessage.parse, for A and AAAA, as the connectivity check reads it.
+//
+// The parser checks the ID before anything else; the harness answers to the ID the input
+// carries, so every input reaches the question and answer sections. The input also goes
+// through DNSMessage.query as a host name (names come from user-given URLs).
+
+@_cdecl("LLVMFuzzerTestOneInput")
+public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
+    let bytes = Array(UnsafeBufferPointer(start: data, count: size))
+    let id = size >= 2 ? UInt16(bytes[0]) << 8 | UInt16(bytes[1]) : 0
+    for type in [DNSMessage.typeA, DNSMessage.typeAAAA] {
+        if case .addresses(let list) = DNSMessage.parse(bytes, id: id, type: type) {
+            for address in list where address.family != (type == DNSMessage.typeA ? IPAddress.inet : IPAddress.inet6) {
+                fatalError("an address of the wrong family")
+            }
+            _ = list.map(\.description)
+        }
+        _ = DNSMessage.parse(bytes, id: id &+ 1, type: type)
+    }
+    if let query = DNSMessage.query(id: id, name: String(decoding: bytes, as: UTF8.self), type: DNSMessage.typeA),
+       query.count > 12 + 255 + 4 {  // header, 253-byte name encoded, type and class
+        fatalError("a query longer than a name can be")
+    }
+    return 0
+}
