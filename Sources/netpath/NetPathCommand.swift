@@ -62,6 +62,8 @@ enum NetPathCommand {
         )
         let color = isatty(1) == 1 && (getenv("NO_COLOR").map { $0.pointee == 0 } ?? true)
         let withConnectivity = check != nil
+        // The watched namespace deleted under us: say so, exit 3.
+        monitor.terminationHandler = { error in fail(error.description, .runtime) }
         let format: @Sendable (NetworkPath) -> String = { path in
             arguments.json ? Output.json(path, connectivity: withConnectivity) : Output.human(path, color: color)
         }

@@ -33,24 +33,13 @@ struct MonitorLifecycleTests {
         }
         // Other tests open descriptors in parallel, so count exactly ours: this process's
         // netlink sockets that live in this test's namespace.
-        #expect(try netlinkSockets(of: ns) == 0)
+        #expect(try netlinkSocketsOfThisProcess(in: ns) == 0)
         try monitor.start()
-        #expect(try netlinkSockets(of: ns) == 1)
+        #expect(try netlinkSocketsOfThisProcess(in: ns) == 1)
         monitor.cancel()
-        #expect(try netlinkSockets(of: ns) == 0)
+        #expect(try netlinkSocketsOfThisProcess(in: ns) == 0)
     }
 
-    /// This process's netlink sockets inside `ns` (by inode, from /proc/net/netlink there).
-    func netlinkSockets(of ns: TestNamespace) throws -> Int {
-        let table = try run(Kernel.ipPath, ["netns", "exec", ns.name, "cat", "/proc/net/netlink"])
-        let inodes = Set(table.split(separator: "\n").dropFirst().compactMap { $0.split(separator: " ").last.map(String.init) })
-        let ours = try FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd").compactMap { fd -> String? in
-            guard let target = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/fd/" + fd),
-                  target.hasPrefix("socket:[") else { return nil }
-            return String(target.dropFirst(8).dropLast())
-        }
-        return ours.filter(inodes.contains).count
-    }
 
     @Test func asyncSubscribersOnTheKernelMonitorSeeEveryChange() async throws {
         let ns = try TestNamespace("subs")

@@ -26,7 +26,7 @@ final class ManualBackend: Sendable {
     init(initial: NetworkPath = offline) { self.initial = initial }
 
     var factory: PathSourceFactory {
-        { [self] _, deliver in
+        { [self] _, deliver, _ in
             let source = ManualSource(initialPath: initial, deliver: deliver)
             sources.withLock { $0.append(source) }
             return source

@@ -14,6 +14,9 @@ struct LinuxSourceOptions: Sendable {
     /// Called on the reader thread before each batch of reads; tests block in it to let
     /// the kernel's queue overflow.
     var beforeRead: (@Sendable () -> Void)?
+    /// Called on the opening thread before each read of the initial dump; tests flood the
+    /// kernel from it to overrun the socket in the middle of the dump.
+    var beforeDumpRead: (@Sendable () -> Void)?
     /// Resolver files to use instead of the system's (tests).
     var resolver: ResolverConfiguration?
     /// Watch the resolver files with inotify; off for a one-shot read (closing an inotify
@@ -40,6 +43,8 @@ final class LinuxPathSource: @unchecked Sendable {
     private let resolver: ResolverConfiguration
     private let options: LinuxSourceOptions
     private let deliver: @Sendable (NetworkPath) -> Void
+    private let terminate: @Sendable (NetPathError) -> Void
+    private let namespace: NetworkNamespace?
     private let buffer: UnsafeMutableRawBufferPointer
     private var lastPath: NetworkPath
     private let control = Locked<(thread: pthread_t?, stopped: Bool)>((nil, false))
@@ -55,7 +60,8 @@ final class LinuxPathSource: @unchecked Sendable {
     private init(
         sockets: (netlink: Int32, ioctl: Int32), inotifyFD: Int32, wakeFD: Int32, foreign: Bool,
         filter: InterfaceFilter, resolver: ResolverConfiguration, options: LinuxSourceOptions,
-        deliver: @escaping @Sendable (NetworkPath) -> Void
+        namespace: NetworkNamespace?,
+        deliver: @escaping @Sendable (NetworkPath) -> Void, terminate: @escaping @Sendable (NetPathError) -> Void
     ) {
         netlinkFD = sockets.netlink
         ioctlFD = sockets.ioctl
@@ -65,6 +71,8 @@ final class LinuxPathSource: @unchecked Sendable {
         self.resolver = resolver
         self.options = options
         self.deliver = deliver
+        self.terminate = terminate
+        self.namespace = namespace
         buffer = .allocate(byteCount: LinuxPathSource.slotSize * LinuxPathSource.slotCount, alignment: 16)
         lastPath = NetworkPath(status: .unsatisfied)
         let ioctlSocket = sockets.ioctl
@@ -85,7 +93,8 @@ final class LinuxPathSource: @unchecked Sendable {
     /// - Throws: ``NetPathError`` naming the namespace, or the failed netlink call.
     static func open(
         namespace: NetworkNamespace?, filter: InterfaceFilter, options: LinuxSourceOptions,
-        deliver: @escaping @Sendable (NetworkPath) -> Void
+        deliver: @escaping @Sendable (NetworkPath) -> Void,
+        terminate: @escaping @Sendable (NetPathError) -> Void = { _ in }
     ) throws -> LinuxPathSource {
         let sockets = try makeSockets(in: namespace, receiveBufferSize: options.receiveBufferSize)
         let inotifyFD = options.watchesResolverFiles ? inotify_init1(Int32(IN_NONBLOCK | IN_CLOEXEC)) : -1
@@ -98,7 +107,7 @@ final class LinuxPathSource: @unchecked Sendable {
         let resolver = options.resolver ?? ResolverConfiguration.forNamespace(namespace)
         let source = LinuxPathSource(
             sockets: sockets, inotifyFD: inotifyFD, wakeFD: wakeFD, foreign: namespace != nil,
-            filter: filter, resolver: resolver, options: options, deliver: deliver
+            filter: filter, resolver: resolver, options: options, namespace: namespace, deliver: deliver, terminate: terminate
         )
         do {
             if inotifyFD >= 0 { source.watchResolverFiles() }
@@ -208,6 +217,8 @@ final class LinuxPathSource: @unchecked Sendable {
             free(real)
         }
         let mask = UInt32(IN_CLOSE_WRITE | IN_MOVED_TO | IN_MOVED_FROM | IN_CREATE | IN_DELETE | IN_ATTRIB)
+        // A named namespace can be deleted (`ip netns del`): watch its directory too.
+        if let namespace { directories.append(ResolverConfiguration.directory(of: namespace.path)) }
         for directory in Set(directories) {
             _ = inotify_add_watch(inotifyFD, directory, mask)
         }
@@ -227,6 +238,7 @@ final class LinuxPathSource: @unchecked Sendable {
             if ready < 0 && errno != EINTR {
                 throw NetPathError(.netlinkFailure, "poll on the netlink socket failed", errno: errno)
             }
+            options.beforeDumpRead?()
             try drainNetlink()
         }
     }
@@ -325,7 +337,17 @@ final class LinuxPathSource: @unchecked Sendable {
                 return
             }
             if descriptors[0].revents != 0 { return }
-            if descriptors[2].revents != 0 { drainInotify() }
+            if descriptors[2].revents != 0 {
+                drainInotify()
+                if let namespace, !Syscall.exists(namespace.path) {
+                    // Deleted: its interfaces are gone for everyone else; a defined last
+                    // path, then the reason, then this thread ends.
+                    let gone = NetworkPath(status: .unsatisfied, unsatisfiedReason: .notAvailable, diagnosis: .noInterface)
+                    if gone != lastPath { deliver(gone) }
+                    terminate(NetPathError(.namespaceNotFound, "\(namespace) was deleted"))
+                    return
+                }
+            }
             if descriptors[1].revents != 0 {
                 options.beforeRead?()
                 do {

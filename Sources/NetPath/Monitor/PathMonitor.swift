@@ -90,6 +90,19 @@ public final class PathMonitor: Sendable {
         storage.state.withLock { $0.source != nil }
     }
 
+    /// Why the monitor stopped by itself, if it did: on Linux, the watched network
+    /// namespace was deleted (`ip netns del`). Cleared by the next ``start(queue:)``.
+    public var terminationError: NetPathError? {
+        storage.state.withLock { $0.terminationError }
+    }
+
+    /// Called once when the monitor stops by itself (see ``terminationError``), on the
+    /// same queue as ``pathUpdateHandler``, after the last path.
+    public var terminationHandler: (@Sendable (NetPathError) -> Void)? {
+        get { storage.state.withLock { $0.terminationHandler } }
+        set { storage.state.withLock { $0.terminationHandler = newValue } }
+    }
+
     /// Called with the first path after each start and then with each change, on the
     /// queue given to ``start(queue:)``. It is kept across restarts.
     public var pathUpdateHandler: (@Sendable (NetworkPath) -> Void)? {
@@ -111,12 +124,15 @@ public final class PathMonitor: Sendable {
                 guard state.source == nil else { return nil }
                 state.generation &+= 1
                 state.queue = queue
+                state.terminationError = nil
                 return state.generation
             }
             guard let generation else { return nil }
-            let source = try makeSource(filter) { [weak storage] path in
+            let source = try makeSource(filter, { [weak storage] path in
                 storage?.deliver(path, generation: generation)
-            }
+            }, { [weak storage] error in
+                storage?.terminate(error, generation: generation)
+            })
             storage.state.withLock { $0.source = source }
             return (source, generation)
         }
@@ -231,18 +247,18 @@ extension PathMonitor {
     /// The system backend: rtnetlink on Linux, `NWPathMonitor` on Apple platforms.
     static func systemSource(namespace: NetworkNamespace?, options: LinuxSourceOptionsIfAny) -> PathSourceFactory {
         #if os(Linux) || os(Android)
-        return { filter, deliver in
-            try LinuxPathSource.open(namespace: namespace, filter: filter, options: options, deliver: deliver)
+        return { filter, deliver, terminate in
+            try LinuxPathSource.open(namespace: namespace, filter: filter, options: options, deliver: deliver, terminate: terminate)
         }
         #elseif canImport(Network)
-        return { filter, deliver in
+        return { filter, deliver, _ in
             if let namespace {
                 throw NetPathError(.unsupported, "\(namespace): network namespaces exist only on Linux")
             }
             return NWPathMonitorSource(filter: filter, deliver: deliver)
         }
         #else
-        return { _, _ in
+        return { _, _, _ in
             throw NetPathError(.unsupported, "no path monitor backend on this platform")
         }
         #endif

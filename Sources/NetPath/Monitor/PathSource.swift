@@ -10,10 +10,12 @@ protocol PathSource: AnyObject, Sendable {
     func stop()
 }
 
-/// Opens a source for a filter; the closure receives each path that differs from the last.
+/// Opens a source for a filter; `deliver` receives each path that differs from the last,
+/// `terminate` the reason when the source ends by itself (its namespace was deleted).
 typealias PathSourceFactory = @Sendable (
     _ filter: InterfaceFilter,
-    _ deliver: @escaping @Sendable (NetworkPath) -> Void
+    _ deliver: @escaping @Sendable (NetworkPath) -> Void,
+    _ terminate: @escaping @Sendable (NetPathError) -> Void
 ) throws -> any PathSource
 
 #if os(Linux) || os(Android)

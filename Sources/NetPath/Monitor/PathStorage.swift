@@ -17,6 +17,8 @@ final class PathStorage: @unchecked Sendable {
         var generation: UInt64 = 0
         var subscribers: [UInt64: Subscriber] = [:]
         var nextSubscriberID: UInt64 = 0
+        var terminationError: NetPathError?
+        var terminationHandler: (@Sendable (NetPathError) -> Void)?
         /// Called synchronously on the delivering thread (NetworkMonitor, Combine).
         var observers: [UInt64: @Sendable (NetworkPath) -> Void] = [:]
     }
@@ -66,6 +68,19 @@ final class PathStorage: @unchecked Sendable {
                 call(path)
             }
         }
+    }
+
+    /// The source ended by itself: record why, stop, end the subscriptions, tell the handler.
+    func terminate(_ error: NetPathError, generation: UInt64) {
+        let (handler, queue): ((@Sendable (NetPathError) -> Void)?, DispatchQueue?) = state.withLock { state in
+            guard state.generation == generation else { return (nil, nil) }
+            state.terminationError = error
+            return (state.terminationHandler, state.queue)
+        }
+        guard state.withLock({ $0.generation == generation }) else { return }
+        stop()
+        guard let handler else { return }
+        if let queue { queue.async { handler(error) } } else { handler(error) }
     }
 
     /// Stops the running source and ends every active subscription.

@@ -184,9 +184,9 @@ final class ConnectivitySource: PathSource, @unchecked Sendable {
     /// Wraps a source factory so its paths carry connectivity.
     static func wrap(_ base: @escaping PathSourceFactory, check: ConnectivityCheck, clock: any ProbeClock,
                      checker: @escaping ConnectivityChecker) -> PathSourceFactory {
-        { filter, deliver in
+        { filter, deliver, terminate in
             let source = ConnectivitySource(check: check, clock: clock, checker: checker, deliver: deliver)
-            source.inner = try base(filter) { [weak source] path in source?.receive(path) }
+            source.inner = try base(filter, { [weak source] path in source?.receive(path) }, terminate)
             return source
         }
     }

@@ -92,7 +92,7 @@ public final class SimulatedNetwork: Sendable {
     // MARK: - Source
 
     var factory: PathSourceFactory {
-        { [self] filter, deliver in
+        { [self] filter, deliver, _ in
             let source = SimulatedSource(network: self, filter: filter, deliver: deliver)
             let initial: NetworkPath = state.withLock { state in
                 state.nextID &+= 1

@@ -1,0 +1,187 @@
+import Foundation
+import KernelTestSupport
+import Synchronization
+import Testing
+@testable import NetPath
+
+/// Issue 7's faults, on the real kernel: namespace deletion, churn, flapping, resolver
+/// files pulled away, an overrun in the middle of the first dump.
+@Suite(.enabled(if: Kernel.canRun, "needs root and iproute2"))
+struct FaultInjectionTests {
+    @Test func deletingTheWatchedNamespaceEndsTheMonitorWithAnError() async throws {
+        let ns = try TestNamespace("nsdel")
+        defer { ns.remove() }
+        try ns.addLinks("eth0")
+        try ns.batch(["link set eth0 up", "addr add 10.60.0.2/24 dev eth0", "route add default via 10.60.0.1"])
+        let monitor = PathMonitor(namespace: ns.namespace)
+        let recorder = PathRecorder(monitor)
+        let ended = Shared<NetPathError?>(nil)
+        monitor.terminationHandler = { error in ended.withLock { $0 = error } }
+        try monitor.start()
+        await recorder.expect("satisfied [eth0:wiredEthernet] gw 10.60.0.1 v4")
+        try run(Kernel.ipPath, ["netns", "del", ns.name])
+        await recorder.expect("unsatisfied/noInterface []")
+        #expect(monitor.terminationError?.code == .namespaceNotFound)
+        #expect(monitor.terminationError?.message == "network namespace '\(ns.name)' was deleted")
+        #expect(ended.withLock { $0 } == monitor.terminationError && !monitor.isRunning)
+        // A terminal state: nothing more, and a restart says the namespace is gone.
+        #expect(throws: NetPathError.self) { try monitor.start() }
+    }
+
+    @Test func thousandsOfStartsCancelsAndSubscriptionsLeaveNothingBehind() async throws {
+        let ns = try TestNamespace("churn")
+        defer { ns.remove() }
+        let monitor = PathMonitor(namespace: ns.namespace)
+        for round in 0..<2000 {
+            try monitor.start()
+            if round % 10 == 0 {
+                var iterator = monitor.paths.makeAsyncIterator()
+                #expect(await iterator.next()?.diagnosis == .noInterface)
+            }
+            monitor.cancel()
+        }
+        #expect(monitor.storage.state.withLock { $0.subscribers.isEmpty && $0.observers.isEmpty && $0.source == nil })
+        #expect(try netlinkSocketsOfThisProcess(in: ns) == 0)
+    }
+
+    @Test func aThousandSubscribersComeAndGoWhileTheLinkFlaps() async throws {
+        let ns = try TestNamespace("subflap"), peer = "\(try TestNamespace("subflap").name)"
+        defer { ns.remove(); _ = try? run(Kernel.ipPath, ["netns", "del", peer]) }
+        try ns.ip("link add eth0 type veth peer name p0 netns \(peer)")
+        try run(Kernel.ipPath, ["-n", peer, "link", "set", "p0", "up"])
+        try ns.batch(["link set eth0 up", "addr add 10.61.0.2/24 dev eth0", "route add default via 10.61.0.1"])
+        let monitor = PathMonitor(namespace: ns.namespace)
+        try monitor.start()
+        defer { monitor.cancel() }
+        let sentinel = "satisfied [eth0:wiredEthernet] gw 10.61.0.1,10.61.0.9 v4"
+        let flaps = (0..<200).flatMap { _ in ["link set p0 down", "link set p0 up"] }.joined(separator: "\n") + "\n"
+        let subscriberCount = 1000
+        let flapper = Task.detached { try run(Kernel.ipPath, ["-n", peer, "-force", "-batch", "-"], input: flaps) }
+        let results = await withTaskGroup(of: (left: Bool, last: String?).self) { group -> [(left: Bool, last: String?)] in
+            for index in 0..<subscriberCount {
+                group.addTask {
+                    var last: String?
+                    var count = 0
+                    for await path in monitor.paths {
+                        last = path.summary
+                        count += 1
+                        if index % 3 == 0 && count == 2 { return (true, last) }  // leaves early
+                        if last == sentinel { break }
+                    }
+                    return (false, last)
+                }
+                if index % 100 == 0 { await Task.yield() }
+            }
+            _ = try? await flapper.value
+            // The true final path: carrier back, then a second gateway every subscriber must see.
+            try? ns.ip("route add default via 10.61.0.9 metric 50")
+            // A deadline, not a wait: if some subscriber never sees the final path, stop.
+            group.addTask {
+                try? await Task.sleep(for: .seconds(60))
+                return (true, "deadline")
+            }
+            var results: [(left: Bool, last: String?)] = []
+            for await result in group {
+                if result.last == "deadline" && result.left { break }
+                results.append(result)
+                if results.count == subscriberCount { break }
+            }
+            group.cancelAll()
+            return results
+        }
+        #expect(results.count == subscriberCount)
+        let stayed = results.filter { !$0.0 }
+        #expect(stayed.count >= subscriberCount * 6 / 10)
+        #expect(stayed.allSatisfy { $0.1 == sentinel }, "\(Set(stayed.map { $0.1 ?? "nil" }))")
+        #expect(monitor.currentPath?.summary == sentinel)
+    }
+
+    @Test func aThousandFlapsEndOnTheTruePathWithoutDuplicates() async throws {
+        let ns = try TestNamespace("flap")
+        defer { ns.remove() }
+        try ns.addLinks("eth0")
+        try ns.batch(["link set eth0 up", "addr add 10.62.0.2/24 dev eth0", "route add default via 10.62.0.1"])
+        let monitor = PathMonitor(namespace: ns.namespace)
+        let recorder = PathRecorder(monitor)
+        try monitor.start()
+        defer { monitor.cancel() }
+        await recorder.expect("satisfied [eth0:wiredEthernet] gw 10.62.0.1 v4")
+        // Administrative flaps: each down drops the route (kernel), so restore it at the end.
+        let flaps = (0..<1000).flatMap { _ in ["link set eth0 down", "link set eth0 up"] }
+        try ns.batch(flaps + ["route add default via 10.62.0.1"])
+        await recorder.expect("satisfied [eth0:wiredEthernet] gw 10.62.0.1 v4", seconds: 30)
+        let summaries = recorder.paths.map(\.summary)
+        #expect(zip(summaries, summaries.dropFirst()).allSatisfy { $0 != $1 }, "a duplicate path was delivered")
+    }
+
+    @Test func resolverFilesReplacedDeletedOrUnreadable() async throws {
+        let ns = try TestNamespace("resolv")
+        defer { ns.remove() }
+        let file = ns.resolverDirectory + "/resolv.conf"
+        try ns.addLinks("eth0")
+        try ns.batch(["link set eth0 up", "addr add 10.63.0.2/24 dev eth0", "route add default via 10.63.0.1"])
+        let monitor = PathMonitor(namespace: ns.namespace)
+        let recorder = PathRecorder(monitor)
+        try monitor.start()
+        defer { monitor.cancel() }
+        await recorder.expect("satisfied [eth0:wiredEthernet] gw 10.63.0.1 v4")
+        // Replaced atomically (rename over it), as resolvconf and NetworkManager do.
+        try "nameserver 192.0.2.53\n".write(toFile: file, atomically: true, encoding: .utf8)
+        await recorder.expect("satisfied [eth0:wiredEthernet] gw 10.63.0.1 v4 dns")
+        // Unreadable: a directory where the file was. The namespace falls back to the
+        // system's /etc/resolv.conf, as `ip netns exec` would.
+        try FileManager.default.removeItem(atPath: file)
+        try FileManager.default.createDirectory(atPath: file, withIntermediateDirectories: false)
+        let system = ResolverConfiguration(candidates: ["/etc/resolv.conf"]).hasServer(read: { Syscall.readFile($0) })
+        await recorder.expect("satisfied [eth0:wiredEthernet] gw 10.63.0.1 v4" + (system ? " dns" : ""))
+        try FileManager.default.removeItem(atPath: file)
+        try "# emptied\n".write(toFile: file, atomically: false, encoding: .utf8)
+        await recorder.expect("satisfied [eth0:wiredEthernet] gw 10.63.0.1 v4")
+        #expect(monitor.isRunning)
+    }
+
+    @Test func anOverrunInTheMiddleOfTheFirstDump() async throws {
+        let ns = try TestNamespace("dumpov")
+        defer { ns.remove() }
+        try ns.addLinks("eth0")
+        try ns.batch(["link set eth0 up", "addr add 10.64.0.2/24 dev eth0", "route add default via 10.64.0.9"])
+        let flood = (0..<3000).map { "addr add 10.\(100 + $0 / 250).\($0 % 250).1/32 dev eth0" } + ["route replace default via 10.64.0.1"]
+        let flooded = Mutex(false)
+        let name = ns.name
+        var options = LinuxSourceOptions()
+        options.receiveBufferSize = 16384
+        options.beforeDumpRead = {
+            // Before the first read of the dump: the kernel's queue overflows meanwhile.
+            let first = flooded.withLock { done in defer { done = true }; return !done }
+            if first { _ = try? run(Kernel.ipPath, ["-n", name, "-force", "-batch", "-"], input: flood.joined(separator: "\n") + "\n") }
+        }
+        let monitor = PathMonitor(requiredInterfaceType: nil, prohibitedInterfaceTypes: [], namespace: ns.namespace,
+                                  makeSource: PathMonitor.systemSource(namespace: ns.namespace, options: options))
+        let recorder = PathRecorder(monitor)
+        try monitor.start()
+        defer { monitor.cancel() }
+        await recorder.expect("satisfied [eth0:wiredEthernet] gw 10.64.0.1 v4")
+        let source = try #require(monitor.storage.state.withLock { $0.source } as? LinuxPathSource)
+        #expect(source.resyncCount >= 1)
+        #expect(recorder.paths.allSatisfy { $0.gateways != ["10.64.0.9"] }, "a stale path from the interrupted dump was delivered")
+    }
+}
+
+/// This process's netlink sockets inside `ns` (by inode, from /proc/net/netlink there).
+func netlinkSocketsOfThisProcess(in ns: TestNamespace) throws -> Int {
+    let table = try run(Kernel.ipPath, ["netns", "exec", ns.name, "cat", "/proc/net/netlink"])
+    let inodes = Set(table.split(separator: "\n").dropFirst().compactMap { $0.split(separator: " ").last.map(String.init) })
+    let ours = try FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd").compactMap { fd -> String? in
+        guard let target = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/fd/" + fd),
+              target.hasPrefix("socket:[") else { return nil }
+        return String(target.dropFirst(8).dropLast())
+    }
+    return ours.filter(inodes.contains).count
+}
+
+/// A value shared between tasks and threads, behind a lock.
+final class Shared<Value: Sendable>: Sendable {
+    private let mutex: Mutex<Value>
+    init(_ value: Value) { mutex = Mutex(value) }
+    func withLock<R: Sendable>(_ body: (inout sending Value) -> sending R) -> R { mutex.withLock(body) }
+}
