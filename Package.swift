@@ -24,7 +24,7 @@ let package = Package(
         ),
         .executableTarget(
             name: "netpath",
-            dependencies: ["NetPath"]
+            dependencies: ["NetPath", .target(name: "CNetlink", condition: .when(platforms: [.linux, .android]))]
         ),
         .testTarget(name: "NetPathTests", dependencies: ["NetPath"]),
         // Shared by the kernel and CLI tests: namespaces, `ip`, a path recorder. Not a product.

@@ -8,6 +8,7 @@
 #include <unistd.h>
 #include <sys/ioctl.h>
 #include <sys/eventfd.h>
+#include <sys/signalfd.h>
 #include <sys/socket.h>
 #include <linux/if.h>
 #include <linux/if_tun.h>
@@ -74,6 +75,10 @@ int cnetlink_tun_attach(const char *name) {
 
 int cnetlink_set_thread_name(pthread_t thread, const char *name) {
     return pthread_setname_np(thread, name);
+}
+
+int cnetlink_signalfd(const sigset_t *set) {
+    return signalfd(-1, set, SFD_CLOEXEC);
 }
 
 int cnetlink_eventfd(void) {

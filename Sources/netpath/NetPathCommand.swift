@@ -1,3 +1,6 @@
+#if os(Linux)
+import CNetlink
+#endif
 import Dispatch
 import NetPath
 #if canImport(Glibc)
@@ -97,8 +100,7 @@ enum NetPathCommand {
                 if let limit, count >= limit { finish(.success) }
             }
             start(monitor)
-            endWhenReaderLeaves()
-            waitForSignal(signals, timeout: nil)
+            waitForSignal(signals, timeout: nil, endWhenReaderLeaves: true)
             finish(.success)
         case .wait:
             let done: @Sendable (NetworkPath) -> Bool = { path in
@@ -149,42 +151,61 @@ enum NetPathCommand {
         }
     }
 
-    /// `netpath watch | head -1`: when standard output is a pipe whose reader has gone,
-    /// end at once instead of at the next change. A thread sleeps in `poll` for that (it
-    /// reports POLLERR on a pipe without readers); it makes no wake-ups otherwise.
-    static func endWhenReaderLeaves() {
-        var info = stat()
-        guard fstat(1, &info) == 0, info.st_mode & S_IFMT == S_IFIFO else { return }
-        var thread = pthread_t()
-        _ = pthread_create(&thread, nil, { _ in
-            var output = pollfd(fd: 1, events: 0, revents: 0)
-            while true {
-                if poll(&output, 1, -1) > 0 && output.revents & Int16(POLLERR | POLLHUP) != 0 { _exit(0) }
-            }
-        }, nil)
-    }
-
     /// Blocks until SIGINT or SIGTERM (returns `true`) or `timeout` seconds (`false`).
+    /// With `endWhenReaderLeaves` (`watch`), a pipe on standard output whose reader has gone
+    /// (`netpath watch | head -1`) ends the process at once, not at the next change. One
+    /// epoll on a signalfd and on standard output's error condition: an idle `watch` makes
+    /// no wake-ups, and writes to the pipe wake nothing (epoll filters by event).
     @discardableResult
-    static func waitForSignal(_ signals: sigset_t, timeout: Double?) -> Bool {
+    static func waitForSignal(_ signals: sigset_t, timeout: Double?, endWhenReaderLeaves: Bool = false) -> Bool {
         var signals = signals
+        #if os(Linux)
+        let signalFD = cnetlink_signalfd(&signals)
+        let epoll = epoll_create1(Int32(EPOLL_CLOEXEC))
+        if signalFD >= 0 && epoll >= 0 {
+            var event = epoll_event()
+            event.events = EPOLLIN.rawValue
+            event.data.fd = signalFD
+            epoll_ctl(epoll, EPOLL_CTL_ADD, signalFD, &event)
+            var info = stat()
+            if endWhenReaderLeaves, fstat(1, &info) == 0, info.st_mode & S_IFMT == S_IFIFO {
+                var output = epoll_event()
+                output.events = EPOLLERR.rawValue | EPOLLHUP.rawValue
+                output.data.fd = 1
+                epoll_ctl(epoll, EPOLL_CTL_ADD, 1, &output)
+            }
+            let deadline = timeout.map { now() + $0 }
+            while true {
+                let left = deadline.map { max(0, $0 - now()) }
+                var ready = epoll_event()
+                let count = epoll_wait(epoll, &ready, 1, left.map { Int32(($0 * 1000).rounded(.up)) } ?? -1)
+                if count < 0 && errno == EINTR { continue }
+                if count == 0 { return false }  // the timeout ran out
+                if count < 0 { break }  // epoll failed: fall back to sigwait below
+                if ready.data.fd == signalFD { return true }
+                _exit(0)  // the reader of our standard output went away
+            }
+        }
+        #endif
         guard let timeout else {
             var received: Int32 = 0
             while sigwait(&signals, &received) != 0 {}
             return true
         }
-        var deadline = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &deadline)
-        let end = Double(deadline.tv_sec) + Double(deadline.tv_nsec) / 1e9 + timeout
+        let end = now() + timeout
         while true {
-            var now = timespec()
-            clock_gettime(CLOCK_MONOTONIC, &now)
-            let left = end - (Double(now.tv_sec) + Double(now.tv_nsec) / 1e9)
+            let left = end - now()
             if left <= 0 { return false }
             var wait = timespec(tv_sec: Int(left), tv_nsec: Int((left - Double(Int(left))) * 1e9))
             if sigtimedwait(&signals, nil, &wait) > 0 { return true }
             if errno != EINTR && errno != EAGAIN { return false }
         }
+    }
+
+    static func now() -> Double {
+        var time = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &time)
+        return Double(time.tv_sec) + Double(time.tv_nsec) / 1e9
     }
 
     static func fail(_ message: String, _ code: ExitCode) -> Never {

@@ -9,6 +9,8 @@
 #include <sys/types.h>
 #include <sys/socket.h>
 #include <pthread.h>
+#include <signal.h>
+#include <sys/epoll.h>
 #include <linux/netlink.h>
 #include <linux/rtnetlink.h>
 #include <linux/if_link.h>
@@ -57,6 +59,9 @@ int cnetlink_tun_attach(const char *name);
 
 /// Names a thread (at most 15 bytes show), for `top -H` and debuggers.
 int cnetlink_set_thread_name(pthread_t thread, const char *name);
+
+/// `signalfd(-1, set, SFD_CLOEXEC)`: the signals in `set` (blocked) become readable.
+int cnetlink_signalfd(const sigset_t *set);
 
 /// `eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK)`.
 int cnetlink_eventfd(void);
