@@ -17,6 +17,8 @@ public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
             for endpoint in check.endpoints {
                 _ = endpoint.target.hostHeader
                 _ = DNSMessage.query(id: 1, name: endpoint.target.host, type: DNSMessage.typeA)
+                // A portal's relative Location is resolved against the endpoint's path.
+                _ = ProbeVerdict.absolute("login?x=1", from: endpoint.target)
             }
         }
     } catch let error as Arguments.UsageError {
