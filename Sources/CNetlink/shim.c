@@ -2,6 +2,7 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
+#include <malloc.h>
 #include <pthread.h>
 #include <sched.h>
 #include <string.h>
@@ -79,6 +80,10 @@ int cnetlink_set_thread_name(pthread_t thread, const char *name) {
 
 int cnetlink_signalfd(const sigset_t *set) {
     return signalfd(-1, set, SFD_CLOEXEC);
+}
+
+int cnetlink_single_malloc_arena(void) {
+    return mallopt(M_ARENA_MAX, 1);
 }
 
 int cnetlink_eventfd(void) {

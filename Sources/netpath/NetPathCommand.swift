@@ -26,6 +26,11 @@ enum NetPathCommand {
         sigaddset(&signals, SIGTERM)
         pthread_sigmask(SIG_BLOCK, &signals, nil)
         signal(SIGPIPE, SIG_IGN)
+        #if os(Linux)
+        // One malloc arena: the monitor's thread would otherwise get one of its own, whose
+        // pages stay resident after an event storm. Two threads need no more.
+        _ = cnetlink_single_malloc_arena()
+        #endif
 
         let request: Arguments.Request
         do {

@@ -63,6 +63,9 @@ int cnetlink_set_thread_name(pthread_t thread, const char *name);
 /// `signalfd(-1, set, SFD_CLOEXEC)`: the signals in `set` (blocked) become readable.
 int cnetlink_signalfd(const sigset_t *set);
 
+/// `mallopt(M_ARENA_MAX, 1)`: one malloc arena for the whole process.
+int cnetlink_single_malloc_arena(void);
+
 /// `eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK)`.
 int cnetlink_eventfd(void);
 

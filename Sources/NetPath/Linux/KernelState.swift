@@ -52,7 +52,9 @@ struct KernelState: Hashable, Sendable {
     }
 
     var links: [Int32: LinkState] = [:]
-    var addresses: [Int32: [AddressKey: AddressMessage]] = [:]
+    /// Every address per link, with whether it is usable (SPEC 2.3): only that is needed,
+    /// and address storms store thousands of these.
+    var addresses: [Int32: [AddressKey: Bool]] = [:]
     var defaultRoutes: [RouteKey: RouteEntry] = [:]
     var hasDNSServer = false {
         didSet { if hasDNSServer != oldValue { changed = true } }
@@ -87,14 +89,14 @@ struct KernelState: Hashable, Sendable {
         changed = true
     }
 
-    private mutating func count(_ address: AddressMessage, _ delta: Int) {
-        guard KernelState.isUsable(address) else { return }
-        var counts = usableCounts[address.index] ?? UsableCounts()
-        let isIPv4 = address.address.family == IPAddress.inet
+    private mutating func count(_ index: Int32, _ key: AddressKey, usable: Bool, _ delta: Int) {
+        guard usable else { return }
+        var counts = usableCounts[index] ?? UsableCounts()
+        let isIPv4 = key.address.family == IPAddress.inet
         let before = isIPv4 ? counts.ipv4 : counts.ipv6
         if isIPv4 { counts.ipv4 += delta } else { counts.ipv6 += delta }
         let after = isIPv4 ? counts.ipv4 : counts.ipv6
-        usableCounts[address.index] = counts == UsableCounts() ? nil : counts
+        usableCounts[index] = counts == UsableCounts() ? nil : counts
         if (before == 0) != (after == 0) { changed = true }
     }
 
@@ -123,10 +125,11 @@ struct KernelState: Hashable, Sendable {
 
     mutating func addAddress(_ message: AddressMessage) {
         let key = AddressKey(address: message.address, prefixLength: message.prefixLength)
-        if let previous = addresses[message.index, default: [:]].updateValue(message, forKey: key) {
-            count(previous, -1)
+        let usable = KernelState.isUsable(message)
+        if let previous = addresses[message.index, default: [:]].updateValue(usable, forKey: key) {
+            count(message.index, key, usable: previous, -1)
         }
-        count(message, +1)
+        count(message.index, key, usable: usable, +1)
     }
 
     /// Forgets an address. When a link loses its last IPv4 address the kernel silently
@@ -134,9 +137,9 @@ struct KernelState: Hashable, Sendable {
     mutating func removeAddress(_ message: AddressMessage) {
         let key = AddressKey(address: message.address, prefixLength: message.prefixLength)
         guard let removed = addresses[message.index]?.removeValue(forKey: key) else { return }
-        count(removed, -1)
+        count(message.index, key, usable: removed, -1)
         if message.address.family == IPAddress.inet,
-           !(addresses[message.index]?.values.contains { $0.address.family == IPAddress.inet } ?? false) {
+           !(addresses[message.index]?.keys.contains { $0.address.family == IPAddress.inet } ?? false) {
             let index = message.index
             removeNexthops(family: IPAddress.inet) { $0.interfaceIndex == index }
         }
