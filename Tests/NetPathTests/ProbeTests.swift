@@ -41,6 +41,11 @@ import Testing
         #expect(verdict("HTTP/1.1 200 OK\r\nX: y", finished: true) == .malformed(reason: "the HTTP header was cut short"))
         #expect(verdict("HTTP/1.1 2000 OK\r\n\r\n") == .malformed(reason: "not an HTTP response"))
         #expect(verdict("HTTP/1.1 200 OK\r\nno colon here\r\n\r\n") == .malformed(reason: "malformed HTTP header line"))
+        // The fuzzer's find (Fuzz/regressions/http-1): a negative chunk size once trapped.
+        #expect(verdict("HTTP/1.1 200\nTransfer-Encoding:chunked\n\n-1\n") ==
+                .unexpected(status: 200, location: nil, reason: "HTTP 200 with content, expected an empty answer"))
+        #expect(verdict("HTTP/1.1 200\nTransfer-Encoding:chunked\n\nzz\nsuccess", .init(status: 200, bodyPrefix: "success")) ==
+                .unexpected(status: 200, location: nil, reason: "the body is not the expected text"))
         let huge = "HTTP/1.1 200 OK\r\nX-Big: " + String(repeating: "a", count: 70_000)
         #expect(verdict(String(huge.prefix(65536)), limit: 65536) == .malformed(reason: "no complete HTTP header within 65536 bytes"))
         var generator = SplitMix(seed: 7)

@@ -134,7 +134,13 @@ struct HTTPResponseClassifier {
                 guard let lineEnd = raw[index...].firstIndex(of: 0x0A) else { return (decoded[...], false) }
                 let sizeText = String(decoding: raw[index..<lineEnd], as: UTF8.self)
                     .split(separator: ";").first.map { $0.trimmingCharacters(in: " \r") } ?? ""
-                guard sizeText.count <= 8, let size = Int(sizeText, radix: 16) else { return (decoded[...], true) }
+                // 1 to 8 hex digits, nothing else (no sign: a "-1" once trapped here; found by
+                // the fuzzer, Fuzz/regressions/http-1). Broken chunking is a body that is not
+                // the expected one: the rest counts as content.
+                guard !sizeText.isEmpty, sizeText.count <= 8, sizeText.allSatisfy(\.isHexDigit),
+                      let size = Int(sizeText, radix: 16) else {
+                    return ((decoded + raw[index...])[...], true)
+                }
                 if size == 0 { return (decoded[...], true) }
                 let start = lineEnd + 1
                 let available = min(size, raw.endIndex - start)

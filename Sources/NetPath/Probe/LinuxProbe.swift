@@ -108,8 +108,10 @@ struct LinuxProbe {
                                     Int32(SOCK_DGRAM.rawValue) | Int32(SOCK_NONBLOCK.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
                     guard fd >= 0 else { continue }
                     if !server.isLoopback { bindToInterface(fd) }
+                    // Connected: the kernel then only lets answers from that server through.
                     let sent = withSocketAddress(server, port: 53) { address, length in
-                        query.withUnsafeBytes { sendto(fd, $0.baseAddress, $0.count, 0, address, length) }
+                        Glibc.connect(fd, address, length) == 0
+                            ? query.withUnsafeBytes { send(fd, $0.baseAddress, $0.count, 0) } : -1
                     }
                     guard sent == query.count else { Syscall.close(fd); continue }
                     roles[fd] = .query(run: index, id: nextID, type: type)
