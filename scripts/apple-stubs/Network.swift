@@ -195,3 +195,76 @@ extension NWPathMonitor: AsyncSequence {
     }
     final public func makeAsyncIterator() -> NWPathMonitor.Iterator { fatalError() }
 }
+
+// MARK: - NWError, NWParameters, NWConnection (iOS 12 / macOS 10.14)
+// developer.apple.com/documentation/network/nwerror
+// (DNSServiceErrorType comes from dnssd and OSStatus from MacTypes on Apple platforms; both
+// are Int32 there, declared here only so the stub compiles on Linux.)
+public typealias DNSServiceErrorType = Int32
+public typealias OSStatus = Int32
+
+public enum NWError: Error, CustomDebugStringConvertible, Equatable, Sendable {
+    case posix(POSIXErrorCode)
+    case dns(DNSServiceErrorType)
+    case tls(OSStatus)
+    public var debugDescription: String { fatalError() }
+}
+
+// developer.apple.com/documentation/network/nwparameters
+final public class NWParameters: CustomDebugStringConvertible, @unchecked Sendable {
+    public class var tcp: NWParameters { fatalError() }
+    public class var udp: NWParameters { fatalError() }
+    public init() { fatalError() }
+    final public var requiredInterfaceType: NWInterface.InterfaceType { get { fatalError() } set { fatalError() } }
+    final public var requiredInterface: NWInterface? { get { fatalError() } set { fatalError() } }
+    final public var prohibitedInterfaceTypes: [NWInterface.InterfaceType]? { get { fatalError() } set { fatalError() } }
+    public var debugDescription: String { fatalError() }
+}
+
+// developer.apple.com/documentation/network/nwconnection
+final public class NWConnection: CustomDebugStringConvertible, @unchecked Sendable {
+    public enum State: Equatable, Sendable {
+        case setup
+        case waiting(NWError)
+        case preparing
+        case ready
+        case failed(NWError)
+        case cancelled
+    }
+
+    // developer.apple.com/documentation/network/nwconnection/contentcontext
+    final public class ContentContext: @unchecked Sendable {
+        public static let defaultMessage: NWConnection.ContentContext = { fatalError() }()
+        public static let finalMessage: NWConnection.ContentContext = { fatalError() }()
+        public static let defaultStream: NWConnection.ContentContext = { fatalError() }()
+    }
+
+    // developer.apple.com/documentation/network/nwconnection/sendcompletion
+    public enum SendCompletion {
+        case contentProcessed(@Sendable (_ error: NWError?) -> Void)
+        case idempotent
+    }
+
+    public convenience init(host: NWEndpoint.Host, port: NWEndpoint.Port, using: NWParameters) { fatalError() }
+    public init(to: NWEndpoint, using: NWParameters) { fatalError() }
+
+    final public var state: NWConnection.State { fatalError() }
+    @preconcurrency final public var stateUpdateHandler: (@Sendable (_ state: NWConnection.State) -> Void)? {
+        get { fatalError() } set { fatalError() }
+    }
+    final public var endpoint: NWEndpoint { fatalError() }
+    final public var parameters: NWParameters { fatalError() }
+    final public var currentPath: NWPath? { fatalError() }
+
+    final public func start(queue: DispatchQueue) { fatalError() }
+    final public func cancel() { fatalError() }
+    final public func forceCancel() { fatalError() }
+
+    final public func send(content: Data?, contentContext: NWConnection.ContentContext = .defaultMessage,
+                           isComplete: Bool = true, completion: NWConnection.SendCompletion) { fatalError() }
+    @preconcurrency
+    final public func receive(minimumIncompleteLength: Int, maximumLength: Int,
+                              completion: @escaping @Sendable (_ content: Data?, _ contentContext: NWConnection.ContentContext?,
+                                                               _ isComplete: Bool, _ error: NWError?) -> Void) { fatalError() }
+    public var debugDescription: String { fatalError() }
+}

@@ -15,10 +15,17 @@ final class ProbeHandle: Sendable {
     deinit { Syscall.close(cancelFD) }
     #endif
 
+    #if !(os(Linux) || os(Android)) && canImport(Network)
+    private let probe: NWConnectionProbe
+    init(probe: NWConnectionProbe) { self.probe = probe }
+    #endif
+
     func cancel() {
         #if os(Linux) || os(Android)
         var one: UInt64 = 1
         _ = write(cancelFD, &one, 8)
+        #elseif canImport(Network)
+        probe.cancel()
         #endif
     }
 }
@@ -82,8 +89,13 @@ extension ConnectivityCheck {
         }
         pthread_detach(thread)
         return handle
+        #elseif canImport(Network)
+        // Namespaces exist only on Linux; the interface is chosen by its type.
+        let probe = NWConnectionProbe(check: self, interfaceType: interface?.type, completion: completion)
+        probe.start()
+        return ProbeHandle(probe: probe)
         #else
-        completion(ConnectivityResult(connectivity: .unknown, error: "the connectivity check is not available on this platform yet"))
+        completion(ConnectivityResult(connectivity: .unknown, error: "the connectivity check is not available on this platform"))
         return nil
         #endif
     }
