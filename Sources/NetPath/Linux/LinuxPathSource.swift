@@ -19,6 +19,9 @@ struct LinuxSourceOptions: Sendable {
     var beforeDumpRead: (@Sendable () -> Void)?
     /// Resolver files to use instead of the system's (tests).
     var resolver: ResolverConfiguration?
+    /// The reader thread's name (at most 15 bytes show); tests give theirs a unique one to
+    /// count them.
+    var threadName = "netpath-monitor"
     /// Watch the resolver files with inotify; off for a one-shot read (closing an inotify
     /// instance with watches costs the process about 10 ms at exit).
     var watchesResolverFiles = true
@@ -318,7 +321,7 @@ final class LinuxPathSource: @unchecked Sendable {
     func startReading() -> Bool {
         control.withLock { control in
             guard control.thread == nil, !control.stopped else { return false }
-            control.thread = OwnThread.start(name: "netpath-monitor") { [self] in runLoop() }
+            control.thread = OwnThread.start(name: options.threadName) { [self] in runLoop() }
             return control.thread != nil
         }
     }
