@@ -327,20 +327,36 @@ final class LinuxPathSource: @unchecked Sendable {
     }
 
     private func runLoop() {
-        var descriptors = [
-            pollfd(fd: wakeFD, events: Int16(POLLIN), revents: 0),
-            pollfd(fd: netlinkFD, events: Int16(POLLIN), revents: 0),
-            pollfd(fd: inotifyFD, events: Int16(POLLIN), revents: 0),
-        ]
-        defer { closeDescriptors() }
+        // epoll, not poll: the three descriptors are registered once, so a wake-up costs one
+        // wait queue, not three to add and remove (an event storm is mostly single events).
+        let epoll = epoll_create1(Int32(EPOLL_CLOEXEC))
+        defer {
+            if epoll >= 0 { Syscall.close(epoll) }
+            closeDescriptors()
+        }
+        guard epoll >= 0 else { return }
+        for fd in [wakeFD, netlinkFD, inotifyFD] where fd >= 0 {
+            var event = epoll_event()
+            event.events = EPOLLIN.rawValue
+            event.data.fd = fd
+            epoll_ctl(epoll, EPOLL_CTL_ADD, fd, &event)
+        }
+        var events = [epoll_event](repeating: epoll_event(), count: 3)
         while true {
-            let ready = poll(&descriptors, nfds_t(descriptors.count), -1)
+            let ready = epoll_wait(epoll, &events, 3, -1)
             if ready < 0 {
                 if errno == EINTR { continue }
                 return
             }
-            if descriptors[0].revents != 0 { return }
-            if descriptors[2].revents != 0 {
+            var (woken, resolverChanged, netlinkReadable) = (false, false, false)
+            for index in 0..<Int(ready) {
+                let fd = events[index].data.fd
+                woken = woken || fd == wakeFD
+                resolverChanged = resolverChanged || fd == inotifyFD
+                netlinkReadable = netlinkReadable || fd == netlinkFD
+            }
+            if woken { return }
+            if resolverChanged {
                 drainInotify()
                 if let namespace, !Syscall.exists(namespace.path) {
                     // Deleted: its interfaces are gone for everyone else; a defined last
@@ -351,7 +367,7 @@ final class LinuxPathSource: @unchecked Sendable {
                     return
                 }
             }
-            if descriptors[1].revents != 0 {
+            if netlinkReadable {
                 options.beforeRead?()
                 do {
                     try drainNetlink()
