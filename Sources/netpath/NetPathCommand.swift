@@ -214,8 +214,22 @@ enum NetPathCommand {
     }
 
     static func fail(_ message: String, _ code: ExitCode) -> Never {
-        Terminal.writeError("netpath: \(message)\n")
+        Terminal.writeError("netpath: \(oneLine(message))\n")
         finish(code)
+    }
+
+    /// The message with control characters shown as escapes: a word the user typed with a
+    /// newline or a terminal escape in it must not break the one-line rule or the terminal.
+    static func oneLine(_ message: String) -> String {
+        var result = ""
+        for scalar in message.unicodeScalars {
+            if scalar.value < 0x20 || scalar.value == 0x7F {
+                result += "\\x" + (scalar.value < 0x10 ? "0" : "") + String(scalar.value, radix: 16)
+            } else {
+                result.unicodeScalars.append(scalar)
+            }
+        }
+        return result
     }
 
     /// Ends the process at once. Output is written unbuffered, so nothing is lost; `_exit`

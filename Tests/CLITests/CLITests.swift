@@ -112,6 +112,7 @@ struct CLIKernelTests {
         (["wait", "--timeout", "-1"], "-1"), (["wait", "--timeout", "1e9"], "1e9"), (["wait", "--timeout", "nan"], "nan"),
         (["status", "--require", "modem"], "modem"), (["status", "--netns", "a/b"], "a/b"), ([], "command"),
         (["status", "extra"], "extra"), (["status", "--json=yes"], "--json"),
+        (["status", "--require", "wi\nfi\u{1B}[31m"], "wi\\x0afi\\x1b[31m"),
     ])
     func usageErrorsExitTwoWithOneLineNamingTheWord(arguments: [String], word: String) throws {
         let outcome = try #require(try RunningTool(arguments).finish())
