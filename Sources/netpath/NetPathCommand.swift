@@ -66,7 +66,7 @@ enum NetPathCommand {
             requiredInterfaceType: arguments.required,
             prohibitedInterfaceTypes: arguments.prohibited,
             namespace: namespace,
-            connectivityCheck: arguments.command == .probe ? nil : check
+            connectivityCheck: check
         )
         let color = isatty(1) == 1 && (getenv("NO_COLOR").map { $0.pointee == 0 } ?? true)
         let withConnectivity = check != nil
