@@ -26,9 +26,10 @@ let package = Package(
             name: "netpath",
             dependencies: ["NetPath", .target(name: "CNetlink", condition: .when(platforms: [.linux, .android]))]
         ),
-        .testTarget(name: "NetPathTests", dependencies: ["NetPath"]),
+        .testTarget(name: "NetPathTests", dependencies: ["NetPath", "KernelTestSupport"]),
         // Shared by the kernel and CLI tests: namespaces, `ip`, a path recorder. Not a product.
-        .target(name: "KernelTestSupport", dependencies: ["NetPath"], path: "Tests/Support", exclude: ["probe_server.py"]),
+        .target(name: "CTestSupport", path: "Tests/CTestSupport"),
+        .target(name: "KernelTestSupport", dependencies: ["NetPath", "CTestSupport"], path: "Tests/Support", exclude: ["probe_server.py"]),
         .testTarget(name: "LinuxKernelTests", dependencies: ["NetPath", "CNetlink", "KernelTestSupport"]),
         .testTarget(name: "CLITests", dependencies: ["netpath", "NetPath", "KernelTestSupport"]),
     ],

@@ -23,24 +23,18 @@ struct Outcome {
 /// A running `netpath`, read line by line as it writes (proving output is flushed).
 final class RunningTool: @unchecked Sendable {
     // Touched only by the test that owns it.
-    let process = Process()
-    private let output = Pipe(), errors = Pipe()
+    private let child: Child
     private var buffer: [UInt8] = []
 
     init(_ arguments: [String], executable: String = netpathBinary, environment: [String: String] = [:]) throws {
-        process.executableURL = URL(fileURLWithPath: executable)
-        process.arguments = arguments
-        process.standardOutput = output
-        process.standardError = errors
-        var env = ProcessInfo.processInfo.environment
-        for (key, value) in environment { env[key] = value.isEmpty ? nil : value }  // "" removes
-        process.environment = env
-        try process.run()
+        child = try Child(executable, arguments, environment: environment)
     }
+
+    var processIdentifier: pid_t { child.pid }
 
     /// The next line of standard output, or `nil` at end of output or after `seconds`.
     func nextLine(seconds: Double = 10) -> String? {
-        let descriptor = output.fileHandleForReading.fileDescriptor
+        let descriptor = child.output
         let deadline = Date().addingTimeInterval(seconds)
         while true {
             if let newline = buffer.firstIndex(of: 10) {
@@ -49,7 +43,7 @@ final class RunningTool: @unchecked Sendable {
                 return line
             }
             let left = deadline.timeIntervalSinceNow
-            guard left > 0 else { return nil }
+            guard left > 0, descriptor >= 0 else { return nil }
             var poller = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
             guard poll(&poller, 1, Int32(left * 1000) + 1) > 0 else { continue }
             var chunk = [UInt8](repeating: 0, count: 4096)
@@ -59,14 +53,14 @@ final class RunningTool: @unchecked Sendable {
         }
     }
 
-    func signal(_ number: Int32) { kill(process.processIdentifier, number) }
+    func signal(_ number: Int32) { child.signal(number) }
 
     /// Whether the process has blocked `number` to take it with sigwait (it does so first
     /// thing in main), read from /proc; `false` after `seconds`.
     func isHandling(_ number: Int32, seconds: Double = 10) -> Bool {
         let deadline = Date().addingTimeInterval(seconds)
         while Date() < deadline {
-            let status = (try? String(contentsOfFile: "/proc/\(process.processIdentifier)/status", encoding: .utf8)) ?? ""
+            let status = (try? String(contentsOfFile: "/proc/\(child.pid)/status", encoding: .utf8)) ?? ""
             if let line = status.split(separator: "\n").first(where: { $0.hasPrefix("SigBlk:") }),
                let mask = UInt64(line.dropFirst(7).trimmingCharacters(in: .whitespaces), radix: 16),
                mask & (1 << UInt64(number - 1)) != 0 {
@@ -78,27 +72,19 @@ final class RunningTool: @unchecked Sendable {
     }
 
     /// Closes our end of its standard output, as `head -1` does after one line.
-    func closeOutput() {
-        try? output.fileHandleForReading.close()
-        outputClosed = true
-    }
-
-    private var outputClosed = false
+    func closeOutput() { child.closeOutput() }
 
     /// Waits for the exit, at most `seconds`; kills it and returns `nil` when it hangs.
     func finish(seconds: Double = 10) -> Outcome? {
-        let done = DispatchSemaphore(value: 0)
-        let waiter = Thread { [process] in process.waitUntilExit(); done.signal() }
-        waiter.start()
-        guard done.wait(timeout: .now() + seconds) == .success else {
-            process.terminate()
+        let deadline = Date().addingTimeInterval(seconds)
+        let (rest, errors) = child.readToEnd(until: deadline)
+        guard let status = child.wait(seconds: max(0, deadline.timeIntervalSinceNow)) else {
+            child.kill()
             return nil
         }
-        let rest = outputClosed ? Data() : output.fileHandleForReading.readDataToEndOfFile()
-        let stderr = errors.fileHandleForReading.readDataToEndOfFile()
-        return Outcome(status: process.terminationStatus,
-                       standardOutput: String(decoding: buffer + Array(rest), as: UTF8.self),
-                       standardError: String(decoding: stderr, as: UTF8.self))
+        return Outcome(status: status,
+                       standardOutput: String(decoding: buffer + rest, as: UTF8.self),
+                       standardError: String(decoding: errors, as: UTF8.self))
     }
 }
 

@@ -1,6 +1,5 @@
 import Foundation
 import KernelTestSupport
-import Synchronization
 import Testing
 @testable import NetPath
 
@@ -15,15 +14,17 @@ struct FaultInjectionTests {
         try ns.batch(["link set eth0 up", "addr add 10.60.0.2/24 dev eth0", "route add default via 10.60.0.1"])
         let monitor = PathMonitor(namespace: ns.namespace)
         let recorder = PathRecorder(monitor)
-        let ended = Shared<NetPathError?>(nil)
-        monitor.terminationHandler = { error in ended.withLock { $0 = error } }
+        let ended = AsyncStream.makeStream(of: NetPathError.self)
+        monitor.terminationHandler = { error in ended.continuation.yield(error) }
         try monitor.start()
         await recorder.expect("satisfied [eth0:wiredEthernet] gw 10.60.0.1 v4")
         try run(Kernel.ipPath, ["netns", "del", ns.name])
+        // The last path, then (documented order) the handler with the reason.
         await recorder.expect("unsatisfied/noInterface []")
-        #expect(monitor.terminationError?.code == .namespaceNotFound)
-        #expect(monitor.terminationError?.message == "network namespace '\(ns.name)' was deleted")
-        #expect(ended.withLock { $0 } == monitor.terminationError && !monitor.isRunning)
+        let error = try #require(await first(of: ended.stream), "no termination within 10 s")
+        #expect(error.code == .namespaceNotFound)
+        #expect(error.message == "network namespace '\(ns.name)' was deleted")
+        #expect(monitor.terminationError == error && !monitor.isRunning)
         // A terminal state: nothing more, and a restart says the namespace is gone.
         #expect(throws: NetPathError.self) { try monitor.start() }
     }
@@ -160,7 +161,7 @@ struct FaultInjectionTests {
         try ns.addLinks("eth0")
         try ns.batch(["link set eth0 up", "addr add 10.64.0.2/24 dev eth0", "route add default via 10.64.0.9"])
         let flood = (0..<3000).map { "addr add 10.\(100 + $0 / 250).\($0 % 250).1/32 dev eth0" } + ["route replace default via 10.64.0.1"]
-        let flooded = Mutex(false)
+        let flooded = Shared(false)
         let name = ns.name
         var options = LinuxSourceOptions()
         options.receiveBufferSize = 16384
@@ -209,9 +210,3 @@ func netlinkSocketsOfThisProcess(in ns: TestNamespace) throws -> Int {
     return ours.filter(inodes.contains).count
 }
 
-/// A value shared between tasks and threads, behind a lock.
-final class Shared<Value: Sendable>: Sendable {
-    private let mutex: Mutex<Value>
-    init(_ value: Value) { mutex = Mutex(value) }
-    func withLock<R: Sendable>(_ body: (inout sending Value) -> sending R) -> R { mutex.withLock(body) }
-}

@@ -1,6 +1,5 @@
 import CNetlink
 import Foundation
-import Synchronization
 import Testing
 import KernelTestSupport
 @testable import NetPath
@@ -323,7 +322,7 @@ struct PathTransitionTests {
 /// Blocks the monitor's reader thread until opened.
 final class Gate: Sendable {
     private let condition = NSCondition()
-    private let closed = Mutex(false)
+    private let closed = Shared(false)
 
     func close() { closed.withLock { $0 = true } }
 

@@ -1,5 +1,5 @@
+import KernelTestSupport
 import Dispatch
-import Synchronization
 import Testing
 @testable import NetPath
 
@@ -7,7 +7,7 @@ import Testing
 final class ManualSource: PathSource {
     let initialPath: NetworkPath?
     let deliver: @Sendable (NetworkPath) -> Void
-    let stopped = Mutex(false)
+    let stopped = Shared(false)
 
     init(initialPath: NetworkPath?, deliver: @escaping @Sendable (NetworkPath) -> Void) {
         self.initialPath = initialPath
@@ -20,7 +20,7 @@ final class ManualSource: PathSource {
 
 /// Hands out manual sources and remembers them.
 final class ManualBackend: Sendable {
-    let sources = Mutex<[ManualSource]>([])
+    let sources = Shared<[ManualSource]>([])
     let initial: NetworkPath
 
     init(initial: NetworkPath = offline) { self.initial = initial }
@@ -42,12 +42,6 @@ final class ManualBackend: Sendable {
     }
 }
 
-/// A value shared between tasks, behind a lock.
-final class Shared<Value: Sendable>: Sendable {
-    private let mutex: Mutex<Value>
-    init(_ value: Value) { mutex = Mutex(value) }
-    func withLock<R: Sendable>(_ body: (inout sending Value) -> sending R) -> R { mutex.withLock(body) }
-}
 
 let offline = NetworkPath(status: .unsatisfied, unsatisfiedReason: .notAvailable, diagnosis: .noInterface)
 let online = NetworkPath(status: .satisfied, availableInterfaces: [NetworkInterface(name: "eth0", index: 2, type: .wiredEthernet)],

@@ -1,4 +1,4 @@
-import Synchronization
+import KernelTestSupport
 import Testing
 @testable import NetPath
 
@@ -120,7 +120,7 @@ import Testing
     final class ManualClock: ProbeClock, @unchecked Sendable {
         struct Timer { var at: Double; var work: @Sendable () -> Void; var cancelled: Shared<Bool> }
         // Guarded by `mutex`.
-        private let mutex = Mutex<(now: Double, timers: [Timer])>((0, []))
+        private let mutex = Shared<(now: Double, timers: [Timer])>((0, []))
         final class Handle: ScheduledWork { let flag: Shared<Bool>; init(_ f: Shared<Bool>) { flag = f }; func cancel() { flag.withLock { $0 = true } } }
 
         func schedule(after seconds: Double, _ work: @escaping @Sendable () -> Void) -> any ScheduledWork {
@@ -147,7 +147,7 @@ import Testing
 
     final class ManualChecker: @unchecked Sendable {
         // Guarded by `mutex`.
-        private let mutex = Mutex<[(path: NetworkPath, completion: @Sendable (ConnectivityResult) -> Void, cancelled: Shared<Bool>)]>([])
+        private let mutex = Shared<[(path: NetworkPath, completion: @Sendable (ConnectivityResult) -> Void, cancelled: Shared<Bool>)]>([])
         var checker: ConnectivityChecker {
             { [self] path, completion in
                 let flag = Shared(false)

@@ -15,29 +15,22 @@ public struct CommandFailure: Error, CustomStringConvertible {
     public var description: String
 }
 
-/// Runs a program and returns its standard output; throws with its stderr on failure.
+/// Runs a program and returns its standard output; throws with its stderr on failure
+/// (or when it has not ended after two minutes).
 @discardableResult
 public func run(_ program: String, _ arguments: [String], input: String? = nil) throws -> String {
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: program)
-    process.arguments = arguments
-    let output = Pipe(), errors = Pipe()
-    process.standardOutput = output
-    process.standardError = errors
-    let inputPipe = input.map { _ in Pipe() }
-    if let inputPipe { process.standardInput = inputPipe }
-    try process.run()
-    if let input, let inputPipe {
-        inputPipe.fileHandleForWriting.write(Data(input.utf8))
-        try inputPipe.fileHandleForWriting.close()
+    let child = try Child(program, arguments, pipeInput: input != nil)
+    if let input { child.send(input) }
+    let deadline = Date().addingTimeInterval(120)
+    let (output, errors) = child.readToEnd(until: deadline)
+    guard let status = child.wait(seconds: max(0, deadline.timeIntervalSinceNow)) else {
+        child.kill()
+        throw CommandFailure(description: "\(program) \(arguments.joined(separator: " ")) did not end")
     }
-    let outData = output.fileHandleForReading.readDataToEndOfFile()
-    let errData = errors.fileHandleForReading.readDataToEndOfFile()
-    process.waitUntilExit()
-    guard process.terminationStatus == 0 else {
-        throw CommandFailure(description: "\(program) \(arguments.joined(separator: " ")) failed: \(String(decoding: errData, as: UTF8.self))")
+    guard status == 0 else {
+        throw CommandFailure(description: "\(program) \(arguments.joined(separator: " ")) failed: \(String(decoding: errors, as: UTF8.self))")
     }
-    return String(decoding: outData, as: UTF8.self)
+    return String(decoding: output, as: UTF8.self)
 }
 
 /// A network namespace made for one test; ``remove()`` deletes it (call it in `defer`).
@@ -112,7 +105,7 @@ public final class PathRecorder: Sendable {
         var nextID = 0
     }
 
-    private let state = Mutex(State())
+    private let state = Shared(State())
 
     /// Attaches to `monitor`'s update handler.
     public init(_ monitor: PathMonitor) {

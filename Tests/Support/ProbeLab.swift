@@ -10,7 +10,7 @@ public final class ProbeLab: @unchecked Sendable {
     public let client: TestNamespace
     public let server: TestNamespace
     public let modeFile: String
-    private var children: [(pid: pid_t, input: Int32)] = []
+    private var children: [Child] = []
 
     public static let serverScript = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("probe_server.py").path
 
@@ -66,61 +66,39 @@ public final class ProbeLab: @unchecked Sendable {
         try (mode + "\n").write(toFile: modeFile, atomically: true, encoding: .utf8)
     }
 
-    /// Starts a program (posix_spawn: Foundation's Process is kept for short commands) and
-    /// waits, at most 10 s, until its output shows it is ready.
+    /// Starts a program and waits, at most 10 s, until its output shows it is ready. Its
+    /// standard input stays open until ``remove()``.
     private func start(_ command: [String], readyWhenOutputContains marker: String) throws {
-        var output: [Int32] = [0, 0], input: [Int32] = [0, 0]
-        guard pipe(&output) == 0, pipe(&input) == 0 else { throw CommandFailure(description: "pipe failed") }
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_adddup2(&actions, input[0], 0)
-        posix_spawn_file_actions_adddup2(&actions, output[1], 1)
-        posix_spawn_file_actions_adddup2(&actions, output[1], 2)
-        for fd in [input[0], input[1], output[0], output[1]] { posix_spawn_file_actions_addclose(&actions, fd) }
-        var pid: pid_t = 0
-        let argv = command.map { strdup($0) } + [nil]
-        defer { for pointer in argv { free(pointer) } }
-        let result = posix_spawn(&pid, command[0], &actions, nil, argv, environ)
-        close(input[0])
-        close(output[1])
-        guard result == 0 else {
-            close(input[1]); close(output[0])
-            throw CommandFailure(description: "cannot start \(command[0]): \(result)")
-        }
-        children.append((pid, input[1]))
-        let descriptor = output[0]
+        let child = try Child(command[0], Array(command.dropFirst()), pipeInput: true, errorsToOutput: true)
+        children.append(child)
+        let descriptor = child.output
         var seen = ""
         let deadline = Date().addingTimeInterval(10)
         while !seen.contains(marker) {
             let left = deadline.timeIntervalSinceNow
             var poller = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
             guard left > 0, poll(&poller, 1, Int32(left * 1000) + 1) > 0 else {
-                close(descriptor)
                 throw CommandFailure(description: "\(command.joined(separator: " ")) did not become ready: \(seen)")
             }
             var chunk = [UInt8](repeating: 0, count: 4096)
             let count = read(descriptor, &chunk, chunk.count)
             if count <= 0 {
-                close(descriptor)
                 throw CommandFailure(description: "\(command[0]) ended: \(seen)")
             }
             seen += String(decoding: chunk[0..<count], as: UTF8.self)
         }
-        // Keep draining its output so it never blocks on a full pipe; the thread ends at EOF.
+        // Keep draining its output so it never blocks on a full pipe; the thread (which keeps
+        // the child, and so the descriptor, alive) ends at end of file.
         Thread.detachNewThread {
             var sink = [UInt8](repeating: 0, count: 4096)
-            while read(descriptor, &sink, sink.count) > 0 {}
-            close(descriptor)
+            while read(child.output, &sink, sink.count) > 0 {}
         }
     }
 
     public func remove() {
         for child in children {
-            close(child.input)
-            kill(child.pid, SIGKILL)  // the spawning thread may have SIGTERM blocked, and the child with it
-            var status: Int32 = 0
-            waitpid(child.pid, &status, 0)
+            child.closeInput()
+            child.kill()
         }
         children.removeAll()
         client.remove()
