@@ -24,7 +24,18 @@ let package = Package(
         ),
         .executableTarget(
             name: "netpath",
-            dependencies: ["NetPath", .target(name: "CNetlink", condition: .when(platforms: [.linux, .android]))]
+            dependencies: ["NetPath", .target(name: "CNetlink", condition: .when(platforms: [.linux, .android]))],
+            exclude: ["StaticLink"],
+            // Start-up of the release tool on Linux (BENCHMARKS.md, "Start-up"): no PIE, so
+            // no relocations to apply and no copied pages at exec; libgcc and, with
+            // --static-swift-stdlib, libstdc++ linked in rather than loaded (StaticLink/ holds
+            // a linker script that makes -lstdc++ mean libstdc++.a). Only this executable
+            // has these flags: the NetPath library stays usable as a dependency.
+            linkerSettings: [
+                .unsafeFlags(["-Xclang-linker", "-no-pie", "-Xclang-linker", "-static-libgcc",
+                              "-L", Context.packageDirectory + "/Sources/netpath/StaticLink"],
+                             .when(platforms: [.linux], configuration: .release)),
+            ]
         ),
         .testTarget(name: "NetPathTests", dependencies: ["NetPath", "KernelTestSupport"]),
         // Shared by the kernel and CLI tests: namespaces, `ip`, a path recorder. Not a product.

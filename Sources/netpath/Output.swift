@@ -11,15 +11,30 @@ enum Output {
     static func timestamp() -> String {
         var now = timespec()
         clock_gettime(CLOCK_REALTIME, &now)
-        var seconds = now.tv_sec
-        var parts = tm()
-        gmtime_r(&seconds, &parts)
-        func pad(_ value: Int32, _ width: Int) -> String {
+        return utc(seconds: Int64(now.tv_sec), milliseconds: Int(now.tv_nsec / 1_000_000))
+    }
+
+    /// Seconds since 1970 as an ISO 8601 UTC time. Computed here, not with `gmtime_r`,
+    /// which loads the time-zone file first (a file read on every start of `status`).
+    static func utc(seconds: Int64, milliseconds: Int) -> String {
+        let days = seconds >= 0 ? seconds / 86_400 : (seconds - 86_399) / 86_400
+        let secondOfDay = Int(seconds - days * 86_400)
+        // Days to a proleptic Gregorian date (H. Hinnant's civil_from_days).
+        let shifted = days + 719_468
+        let era = (shifted >= 0 ? shifted : shifted - 146_096) / 146_097
+        let dayOfEra = shifted - era * 146_097
+        let yearOfEra = (dayOfEra - dayOfEra / 1_460 + dayOfEra / 36_524 - dayOfEra / 146_096) / 365
+        let dayOfYear = dayOfEra - (365 * yearOfEra + yearOfEra / 4 - yearOfEra / 100)
+        let monthIndex = (5 * dayOfYear + 2) / 153
+        let day = dayOfYear - (153 * monthIndex + 2) / 5 + 1
+        let month = monthIndex < 10 ? monthIndex + 3 : monthIndex - 9
+        let year = yearOfEra + era * 400 + (month <= 2 ? 1 : 0)
+        func pad(_ value: Int64, _ width: Int) -> String {
             let text = String(value)
             return String(repeating: "0", count: max(0, width - text.count)) + text
         }
-        return "\(pad(parts.tm_year + 1900, 4))-\(pad(parts.tm_mon + 1, 2))-\(pad(parts.tm_mday, 2))T"
-            + "\(pad(parts.tm_hour, 2)):\(pad(parts.tm_min, 2)):\(pad(parts.tm_sec, 2)).\(pad(Int32(now.tv_nsec / 1_000_000), 3))Z"
+        return "\(pad(year, 4))-\(pad(month, 2))-\(pad(day, 2))T\(pad(Int64(secondOfDay / 3_600), 2)):"
+            + "\(pad(Int64(secondOfDay / 60 % 60), 2)):\(pad(Int64(secondOfDay % 60), 2)).\(pad(Int64(milliseconds), 3))Z"
     }
 
     /// A JSON string literal.

@@ -168,6 +168,13 @@ public final class PathMonitor: Sendable {
     ) throws -> NetworkPath {
         var options = LinuxSourceOptionsIfAny()
         options.watchesResolverFiles = false
+        #if os(Linux) || os(Android)
+        // One dump on the calling thread: no reader thread, no watches.
+        let filter = InterfaceFilter(required: requiredInterfaceType, prohibited: Set(prohibitedInterfaceTypes))
+        let source = try LinuxPathSource.open(namespace: namespace, filter: filter, options: options, deliver: { _ in })
+        defer { source.stop() }
+        if let path = source.initialPath { return path }
+        #endif
         let monitor = PathMonitor(
             requiredInterfaceType: requiredInterfaceType, prohibitedInterfaceTypes: prohibitedInterfaceTypes,
             namespace: namespace, makeSource: systemSource(namespace: namespace, options: options)
