@@ -72,13 +72,18 @@ enum NetPathCommand {
         let withConnectivity = check != nil
         // The watched namespace deleted under us: say so, exit 3.
         monitor.terminationHandler = { error in fail(error.description, .runtime) }
-        let format: @Sendable (NetworkPath) -> String = { path in
-            arguments.json ? Output.json(path, connectivity: withConnectivity) : Output.human(path, color: color)
+        // One line per path, with its newline, as bytes (built directly for JSON).
+        let format: @Sendable (NetworkPath) -> [UInt8] = { path in
+            guard arguments.json else { return Array((Output.human(path, color: color) + "\n").utf8) }
+            var line = Line()
+            line.appendJSON(path, connectivity: withConnectivity, time: nil)
+            line.append("\n")
+            return line.bytes
         }
         switch arguments.command {
         case .status where !withConnectivity:
             let path = readPath(arguments, namespace: namespace)
-            Terminal.write(format(path) + "\n")
+            Terminal.write(bytes: format(path))
             finish(path.status == .satisfied ? .success : .failure)
         case .status:
             start(monitor)
@@ -90,14 +95,14 @@ enum NetPathCommand {
                 if let settled = monitor.currentPath, settled.connectivity != .unknown { verdict.open(settled) }
                 path = verdict.wait(seconds: (check?.timeout ?? 5) + 2) ?? path
             }
-            Terminal.write(format(path) + "\n")
+            Terminal.write(bytes: format(path))
             finish(path.status == .satisfied ? .success : .failure)
         case .watch:
             let printed = Locked(0)
             let limit = arguments.count
             // Called on the monitor's private queue, never the main thread.
             monitor.pathUpdateHandler = { @Sendable path in
-                Terminal.write(format(path) + "\n")
+                Terminal.write(bytes: format(path))
                 let count = printed.withLock { count in
                     count += 1
                     return count
@@ -245,24 +250,31 @@ enum Terminal {
         writeAll(1, text)
     }
 
+    static func write(bytes: [UInt8]) {
+        bytes.withUnsafeBufferPointer { writeAll(1, UnsafeRawBufferPointer($0)) }
+    }
+
     static func writeError(_ text: String) {
         writeAll(2, text)
     }
 
     private static func writeAll(_ descriptor: Int32, _ text: String) {
         var text = text
-        text.withUTF8 { bytes in
-            var offset = 0
-            while offset < bytes.count {
-                let written = Glibc.write(descriptor, bytes.baseAddress! + offset, bytes.count - offset)
-                if written < 0 {
-                    if errno == EINTR { continue }
-                    // The reader went away (EPIPE): nothing more can be shown; end quietly.
-                    if descriptor == 1 { _exit(0) }
-                    return
-                }
-                offset += written
+        text.withUTF8 { writeAll(descriptor, UnsafeRawBufferPointer($0)) }
+    }
+
+    private static func writeAll(_ descriptor: Int32, _ bytes: UnsafeRawBufferPointer) {
+        guard let base = bytes.baseAddress else { return }
+        var offset = 0
+        while offset < bytes.count {
+            let written = Glibc.write(descriptor, base + offset, bytes.count - offset)
+            if written < 0 {
+                if errno == EINTR { continue }
+                // The reader went away (EPIPE): nothing more can be shown; end quietly.
+                if descriptor == 1 { _exit(0) }
+                return
             }
+            offset += written
         }
     }
 }

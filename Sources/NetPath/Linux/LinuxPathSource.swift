@@ -49,6 +49,10 @@ final class LinuxPathSource: @unchecked Sendable {
     private let terminate: @Sendable (NetPathError) -> Void
     private let namespace: NetworkNamespace?
     private let buffer: UnsafeMutableRawBufferPointer
+    /// Per-slot lengths and flags of the last batch (allocated once: `drainNetlink` runs on
+    /// every wake-up).
+    private let lengths: UnsafeMutableBufferPointer<UInt32>
+    private let flags: UnsafeMutableBufferPointer<Int32>
     private var lastPath: NetworkPath
     private let control = Locked<(thread: pthread_t?, stopped: Bool)>((nil, false))
 
@@ -77,6 +81,10 @@ final class LinuxPathSource: @unchecked Sendable {
         self.terminate = terminate
         self.namespace = namespace
         buffer = .allocate(byteCount: LinuxPathSource.slotSize * LinuxPathSource.slotCount, alignment: 16)
+        lengths = .allocate(capacity: LinuxPathSource.slotCount)
+        lengths.initialize(repeating: 0)
+        flags = .allocate(capacity: LinuxPathSource.slotCount)
+        flags.initialize(repeating: 0)
         lastPath = NetworkPath(status: .unsatisfied)
         let ioctlSocket = sockets.ioctl
         engine = NetlinkEngine { link in
@@ -86,6 +94,8 @@ final class LinuxPathSource: @unchecked Sendable {
 
     deinit {
         buffer.deallocate()
+        lengths.deallocate()
+        flags.deallocate()
     }
 
     // MARK: - Opening
@@ -267,15 +277,9 @@ final class LinuxPathSource: @unchecked Sendable {
     /// Reads everything queued, in batches of datagrams, applying each message. Stops at
     /// `EAGAIN`, or after a bounded number of batches so a storm cannot hide the path forever.
     private func drainNetlink() throws {
-        var lengths = [UInt32](repeating: 0, count: LinuxPathSource.slotCount)
-        var flags = [Int32](repeating: 0, count: LinuxPathSource.slotCount)
         for _ in 0..<256 {
-            let received = lengths.withUnsafeMutableBufferPointer { lengths in
-                flags.withUnsafeMutableBufferPointer { flags in
-                    cnetlink_recv_batch(netlinkFD, buffer.baseAddress, LinuxPathSource.slotSize,
-                                        UInt32(LinuxPathSource.slotCount), lengths.baseAddress, flags.baseAddress)
-                }
-            }
+            let received = cnetlink_recv_batch(netlinkFD, buffer.baseAddress, LinuxPathSource.slotSize,
+                                               UInt32(LinuxPathSource.slotCount), lengths.baseAddress, flags.baseAddress)
             if received < 0 {
                 let code = errno
                 if code == EAGAIN || code == EWOULDBLOCK { return }
