@@ -5,6 +5,7 @@
 #include <malloc.h>
 #include <pthread.h>
 #include <sched.h>
+#include <stdint.h>
 #include <string.h>
 #include <unistd.h>
 #include <sys/ioctl.h>
@@ -21,7 +22,7 @@ int cnetlink_setns_net(int fd) {
 }
 
 int cnetlink_recv_batch(int fd, void *buffer, size_t size, unsigned count,
-                        uint32_t *lengths, int32_t *flags) {
+                        uint32_t *lengths, int32_t *flags, int block) {
     enum { maxBatch = 64 };
     if (count > maxBatch) count = maxBatch;
     struct mmsghdr msgs[maxBatch];
@@ -38,7 +39,7 @@ int cnetlink_recv_batch(int fd, void *buffer, size_t size, unsigned count,
     }
     int n;
     do {
-        n = recvmmsg(fd, msgs, count, MSG_DONTWAIT, NULL);
+        n = recvmmsg(fd, msgs, count, block ? MSG_WAITFORONE : MSG_DONTWAIT, NULL);
     } while (n < 0 && errno == EINTR);
     for (int i = 0; i < n; i++) {
         lengths[i] = msgs[i].msg_len;
@@ -90,3 +91,25 @@ int cnetlink_eventfd(void) {
     return eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
 }
 #endif
+
+int cnetlink_request_wake(int fd, uint32_t seq) {
+    struct {
+        struct nlmsghdr header;
+        struct ifinfomsg body;
+    } request;
+    memset(&request, 0, sizeof request);
+    request.header.nlmsg_len = sizeof request;
+    request.header.nlmsg_type = RTM_GETLINK;
+    request.header.nlmsg_flags = NLM_F_REQUEST;
+    request.header.nlmsg_seq = seq;
+    request.body.ifi_family = AF_UNSPEC;
+    request.body.ifi_index = INT32_MAX;
+    struct sockaddr_nl kernel;
+    memset(&kernel, 0, sizeof kernel);
+    kernel.nl_family = AF_NETLINK;
+    ssize_t sent;
+    do {
+        sent = sendto(fd, &request, sizeof request, 0, (struct sockaddr *)&kernel, sizeof kernel);
+    } while (sent < 0 && errno == EINTR);
+    return (int)sent;
+}

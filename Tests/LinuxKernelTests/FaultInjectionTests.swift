@@ -38,9 +38,10 @@ struct FaultInjectionTests {
         let monitor = PathMonitor(requiredInterfaceType: nil, prohibitedInterfaceTypes: [], namespace: ns.namespace,
                                   makeSource: PathMonitor.systemSource(namespace: ns.namespace, options: options))
         try monitor.start()
-        #expect(threadsNamed("np-churn") == 1)
+        // The reader and its resolver-watch thread.
+        #expect(threadsNamed("np-churn") == 1 && threadsNamed("np-churn-r") == 1)
         monitor.cancel()
-        #expect(threadsNamed("np-churn") == 0)
+        #expect(threadsNamed("np-churn") == 0 && threadsNamed("np-churn-r") == 0)
         let residentBefore = residentKilobytes()
         for round in 0..<2000 {
             try monitor.start()
@@ -52,7 +53,7 @@ struct FaultInjectionTests {
         }
         #expect(monitor.storage.state.withLock { $0.subscribers.isEmpty && $0.observers.isEmpty && $0.source == nil })
         #expect(try netlinkSocketsOfThisProcess(in: ns) == 0)
-        #expect(threadsNamed("np-churn") == 0)
+        #expect(threadsNamed("np-churn") == 0 && threadsNamed("np-churn-r") == 0)
         // Memory: 2,000 cycles may not leave a per-cycle residue. The bound is loose (other
         // tests run in this process at the same time) but a leak of one 256 KiB receive
         // buffer per cycle would be 500 MB.

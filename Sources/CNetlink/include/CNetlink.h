@@ -44,10 +44,18 @@ enum {
 /// Returns 0 or -1 with errno set.
 int cnetlink_setns_net(int fd);
 
-/// `recvmmsg` with `MSG_DONTWAIT`: fills up to `count` buffers of `size` bytes each from
-/// `buffer`, storing each datagram's length and flags. Returns the number received or -1.
+/// `recvmmsg`: fills up to `count` buffers of `size` bytes each from `buffer`, storing each
+/// datagram's length and flags. With `block`, waits for the first datagram
+/// (`MSG_WAITFORONE`), otherwise never waits (`MSG_DONTWAIT`). Returns the number received
+/// or -1 with errno set (EINTR is retried).
 int cnetlink_recv_batch(int fd, void *buffer, size_t size, unsigned count,
-                        uint32_t *lengths, int32_t *flags);
+                        uint32_t *lengths, int32_t *flags, int block);
+
+/// Asks the kernel, on NETLINK_ROUTE socket `fd`, for a link that cannot exist
+/// (`RTM_GETLINK`, index INT32_MAX, sequence `seq`). The kernel answers at once with an
+/// `NLMSG_ERROR` on `fd` itself, which wakes a thread blocked receiving on it; any process
+/// may send this request, no privilege needed. Returns `sendto`'s result.
+int cnetlink_request_wake(int fd, uint32_t seq);
 
 /// Whether `name` answers the wireless-extensions ioctl (SIOCGIWNAME) on socket `fd`,
 /// which is evaluated in the socket's own network namespace.

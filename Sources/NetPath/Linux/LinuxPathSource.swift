@@ -55,6 +55,13 @@ final class LinuxPathSource: @unchecked Sendable {
     private let flags: UnsafeMutableBufferPointer<Int32>
     private var lastPath: NetworkPath
     private let control = Locked<(thread: pthread_t?, stopped: Bool)>((nil, false))
+    /// Set by the resolver-watch thread when a watched directory changed; taken by the reader.
+    private let resolverChanged = Locked(false)
+    /// File names whose changes matter in the watched directories (resolver files, the
+    /// namespace's name); set by `open` before any thread starts, read-only afterwards.
+    private var watchedNames: Set<String> = []
+    /// The sequence number of wake-up requests (``wakeReader()``); the engine never uses it.
+    static let wakeSequence = UInt32.max
 
     static let slotSize = 32 * 1024
     static let slotCount = 8
@@ -170,7 +177,9 @@ final class LinuxPathSource: @unchecked Sendable {
     }
 
     private static func createSockets(receiveBufferSize: Int32) throws -> (netlink: Int32, ioctl: Int32) {
-        let netlink = socket(AF_NETLINK, Int32(SOCK_RAW.rawValue) | Int32(SOCK_CLOEXEC.rawValue) | Int32(SOCK_NONBLOCK.rawValue), NETLINK_ROUTE)
+        // A blocking socket: the reader thread waits in recvmmsg itself; every read that
+        // must not wait passes MSG_DONTWAIT.
+        let netlink = socket(AF_NETLINK, Int32(SOCK_RAW.rawValue) | Int32(SOCK_CLOEXEC.rawValue), NETLINK_ROUTE)
         guard netlink >= 0 else {
             let code = errno
             throw NetPathError(code == EACCES || code == EPERM ? .permissionDenied : .netlinkFailure,
@@ -232,6 +241,16 @@ final class LinuxPathSource: @unchecked Sendable {
         let mask = UInt32(IN_CLOSE_WRITE | IN_MOVED_TO | IN_MOVED_FROM | IN_CREATE | IN_DELETE | IN_ATTRIB)
         // A named namespace can be deleted (`ip netns del`): watch its directory too.
         if let namespace { directories.append(ResolverConfiguration.directory(of: namespace.path)) }
+        // Only changes to these names wake the reader: /var/run/netns and /etc see other
+        // files come and go all the time (every namespace a container runtime makes).
+        var files = resolver.candidates + [resolver.upstreamFile]
+        for file in resolver.candidates {
+            guard let real = realpath(file, nil) else { continue }
+            files.append(String(cString: real))
+            free(real)
+        }
+        if let namespace { files.append(namespace.path) }
+        watchedNames = Set(files.map { String($0.split(separator: "/").last ?? "") })
         for directory in Set(directories) {
             _ = inotify_add_watch(inotifyFD, directory, mask)
         }
@@ -276,10 +295,13 @@ final class LinuxPathSource: @unchecked Sendable {
 
     /// Reads everything queued, in batches of datagrams, applying each message. Stops at
     /// `EAGAIN`, or after a bounded number of batches so a storm cannot hide the path forever.
-    private func drainNetlink() throws {
-        for _ in 0..<256 {
+    ///
+    /// - Parameter blocking: Wait for the first datagram (the reader thread's only wait).
+    private func drainNetlink(blocking: Bool = false) throws {
+        for batch in 0..<256 {
             let received = cnetlink_recv_batch(netlinkFD, buffer.baseAddress, LinuxPathSource.slotSize,
-                                               UInt32(LinuxPathSource.slotCount), lengths.baseAddress, flags.baseAddress)
+                                               UInt32(LinuxPathSource.slotCount), lengths.baseAddress, flags.baseAddress,
+                                               blocking && batch == 0 ? 1 : 0)
             if received < 0 {
                 let code = errno
                 if code == EAGAIN || code == EWOULDBLOCK { return }
@@ -312,56 +334,82 @@ final class LinuxPathSource: @unchecked Sendable {
         }
     }
 
-    private func drainInotify() {
+    /// Empties the inotify queue (the resolver-watch thread's job). Returns whether an event
+    /// named a watched file (or had no name, or the queue overflowed).
+    private func drainInotify() -> Bool {
         var scratch = [UInt8](repeating: 0, count: 4096)
+        var relevant = false
         while true {
             let count = scratch.withUnsafeMutableBytes { read(inotifyFD, $0.baseAddress, $0.count) }
             if count <= 0 { break }
+            // struct inotify_event: wd, mask, cookie, len (4 bytes each), then len bytes of
+            // NUL-padded name.
+            var offset = 0
+            while offset + 16 <= count {
+                let (mask, length) = scratch.withUnsafeBytes {
+                    ($0.loadUnaligned(fromByteOffset: offset + 4, as: UInt32.self),
+                     Int($0.loadUnaligned(fromByteOffset: offset + 12, as: UInt32.self)))
+                }
+                let end = min(offset + 16 + length, count)
+                let name = scratch[(offset + 16)..<end].prefix { $0 != 0 }
+                if name.isEmpty || mask & UInt32(IN_Q_OVERFLOW) != 0
+                    || watchedNames.contains(String(decoding: name, as: UTF8.self)) {
+                    relevant = true
+                }
+                offset = end
+            }
         }
-        engine.setHasDNSServer(resolver.hasServer(read: { Syscall.readFile($0) }))
+        return relevant
+    }
+
+    /// Makes the kernel put a datagram on the socket, which ends the reader's blocking
+    /// receive. Safe from any thread.
+    private func wakeReader() {
+        _ = cnetlink_request_wake(netlinkFD, LinuxPathSource.wakeSequence)
     }
 
     /// Starts the reader thread. Paths that differ from the last are passed to `deliver`.
     func startReading() -> Bool {
         control.withLock { control in
             guard control.thread == nil, !control.stopped else { return false }
-            control.thread = OwnThread.start(name: options.threadName) { [self] in runLoop() }
+            // Both threads exist when this returns (the watcher first: the reader joins it).
+            let watcher = inotifyFD >= 0
+                ? OwnThread.start(name: String(options.threadName.prefix(13)) + "-r") { [self] in watchResolverLoop() }
+                : nil
+            control.thread = OwnThread.start(name: options.threadName) { [self] in runLoop(watcher: watcher) }
+            if control.thread == nil, let watcher {
+                var one: UInt64 = 1
+                _ = write(wakeFD, &one, 8)
+                pthread_join(watcher, nil)
+            }
             return control.thread != nil
         }
     }
 
-    private func runLoop() {
-        // epoll, not poll: the three descriptors are registered once, so a wake-up costs one
-        // wait queue, not three to add and remove (an event storm is mostly single events).
-        let epoll = epoll_create1(Int32(EPOLL_CLOEXEC))
+    /// The reader thread: blocks in `recvmmsg` on the netlink socket itself, so an event
+    /// costs one system call (no readiness wait before the read). ``stop()`` and the
+    /// resolver-watch thread wake it with a request the kernel answers on the socket.
+    private func runLoop(watcher: pthread_t?) {
         defer {
-            if epoll >= 0 { Syscall.close(epoll) }
+            if let watcher {
+                var one: UInt64 = 1
+                _ = write(wakeFD, &one, 8)
+                pthread_join(watcher, nil)
+            }
             closeDescriptors()
         }
-        guard epoll >= 0 else { return }
-        for fd in [wakeFD, netlinkFD, inotifyFD] where fd >= 0 {
-            var event = epoll_event()
-            event.events = EPOLLIN.rawValue
-            event.data.fd = fd
-            epoll_ctl(epoll, EPOLL_CTL_ADD, fd, &event)
-        }
-        var events = [epoll_event](repeating: epoll_event(), count: 3)
         while true {
-            let ready = epoll_wait(epoll, &events, 3, -1)
-            if ready < 0 {
-                if errno == EINTR { continue }
-                return
+            if control.withLock({ $0.stopped }) { return }
+            options.beforeRead?()
+            do {
+                try drainNetlink(blocking: true)
+            } catch {
+                // A socket error other than an overrun cannot be recovered: resynchronise
+                // once, as after an overrun, and carry on.
+                if let request = engine.resynchronize() { try? send(request) }
             }
-            var (woken, resolverChanged, netlinkReadable) = (false, false, false)
-            for index in 0..<Int(ready) {
-                let fd = events[index].data.fd
-                woken = woken || fd == wakeFD
-                resolverChanged = resolverChanged || fd == inotifyFD
-                netlinkReadable = netlinkReadable || fd == netlinkFD
-            }
-            if woken { return }
-            if resolverChanged {
-                drainInotify()
+            if control.withLock({ $0.stopped }) { return }
+            if resolverChanged.withLock({ changed in defer { changed = false }; return changed }) {
                 if let namespace, !Syscall.exists(namespace.path) {
                     // Deleted: its interfaces are gone for everyone else; a defined last
                     // path, then the reason, then this thread ends.
@@ -370,16 +418,7 @@ final class LinuxPathSource: @unchecked Sendable {
                     terminate(NetPathError(.namespaceNotFound, "\(namespace) was deleted"))
                     return
                 }
-            }
-            if netlinkReadable {
-                options.beforeRead?()
-                do {
-                    try drainNetlink()
-                } catch {
-                    // A socket error other than an overrun cannot be recovered: resynchronise
-                    // once, as after an overrun, and carry on.
-                    if let request = engine.resynchronize() { try? send(request) }
-                }
+                engine.setHasDNSServer(resolver.hasServer(read: { Syscall.readFile($0) }))
             }
             guard engine.isSettled, engine.takeChanges() else { continue }
             let path = engine.state.path(filter: filter)
@@ -387,6 +426,22 @@ final class LinuxPathSource: @unchecked Sendable {
                 lastPath = path
                 deliver(path)
             }
+        }
+    }
+
+    /// The resolver-watch thread: waits on the inotify descriptor (and on `wakeFD`, which
+    /// ends it), flags a change and wakes the reader. Idle, it never wakes.
+    private func watchResolverLoop() {
+        var descriptors = [pollfd(fd: inotifyFD, events: Int16(POLLIN), revents: 0),
+                           pollfd(fd: wakeFD, events: Int16(POLLIN), revents: 0)]
+        while true {
+            let ready = poll(&descriptors, 2, -1)
+            if ready < 0 && errno == EINTR { continue }
+            if ready < 0 || descriptors[1].revents != 0 { return }
+            guard descriptors[0].revents != 0, drainInotify() else { continue }
+            // One wake-up outstanding at most: the reader takes the flag when it runs.
+            let pending = resolverChanged.withLock { changed in defer { changed = true }; return changed }
+            if !pending { wakeReader() }
         }
     }
 
@@ -407,8 +462,7 @@ final class LinuxPathSource: @unchecked Sendable {
             closeDescriptors()
             return
         }
-        var one: UInt64 = 1
-        _ = write(wakeFD, &one, 8)
+        wakeReader()
         if pthread_equal(thread, pthread_self()) != 0 {
             pthread_detach(thread)
         } else {

@@ -78,7 +78,8 @@ struct NetlinkEngine {
 
     private mutating func request(_ dump: Dump) -> Request {
         lastSequence &+= 1
-        if lastSequence == 0 { lastSequence = 1 }  // 0 is the kernel's sequence for events
+        // 0 is the kernel's sequence for events; UInt32.max marks the reader's wake-ups.
+        if lastSequence == 0 || lastSequence == UInt32.max { lastSequence = 1 }
         dumping = dump
         dumpSequence = lastSequence
         return Request(dump: dump, sequence: lastSequence)
