@@ -156,6 +156,35 @@ struct FaultInjectionTests {
         #expect(monitor.isRunning)
     }
 
+    @Test func otherNamespacesComingAndGoingDoNotWakeTheReader() async throws {
+        // /var/run/netns (watched for this namespace's deletion) sees every namespace a
+        // container runtime or another test makes: only this namespace's name may wake the
+        // reader thread (each wake-up is a netlink round trip and, during a dump, could
+        // overflow a small receive buffer).
+        let ns = try TestNamespace("quiet")
+        defer { ns.remove() }
+        try ns.addLinks("eth0")
+        try ns.batch(["link set eth0 up", "addr add 10.65.0.2/24 dev eth0", "route add default via 10.65.0.1"])
+        var options = LinuxSourceOptions()
+        options.threadName = "np-quiet"
+        let monitor = PathMonitor(requiredInterfaceType: nil, prohibitedInterfaceTypes: [], namespace: ns.namespace,
+                                  makeSource: PathMonitor.systemSource(namespace: ns.namespace, options: options))
+        let recorder = PathRecorder(monitor)
+        try monitor.start()
+        defer { monitor.cancel() }
+        await recorder.expect("satisfied [eth0:wiredEthernet] gw 10.65.0.1 v4")
+        let before = try #require(voluntarySwitches(ofThreadNamed: "np-quiet"))
+        for _ in 0..<10 {
+            try TestNamespace("other").remove()
+        }
+        // Its own resolver file does wake it, after the events above (inotify keeps order):
+        // once this path arrives, the reader has seen everything the watcher forwarded.
+        try "nameserver 192.0.2.53\n".write(toFile: ns.resolverDirectory + "/resolv.conf", atomically: true, encoding: .utf8)
+        await recorder.expect("satisfied [eth0:wiredEthernet] gw 10.65.0.1 v4 dns")
+        let after = try #require(voluntarySwitches(ofThreadNamed: "np-quiet"))
+        #expect(after - before <= 3, "the reader woke \(after - before) times for 20 foreign namespace events and 1 resolver change")
+    }
+
     @Test func anOverrunInTheMiddleOfTheFirstDump() async throws {
         let ns = try TestNamespace("dumpov")
         defer { ns.remove() }
@@ -184,6 +213,18 @@ struct FaultInjectionTests {
 }
 
 /// How many of this process's threads have this name.
+/// The voluntary context switches of this process's one thread named `name`.
+func voluntarySwitches(ofThreadNamed name: String) -> Int? {
+    let tasks = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/task")) ?? []
+    for task in tasks {
+        guard let status = try? String(contentsOfFile: "/proc/self/task/\(task)/status", encoding: .utf8),
+              status.split(separator: "\n").first == "Name:\t\(name)" else { continue }
+        let line = status.split(separator: "\n").first { $0.hasPrefix("voluntary_ctxt_switches:") }
+        return line.flatMap { Int($0.split(separator: "\t").last ?? "") }
+    }
+    return nil
+}
+
 func threadsNamed(_ name: String) -> Int {
     let tasks = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/task")) ?? []
     return tasks.filter { task in
