@@ -62,16 +62,21 @@ enum NetPathCommand {
             fail("\(error)", .usage)
         }
         let namespace = arguments.namespace.map(NetworkNamespace.named)
-        let monitor = PathMonitor(
-            requiredInterfaceType: arguments.required,
-            prohibitedInterfaceTypes: arguments.prohibited,
-            namespace: namespace,
-            connectivityCheck: check
-        )
+        // Made only by the commands that watch: `status` and `probe` read the path once, and
+        // a monitor's first use costs start-up time (generic metadata of its subscribers).
+        func makeMonitor() -> PathMonitor {
+            let monitor = PathMonitor(
+                requiredInterfaceType: arguments.required,
+                prohibitedInterfaceTypes: arguments.prohibited,
+                namespace: namespace,
+                connectivityCheck: check
+            )
+            // The watched namespace deleted under us: say so, exit 3.
+            monitor.terminationHandler = { error in fail(error.description, .runtime) }
+            return monitor
+        }
         let color = isatty(1) == 1 && (getenv("NO_COLOR").map { $0.pointee == 0 } ?? true)
         let withConnectivity = check != nil
-        // The watched namespace deleted under us: say so, exit 3.
-        monitor.terminationHandler = { error in fail(error.description, .runtime) }
         // One line per path, with its newline, as bytes (built directly for JSON).
         let format: @Sendable (NetworkPath) -> [UInt8] = { path in
             guard arguments.json else { return Array((Output.human(path, color: color) + "\n").utf8) }
@@ -86,6 +91,7 @@ enum NetPathCommand {
             Terminal.write(bytes: format(path))
             finish(path.status == .satisfied ? .success : .failure)
         case .status:
+            let monitor = makeMonitor()
             start(monitor)
             guard var path = monitor.currentPath else { fail("no path was reported", .runtime) }
             if path.connectivity == .unknown {
@@ -98,6 +104,7 @@ enum NetPathCommand {
             Terminal.write(bytes: format(path))
             finish(path.status == .satisfied ? .success : .failure)
         case .watch:
+            let monitor = makeMonitor()
             let printed = Locked(0)
             let limit = arguments.count
             // Called on the monitor's private queue, never the main thread.
@@ -113,6 +120,7 @@ enum NetPathCommand {
             waitForSignal(signals, timeout: nil, endWhenReaderLeaves: true)
             finish(.success)
         case .wait:
+            let monitor = makeMonitor()
             let done: @Sendable (NetworkPath) -> Bool = { path in
                 withConnectivity ? path.connectivity == .full : path.status == .satisfied
             }
