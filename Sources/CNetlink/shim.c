@@ -107,9 +107,13 @@ int cnetlink_request_wake(int fd, uint32_t seq) {
     struct sockaddr_nl kernel;
     memset(&kernel, 0, sizeof kernel);
     kernel.nl_family = AF_NETLINK;
-    ssize_t sent;
-    do {
+    // A reader that is never woken would make cancel wait for ever: retry transient
+    // failures (no memory for the request) for up to a second.
+    ssize_t sent = -1;
+    for (int attempt = 0; attempt < 1000; attempt++) {
         sent = sendto(fd, &request, sizeof request, 0, (struct sockaddr *)&kernel, sizeof kernel);
-    } while (sent < 0 && errno == EINTR);
+        if (sent >= 0 || (errno != EINTR && errno != ENOBUFS && errno != EAGAIN && errno != ENOMEM)) break;
+        if (errno != EINTR) usleep(1000);
+    }
     return (int)sent;
 }
