@@ -40,7 +40,7 @@ final class PathStorage: @unchecked Sendable {
         let target: (DispatchQueue?, @Sendable (NetworkPath) -> Void)? = state.withLock { state in
             guard state.generation == generation, force || state.current != path else { return nil }
             state.current = path
-            observers = Array(state.observers.values)
+            if !state.observers.isEmpty { observers = Array(state.observers.values) }
             for (id, var subscriber) in state.subscribers {
                 if let waiter = subscriber.waiter, subscriber.lastDelivered != path {
                     subscriber.waiter = nil
@@ -51,7 +51,9 @@ final class PathStorage: @unchecked Sendable {
                 }
                 state.subscribers[id] = subscriber
             }
-            guard state.handler != nil else { return nil }
+            guard let handler = state.handler else { return nil }
+            // Called right here, on this thread: the handler just read is the current one.
+            guard state.queue != nil else { return (nil, handler) }
             return (state.queue, { [weak self] path in
                 // Looked up when it runs, so a handler replaced or a run cancelled meanwhile
                 // is respected.
