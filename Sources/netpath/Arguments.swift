@@ -49,7 +49,7 @@ struct Arguments: Equatable {
         }
     }
 
-    static let valueOptions: Set<String> = [
+    static let valueOptions: [String] = [
         "--netns", "--require", "--prohibit", "--count", "--timeout", "--url", "--expect-status",
         "--expect-body", "--probe-timeout",
     ]

@@ -5,12 +5,14 @@ enum InterfaceClassifier {
     static let tunnel: UInt16 = 768, tunnel6: UInt16 = 769, loopback: UInt16 = 772
     static let sit: UInt16 = 776, ipgre: UInt16 = 778, ip6gre: UInt16 = 823, none: UInt16 = 0xFFFE
 
-    static let tunnelKinds: Set<String> = [
+    // Arrays, not sets: a handful of entries, and a Set's first use costs start-up time (the
+    // runtime looks up its element's Hashable conformance by scanning every conformance).
+    static let tunnelKinds: [String] = [
         "tun", "wireguard", "ipip", "ip6tnl", "gre", "gretap", "ip6gre", "ip6gretap", "erspan",
         "ip6erspan", "sit", "vti", "vti6", "xfrm", "vxlan", "geneve", "bareudp", "ppp", "l2tp",
         "openvpn", "amt", "gtp",
     ]
-    static let tunnelHardware: Set<UInt16> = [none, ppp, tunnel, tunnel6, sit, ipgre, ip6gre]
+    static let tunnelHardware: [UInt16] = [none, ppp, tunnel, tunnel6, sit, ipgre, ip6gre]
     static let cellularPrefixes = ["wwan", "rmnet", "ccmni"]
 
     /// The type of a link; the first rule that matches wins.

@@ -1,7 +1,7 @@
 /// SPEC 2.6: which resolver files the process sees, and whether they name a server.
 struct ResolverConfiguration: Sendable {
     /// The systemd-resolved stub addresses; behind them the upstream servers count.
-    static let stubServers: Set<String> = ["127.0.0.53", "127.0.0.54"]
+    static let stubServers: [String] = ["127.0.0.53", "127.0.0.54"]
     static let systemdUpstream = "/run/systemd/resolve/resolv.conf"
 
     /// Resolver files in order of preference: the first that exists is the one in use.
