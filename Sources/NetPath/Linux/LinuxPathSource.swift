@@ -11,7 +11,7 @@ struct LinuxSourceOptions: Sendable {
     /// `SO_RCVBUF` of the netlink socket. Large by default, so that only a stalled reader
     /// overruns; tests make it small to provoke `ENOBUFS`.
     var receiveBufferSize: Int32 = 4 * 1024 * 1024
-    /// Called on the reader thread before each batch of reads; tests block in it to let
+    /// Called on the reader thread before each wait for the kernel; tests block in it to let
     /// the kernel's queue overflow.
     var beforeRead: (@Sendable () -> Void)?
     /// Called on the opening thread before each read of the initial dump; tests flood the
@@ -27,13 +27,15 @@ struct LinuxSourceOptions: Sendable {
     var watchesResolverFiles = true
 }
 
-/// One running Linux monitor: a netlink socket, an inotify watch of the resolver files, and
-/// a reader thread of its own that blocks in `poll` — idle, it makes no wake-ups.
+/// One running Linux monitor: a netlink socket, an inotify watch of the resolver files, a
+/// reader thread of its own that blocks in `recvmmsg` on the socket, and a resolver-watch
+/// thread that blocks in `poll` on the inotify descriptor — idle, neither wakes.
 ///
 /// Lifecycle: ``open(namespace:filter:options:deliver:)`` makes the sockets (inside the
 /// namespace, on a short-lived thread), dumps the tables synchronously and computes the
-/// first path; ``startReading()`` starts the reader thread; ``stop()`` wakes it, and it
-/// closes every descriptor as it ends.
+/// first path; ``startReading()`` starts both threads; ``stop()`` wakes the reader with a
+/// request the kernel answers on the socket, and the reader ends the watcher and closes
+/// every descriptor as it ends.
 final class LinuxPathSource: @unchecked Sendable {
     // Until `startReading`, only the opening thread touches the engine, buffer and
     // `lastPath`; afterwards only the reader thread does. `control` guards the rest.
@@ -328,7 +330,7 @@ final class LinuxPathSource: @unchecked Sendable {
                 }
                 for request in requests { try send(request) }
             }
-            // A batch that did not fill every slot emptied the queue: back to poll, without
+            // A batch that did not fill every slot emptied the queue: back to waiting, without
             // a read that would only say EAGAIN (an event storm is mostly single events).
             if received < LinuxPathSource.slotCount && engine.isSettled { return }
         }
