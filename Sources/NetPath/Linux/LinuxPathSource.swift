@@ -233,26 +233,20 @@ final class LinuxPathSource: @unchecked Sendable {
     }
 
     private func watchResolverFiles() {
-        var directories = resolver.watchedDirectories
+        var files = resolver.watchedFiles
         // /etc/resolv.conf is often a symlink into /run: watch where it points too.
-        for file in resolver.candidates {
-            guard let real = realpath(file, nil) else { continue }
-            directories.append(ResolverConfiguration.directory(of: String(cString: real)))
-            free(real)
-        }
-        let mask = UInt32(IN_CLOSE_WRITE | IN_MOVED_TO | IN_MOVED_FROM | IN_CREATE | IN_DELETE | IN_ATTRIB)
-        // A named namespace can be deleted (`ip netns del`): watch its directory too.
-        if let namespace { directories.append(ResolverConfiguration.directory(of: namespace.path)) }
-        // Only changes to these names wake the reader: /var/run/netns and /etc see other
-        // files come and go all the time (every namespace a container runtime makes).
-        var files = resolver.candidates + [resolver.upstreamFile]
         for file in resolver.candidates {
             guard let real = realpath(file, nil) else { continue }
             files.append(String(cString: real))
             free(real)
         }
+        // A named namespace can be deleted (`ip netns del`): watch its directory too.
         if let namespace { files.append(namespace.path) }
+        let directories = files.map(ResolverConfiguration.directory(of:))
+        // Only changes to these names wake the reader: /var/run/netns and /etc see other
+        // files come and go all the time (every namespace a container runtime makes).
         watchedNames = Set(files.map { String($0.split(separator: "/").last ?? "") })
+        let mask = UInt32(IN_CLOSE_WRITE | IN_MOVED_TO | IN_MOVED_FROM | IN_CREATE | IN_DELETE | IN_ATTRIB)
         for directory in Set(directories) {
             _ = inotify_add_watch(inotifyFD, directory, mask)
         }
@@ -379,11 +373,7 @@ final class LinuxPathSource: @unchecked Sendable {
                 ? OwnThread.start(name: String(options.threadName.prefix(13)) + "-r") { [self] in watchResolverLoop() }
                 : nil
             control.thread = OwnThread.start(name: options.threadName) { [self] in runLoop(watcher: watcher) }
-            if control.thread == nil, let watcher {
-                var one: UInt64 = 1
-                _ = write(wakeFD, &one, 8)
-                pthread_join(watcher, nil)
-            }
+            if control.thread == nil, let watcher { end(watcher) }
             return control.thread != nil
         }
     }
@@ -393,11 +383,7 @@ final class LinuxPathSource: @unchecked Sendable {
     /// resolver-watch thread wake it with a request the kernel answers on the socket.
     private func runLoop(watcher: pthread_t?) {
         defer {
-            if let watcher {
-                var one: UInt64 = 1
-                _ = write(wakeFD, &one, 8)
-                pthread_join(watcher, nil)
-            }
+            if let watcher { end(watcher) }
             closeDescriptors()
         }
         while true {
@@ -429,6 +415,13 @@ final class LinuxPathSource: @unchecked Sendable {
                 deliver(path)
             }
         }
+    }
+
+    /// Ends the resolver-watch thread (through `wakeFD`) and waits for it.
+    private func end(_ watcher: pthread_t) {
+        var one: UInt64 = 1
+        _ = write(wakeFD, &one, 8)
+        pthread_join(watcher, nil)
     }
 
     /// The resolver-watch thread: waits on the inotify descriptor (and on `wakeFD`, which

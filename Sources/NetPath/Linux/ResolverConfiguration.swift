@@ -48,9 +48,12 @@ struct ResolverConfiguration: Sendable {
         return servers
     }
 
+    /// The files whose changes can change the answer.
+    var watchedFiles: [String] { candidates + [upstreamFile] }
+
     /// The directories whose changes can change the answer.
     var watchedDirectories: [String] {
-        (candidates + [upstreamFile]).map(ResolverConfiguration.directory(of:))
+        watchedFiles.map(ResolverConfiguration.directory(of:))
     }
 
     static func directory(of path: String) -> String {
