@@ -167,10 +167,7 @@ struct FaultInjectionTests {
         try ns.batch(["link set eth0 up", "addr add 10.65.0.2/24 dev eth0", "route add default via 10.65.0.1"])
         var options = LinuxSourceOptions()
         options.threadName = "np-quiet"
-        let monitor = PathMonitor(requiredInterfaceType: nil, prohibitedInterfaceTypes: [], namespace: ns.namespace,
-                                  makeSource: PathMonitor.systemSource(namespace: ns.namespace, options: options))
-        let recorder = PathRecorder(monitor)
-        try monitor.start()
+        let (monitor, recorder) = try startMonitor(ns, options: options)
         defer { monitor.cancel() }
         await recorder.expect("satisfied [eth0:wiredEthernet] gw 10.65.0.1 v4")
         let before = try #require(voluntarySwitches(ofThreadNamed: "np-quiet"))

@@ -15,7 +15,7 @@ public final class Child: @unchecked Sendable {
     public private(set) var output: Int32
     public let errors: Int32
     private let exit = DispatchSemaphore(value: 0)
-    private let status = LockedStatus()
+    private let status = Shared<Int32>(0)
 
     /// Starts `program` with `arguments`. `environment` entries are added to ours; an empty
     /// value removes the variable. With `pipeInput`, write to ``input`` and close it.
@@ -73,7 +73,7 @@ public final class Child: @unchecked Sendable {
         Thread.detachNewThread {
             var raw: Int32 = 0
             while waitpid(child, &raw, 0) < 0 && errno == EINTR {}
-            status.set(raw)
+            status.withLock { $0 = raw }
             exit.signal()
         }
     }
@@ -111,7 +111,7 @@ public final class Child: @unchecked Sendable {
     public func wait(seconds: Double) -> Int32? {
         guard exit.wait(timeout: .now() + seconds) == .success else { return nil }
         exit.signal()  // later waits return at once
-        let raw = status.get()
+        let raw = status.withLock { $0 }
         return raw & 0x7f == 0 ? (raw >> 8) & 0xff : 128 + (raw & 0x7f)
     }
 
@@ -145,11 +145,4 @@ public final class Child: @unchecked Sendable {
         }
         return (collected[output] ?? [], collected[errors] ?? [])
     }
-}
-
-private final class LockedStatus: @unchecked Sendable {
-    private let lock = NSLock()
-    private var value: Int32 = 0
-    func set(_ new: Int32) { lock.withLock { value = new } }
-    func get() -> Int32 { lock.withLock { value } }
 }
