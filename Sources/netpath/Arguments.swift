@@ -14,6 +14,8 @@ struct Arguments: Equatable {
     var namespace: String?
     var required: NetworkInterface.InterfaceType?
     var prohibited: [NetworkInterface.InterfaceType] = []
+    var metered: [String] = []
+    var constrained: [String] = []
     var count: Int?
     var timeout: Double?
     var urls: [String] = []
@@ -41,6 +43,7 @@ struct Arguments: Equatable {
         case "--netns", "--help", "-h": return true
         case "--require": return command != .probe
         case "--prohibit": return command == .status || command == .watch
+        case "--metered", "--constrained": return command == .status || command == .watch
         case "--count": return command == .watch
         case "--timeout": return command == .wait || command == .probe
         case "--url", "--expect-status", "--expect-body": return true
@@ -51,7 +54,7 @@ struct Arguments: Equatable {
 
     static let valueOptions: [String] = [
         "--netns", "--require", "--prohibit", "--count", "--timeout", "--url", "--expect-status",
-        "--expect-body", "--probe-timeout",
+        "--expect-body", "--probe-timeout", "--metered", "--constrained",
     ]
 
     /// Parses `words` (the arguments after the program name).
@@ -119,6 +122,10 @@ struct Arguments: Equatable {
                 result.required = try interfaceType(value, option: word)
             case "--prohibit":
                 result.prohibited.append(try interfaceType(value, option: word))
+            case "--metered":
+                result.metered += try interfacePatterns(value, option: word)
+            case "--constrained":
+                result.constrained += try interfacePatterns(value, option: word)
             case "--count":
                 guard let count = Int(value), count > 0 else {
                     throw UsageError(message: "invalid count '\(value)' for '--count' (a whole number of lines, at least 1)")
@@ -193,6 +200,20 @@ struct Arguments: Equatable {
         guard seconds <= 300 else { throw UsageError(message: "the check's timeout must be at most 300 seconds") }
         return ConnectivityCheck(endpoints: endpoints.isEmpty ? ConnectivityCheck.defaultEndpoints : endpoints, timeout: seconds,
                                  resolutionTimeout: min(3, seconds))
+    }
+
+    /// Interface names or patterns (`usb0`, `enx*`), separated by commas.
+    static func interfacePatterns(_ text: String, option: String) throws -> [String] {
+        let patterns = text.split(separator: ",", omittingEmptySubsequences: false).map(String.init)
+        for pattern in patterns {
+            // An interface name is 1 to 15 bytes with no '/' or white space (IFNAMSIZ);
+            // a pattern may be a little longer for its '*'s.
+            guard !pattern.isEmpty, pattern.utf8.count <= 64,
+                  !pattern.contains(where: { $0 == "/" || $0.isWhitespace }) else {
+                throw UsageError(message: "invalid interface name or pattern '\(pattern)' for '\(option)' (for example usb0 or 'enx*')")
+            }
+        }
+        return patterns
     }
 
     static func interfaceType(_ text: String, option: String) throws -> NetworkInterface.InterfaceType {

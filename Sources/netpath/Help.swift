@@ -13,8 +13,8 @@ enum Help {
             netpath — network path status, in real time, from the kernel
 
             Usage:
-              netpath status [--json] [--probe] [--netns NAME] [--require TYPE] [--prohibit TYPE]...
-              netpath watch  [--json] [--probe] [--netns NAME] [--count N] [--require TYPE] [--prohibit TYPE]...
+              netpath status [--json] [--probe] [--netns NAME] [--require TYPE] [--prohibit TYPE]... [--metered NAMES] [--constrained NAMES]
+              netpath watch  [--json] [--probe] [--netns NAME] [--count N] [--require TYPE] [--prohibit TYPE]... [--metered NAMES] [--constrained NAMES]
               netpath wait   [--timeout SECONDS] [--probe] [--netns NAME] [--require TYPE]
               netpath probe  [--json] [--url URL]... [--expect-status N] [--expect-body TEXT] [--timeout SECONDS] [--netns NAME]
 
@@ -28,13 +28,15 @@ enum Help {
             watch and wait (wait --probe waits for full); it takes --url, --expect-status,
             --expect-body and --probe-timeout SECONDS as probe does.
             TYPE is one of wifi, cellular, wiredEthernet, loopback, other.
+            status and watch take --metered NAMES and --constrained NAMES: interfaces (usb0, 'enx*')
+            that make a path expensive or constrained when they are its primary one.
             Exit status: 0 satisfied/done, 1 not satisfied/timed out, 2 usage error, 3 runtime error.
             Run 'netpath COMMAND --help' for a command's options.
 
             """
         case .status:
             return """
-            Usage: netpath status [--json] [--probe] [--netns NAME] [--require TYPE] [--prohibit TYPE]...
+            Usage: netpath status [--json] [--probe] [--netns NAME] [--require TYPE] [--prohibit TYPE]... [--metered NAMES] [--constrained NAMES]
 
             Prints the current network path once.
               --json            one JSON object (see the README for its keys)
@@ -42,12 +44,15 @@ enum Help {
               --netns NAME      watch the network namespace NAME (ip netns) instead of our own
               --require TYPE    consider only interfaces of TYPE
               --prohibit TYPE   ignore interfaces of TYPE (repeatable)
+              --metered NAMES   interfaces that are metered, comma-separated names or patterns
+                                ('enx*', 'usb?'): a path through one is expensive (repeatable)
+              --constrained NAMES   the same for constrained paths
             Exit status: 0 satisfied, 1 not satisfied, 2 usage error, 3 runtime error.
 
             """
         case .watch:
             return """
-            Usage: netpath watch [--json] [--probe] [--netns NAME] [--count N] [--require TYPE] [--prohibit TYPE]...
+            Usage: netpath watch [--json] [--probe] [--netns NAME] [--count N] [--require TYPE] [--prohibit TYPE]... [--metered NAMES] [--constrained NAMES]
 
             Prints the current path at once, then one line per change, flushed as written,
             until SIGINT/SIGTERM (exit 0) or N lines.
@@ -58,6 +63,9 @@ enum Help {
               --netns NAME      watch the network namespace NAME
               --require TYPE    consider only interfaces of TYPE
               --prohibit TYPE   ignore interfaces of TYPE (repeatable)
+              --metered NAMES   interfaces that are metered, comma-separated names or patterns
+                                ('enx*', 'usb?'): a path through one is expensive (repeatable)
+              --constrained NAMES   the same for constrained paths
             Exit status: 0 done, 2 usage error, 3 runtime error.
 
             """

@@ -69,7 +69,9 @@ enum NetPathCommand {
                 requiredInterfaceType: arguments.required,
                 prohibitedInterfaceTypes: arguments.prohibited,
                 namespace: namespace,
-                connectivityCheck: check
+                connectivityCheck: check,
+                meteredInterfaces: arguments.metered,
+                constrainedInterfaces: arguments.constrained
             )
             // The watched namespace deleted under us: say so, exit 3.
             monitor.terminationHandler = { error in fail(error.description, .runtime) }
@@ -151,7 +153,8 @@ enum NetPathCommand {
     static func readPath(_ arguments: Arguments, namespace: NetworkNamespace?) -> NetworkPath {
         do {
             return try PathMonitor.currentPath(requiredInterfaceType: arguments.required,
-                                               prohibitedInterfaceTypes: arguments.prohibited, namespace: namespace)
+                                               prohibitedInterfaceTypes: arguments.prohibited, namespace: namespace,
+                                               meteredInterfaces: arguments.metered, constrainedInterfaces: arguments.constrained)
         } catch let error as NetPathError {
             fail(error.description, .runtime)
         } catch {

@@ -30,6 +30,34 @@ struct CLIOptionTests {
         #expect(watchFiltered.status == 0 && watchFiltered.lines.count == 1 && watchFiltered.standardOutput.contains("filtered"))
     }
 
+    @Test func meteredAndConstrainedInterfacesMarkThePathThroughThem() throws {
+        let ns = try onlineNamespace("climet")
+        defer { ns.remove() }
+        let plain = try jsonObject(try #require(try netpath("status", "--json", "--netns", ns.name)).lines[0])
+        #expect(plain["isExpensive"] as? Bool == false && plain["isConstrained"] as? Bool == false)
+        let marked = try #require(try netpath("status", "--json", "--netns", ns.name, "--metered", "usb0,e*", "--constrained=eth0"))
+        let path = try jsonObject(marked.lines[0])
+        #expect(marked.status == 0 && path["isExpensive"] as? Bool == true && path["isConstrained"] as? Bool == true)
+        let other = try jsonObject(try #require(try netpath("status", "--json", "--netns", ns.name, "--metered", "eth1", "--metered", "usb?")).lines[0])
+        #expect(other["isExpensive"] as? Bool == false)
+        let words = try #require(try netpath("status", "--netns", ns.name, "--metered", "eth0"))
+        #expect(words.standardOutput.contains("IPv4 no DNS  expensive"))
+        // watch marks each path: the first, and the one after the route moves to a new link.
+        let tool = try RunningTool(["watch", "--json", "--netns", ns.name, "--metered", "usb*"])
+        #expect(try jsonObject(try #require(tool.nextLine()))["isExpensive"] as? Bool == false)
+        try ns.addLinks("usb0")
+        try ns.batch(["link set usb0 up", "addr add 10.41.0.2/24 dev usb0", "route replace default via 10.41.0.1 dev usb0"])
+        var last: [String: Any] = [:]
+        while (last["interfaces"] as? [[String: Any]])?.first?["name"] as? String != "usb0", let line = tool.nextLine() {
+            last = try jsonObject(line)
+            let primary = (last["interfaces"] as? [[String: Any]])?.first?["name"] as? String
+            #expect(last["isExpensive"] as? Bool == (last["status"] as? String == "satisfied" && primary == "usb0"))
+        }
+        #expect(last["isExpensive"] as? Bool == true && last["gateways"] as? [String] == ["10.41.0.1"])
+        tool.signal(SIGTERM)
+        #expect(try #require(tool.finish()).status == 0)
+    }
+
     @Test func waitEndsCleanlyOnSignal() throws {
         let ns = try TestNamespace("cliwsig")
         defer { ns.remove() }

@@ -113,6 +113,9 @@ struct CLIKernelTests {
         (["status", "--require", "modem"], "modem"), (["status", "--netns", "a/b"], "a/b"), ([], "command"),
         (["status", "extra"], "extra"), (["status", "--json=yes"], "--json"),
         (["status", "--require", "wi\nfi\u{1B}[31m"], "wi\\x0afi\\x1b[31m"),
+        (["status", "--metered", ""], "''"), (["watch", "--metered", "usb0,,eth0"], "''"),
+        (["status", "--constrained", "a b"], "a b"), (["wait", "--metered", "usb0"], "--metered"),
+        (["probe", "--constrained=usb0"], "--constrained"), (["watch", "--metered"], "--metered"),
     ])
     func usageErrorsExitTwoWithOneLineNamingTheWord(arguments: [String], word: String) throws {
         let outcome = try #require(try RunningTool(arguments).finish())

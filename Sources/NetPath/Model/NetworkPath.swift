@@ -52,9 +52,11 @@ public struct NetworkPath: Hashable, Sendable, Codable {
     /// The usable interfaces, best first: those carrying default routes by metric, then
     /// the rest by index.
     public var availableInterfaces: [NetworkInterface]
-    /// Whether the primary interface is expensive (cellular).
+    /// Whether the primary interface is expensive: cellular, or configured as metered
+    /// (``PathMonitor/meteredInterfaces``).
     public var isExpensive: Bool
-    /// Whether the path is constrained (Low Data Mode). Always `false` on Linux.
+    /// Whether the path is constrained: Low Data Mode on Apple platforms; on Linux, the
+    /// primary interface configured as constrained (``PathMonitor/constrainedInterfaces``).
     public var isConstrained: Bool
     /// Whether a usable IPv4 default route exists.
     public var supportsIPv4: Bool

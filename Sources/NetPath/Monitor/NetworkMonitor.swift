@@ -75,9 +75,9 @@ public final class NetworkMonitor {
 
     /// The path's status, or `nil` before the first path.
     public var status: NetworkPath.Status? { path?.status }
-    /// Whether the primary interface is expensive (cellular).
+    /// Whether the primary interface is expensive (cellular, or configured as metered).
     public var isExpensive: Bool { path?.isExpensive ?? false }
-    /// Whether the path is constrained (Low Data Mode).
+    /// Whether the path is constrained (Low Data Mode, or configured as constrained).
     public var isConstrained: Bool { path?.isConstrained ?? false }
 
     /// Whether the network is available right now, read from the underlying monitor's

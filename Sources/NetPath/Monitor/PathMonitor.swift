@@ -24,10 +24,17 @@ public final class PathMonitor: Sendable {
     public let namespace: NetworkNamespace?
     /// The connectivity check run on every path change, or `nil` (no traffic at all).
     public let connectivityCheck: ConnectivityCheck?
+    /// Interfaces configured as metered: a path whose primary interface matches one is
+    /// expensive. Names or shell-style patterns, as given to the initializer.
+    public var meteredInterfaces: [String] { costs.metered }
+    /// Interfaces configured as constrained: a path whose primary interface matches one is
+    /// constrained.
+    public var constrainedInterfaces: [String] { costs.constrained }
 
     let storage = PathStorage()
     private let makeSource: PathSourceFactory
     private let filter: InterfaceFilter
+    private let costs: InterfaceCosts
 
     /// Creates a monitor of the system's network path.
     ///
@@ -37,11 +44,20 @@ public final class PathMonitor: Sendable {
     ///   - namespace: On Linux, the network namespace to watch instead of the process's own.
     ///   - connectivityCheck: Check that the Internet answers on every path change (each
     ///     path then carries ``NetworkPath/connectivity``); `nil` sends nothing.
+    ///   - meteredInterfaces: Interfaces to treat as metered, by name or shell-style pattern
+    ///     (`"usb0"`, `"enx*"`, `"wwan?"`): a path whose primary interface matches one is
+    ///     ``NetworkPath/isExpensive`` (as a cellular one is anyway). Linux has no flag for
+    ///     this that a process can read without D-Bus, so the app names them.
+    ///   - constrainedInterfaces: Interfaces to treat as constrained, the same way: a path
+    ///     whose primary interface matches one is ``NetworkPath/isConstrained`` (on Apple
+    ///     platforms Low Data Mode makes it so anyway).
     public convenience init(
         requiredInterfaceType: NetworkInterface.InterfaceType? = nil,
         prohibitedInterfaceTypes: [NetworkInterface.InterfaceType] = [],
         namespace: NetworkNamespace? = nil,
-        connectivityCheck: ConnectivityCheck? = nil
+        connectivityCheck: ConnectivityCheck? = nil,
+        meteredInterfaces: [String] = [],
+        constrainedInterfaces: [String] = []
     ) {
         var makeSource = PathMonitor.systemSource(namespace: namespace, options: .init())
         if let connectivityCheck {
@@ -57,6 +73,7 @@ public final class PathMonitor: Sendable {
             prohibitedInterfaceTypes: prohibitedInterfaceTypes,
             namespace: namespace,
             connectivityCheck: connectivityCheck,
+            costs: InterfaceCosts(metered: meteredInterfaces, constrained: constrainedInterfaces),
             makeSource: makeSource
         )
     }
@@ -66,6 +83,7 @@ public final class PathMonitor: Sendable {
         prohibitedInterfaceTypes: [NetworkInterface.InterfaceType],
         namespace: NetworkNamespace?,
         connectivityCheck: ConnectivityCheck? = nil,
+        costs: InterfaceCosts = InterfaceCosts(),
         makeSource: @escaping PathSourceFactory
     ) {
         self.requiredInterfaceType = requiredInterfaceType
@@ -73,6 +91,7 @@ public final class PathMonitor: Sendable {
         self.namespace = namespace
         self.connectivityCheck = connectivityCheck
         self.makeSource = makeSource
+        self.costs = costs
         filter = InterfaceFilter(required: requiredInterfaceType, prohibited: Set(prohibitedInterfaceTypes))
     }
 
@@ -128,8 +147,9 @@ public final class PathMonitor: Sendable {
                 return state.generation
             }
             guard let generation else { return nil }
+            let costs = costs
             let source = try makeSource(filter, { [weak storage] path in
-                storage?.deliver(path, generation: generation)
+                storage?.deliver(costs.apply(to: path), generation: generation)
             }, { [weak storage] error in
                 storage?.terminate(error, generation: generation)
             })
@@ -139,7 +159,7 @@ public final class PathMonitor: Sendable {
         guard let (source, generation) = opened else { return }
         // Outside the lifecycle lock: a handler called inline may cancel or restart.
         if let first = source.initialPath {
-            storage.deliver(first, generation: generation, force: true)
+            storage.deliver(costs.apply(to: first), generation: generation, force: true)
         }
         let started = storage.lifecycle.withLock { _ in
             // Cancelled meanwhile (by a handler, or another thread): nothing to start.
@@ -159,13 +179,18 @@ public final class PathMonitor: Sendable {
     ///   - requiredInterfaceType: Consider only interfaces of this type.
     ///   - prohibitedInterfaceTypes: Never consider interfaces of these types.
     ///   - namespace: On Linux, the network namespace to read.
+    ///   - meteredInterfaces: Interfaces to treat as metered (see ``meteredInterfaces``).
+    ///   - constrainedInterfaces: Interfaces to treat as constrained.
     /// - Returns: The path now.
     /// - Throws: ``NetPathError`` as ``start(queue:)`` does.
     public static func currentPath(
         requiredInterfaceType: NetworkInterface.InterfaceType? = nil,
         prohibitedInterfaceTypes: [NetworkInterface.InterfaceType] = [],
-        namespace: NetworkNamespace? = nil
+        namespace: NetworkNamespace? = nil,
+        meteredInterfaces: [String] = [],
+        constrainedInterfaces: [String] = []
     ) throws -> NetworkPath {
+        let costs = InterfaceCosts(metered: meteredInterfaces, constrained: constrainedInterfaces)
         var options = LinuxSourceOptionsIfAny()
         options.watchesResolverFiles = false
         #if os(Linux) || os(Android)
@@ -173,11 +198,11 @@ public final class PathMonitor: Sendable {
         let filter = InterfaceFilter(required: requiredInterfaceType, prohibited: Set(prohibitedInterfaceTypes))
         let source = try LinuxPathSource.open(namespace: namespace, filter: filter, options: options, deliver: { _ in })
         defer { source.stop() }
-        if let path = source.initialPath { return path }
+        if let path = source.initialPath { return costs.apply(to: path) }
         #endif
         let monitor = PathMonitor(
             requiredInterfaceType: requiredInterfaceType, prohibitedInterfaceTypes: prohibitedInterfaceTypes,
-            namespace: namespace, makeSource: systemSource(namespace: namespace, options: options)
+            namespace: namespace, costs: costs, makeSource: systemSource(namespace: namespace, options: options)
         )
         let first = Locked<NetworkPath?>(nil)
         let arrived = DispatchSemaphore(value: 0)

@@ -1,0 +1,66 @@
+/// The interfaces a user configured as metered or constrained (SPEC §1: `isExpensive` is
+/// "the primary interface is cellular, or configured as metered"; `isConstrained` is
+/// `false` on Linux "unless configured").
+///
+/// Linux has no system-wide flag a process can read without D-Bus (NetworkManager keeps
+/// its `metered` setting behind it), so the app or the command line names the interfaces:
+/// a phone's USB tethering (`usb0`, `enx*`), a satellite link, a data-capped uplink.
+/// A pattern is an interface name, or a shell-style pattern where `*` matches any run of
+/// characters and `?` any one. The backend's own answer is kept: a cellular path stays
+/// expensive, and Apple's Low Data Mode stays constrained.
+struct InterfaceCosts: Sendable, Equatable {
+    /// Patterns of interfaces that make a path expensive when they are its primary one.
+    var metered: [String] = []
+    /// Patterns of interfaces that make a path constrained when they are its primary one.
+    var constrained: [String] = []
+
+    /// Whether nothing is configured (the path passes unchanged).
+    var isEmpty: Bool { metered.isEmpty && constrained.isEmpty }
+
+    /// The path with `isExpensive` and `isConstrained` set where the configuration says so.
+    ///
+    /// - Parameters:
+    ///   - path: A path as the backend reported it.
+    /// - Returns: The path, marked expensive or constrained when its primary interface
+    ///   matches a configured pattern; otherwise unchanged.
+    func apply(to path: NetworkPath) -> NetworkPath {
+        guard !isEmpty, let name = path.primaryInterface?.name else { return path }
+        var path = path
+        if !path.isExpensive, metered.contains(where: { Self.matches($0, name) }) { path.isExpensive = true }
+        if !path.isConstrained, constrained.contains(where: { Self.matches($0, name) }) { path.isConstrained = true }
+        return path
+    }
+
+    /// Whether `name` matches `pattern`, where `*` stands for any run of characters
+    /// (none included) and `?` for exactly one; every other character stands for itself.
+    ///
+    /// - Parameters:
+    ///   - pattern: An interface name or a pattern such as `wwan*` or `usb?`.
+    ///   - name: An interface name.
+    /// - Returns: `true` when the whole name matches.
+    static func matches(_ pattern: String, _ name: String) -> Bool {
+        let pattern = Array(pattern.utf8), name = Array(name.utf8)
+        // Greedy matching with one backtrack point (the last `*`): linear in practice,
+        // and at worst pattern × name steps, both a few bytes long.
+        var p = 0, n = 0
+        var star: Int?, resume = 0
+        while n < name.count {
+            if p < pattern.count, pattern[p] == UInt8(ascii: "?") || pattern[p] == name[n] && pattern[p] != UInt8(ascii: "*") {
+                p += 1
+                n += 1
+            } else if p < pattern.count, pattern[p] == UInt8(ascii: "*") {
+                star = p
+                resume = n
+                p += 1
+            } else if let star {
+                p = star + 1
+                resume += 1
+                n = resume
+            } else {
+                return false
+            }
+        }
+        while p < pattern.count, pattern[p] == UInt8(ascii: "*") { p += 1 }
+        return p == pattern.count
+    }
+}
