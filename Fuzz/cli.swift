@@ -3,7 +3,8 @@
 // Input: the words after the program name, separated by NUL bytes (as in
 // /proc/PID/cmdline, where no word can hold a NUL). Every usage error must be a thrown
 // UsageError with a one-line message; a parsed request with the connectivity check on
-// must give a check whose URLs parse and whose bounds hold.
+// must give a check whose URLs parse and whose bounds hold; interface patterns
+// (--metered, --constrained) are well formed and match as documented.
 
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
@@ -11,6 +12,16 @@ public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     let words = bytes.split(separator: 0, omittingEmptySubsequences: false).map { String(decoding: $0, as: UTF8.self) }
     do {
         guard case .run(let arguments) = try Arguments.parse(size == 0 ? [] : words) else { return 0 }
+        // Interface patterns: never empty; a plain name matches itself and nothing longer.
+        for pattern in arguments.metered + arguments.constrained {
+            guard !pattern.isEmpty, !pattern.contains(","), !pattern.contains("/") else { fatalError("a bad pattern accepted: \(pattern)") }
+            if !pattern.contains("*") && !pattern.contains("?") {
+                guard InterfaceCosts.matches(pattern, pattern), !InterfaceCosts.matches(pattern, pattern + "0") else {
+                    fatalError("a plain name that does not match only itself: \(pattern)")
+                }
+            }
+            for word in words { _ = InterfaceCosts.matches(pattern, word) }
+        }
         if let check = try arguments.connectivityCheck() {
             guard !check.endpoints.isEmpty, check.timeout > 0, check.timeout <= 300,
                   check.resolutionTimeout <= check.timeout else { fatalError("a check out of bounds") }
