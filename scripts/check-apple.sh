@@ -19,6 +19,12 @@ for module in Network Combine SwiftUI; do
     || { cat "$out/$module.log"; exit 1; }
 done
 
+# The C files must compile where __linux__ is not defined (their Linux parts are guarded).
+for file in Sources/CNetlink/shim.c Tests/CTestSupport/shim.c; do
+  clang -fsyntax-only -Werror -U__linux__ -I Sources/CNetlink/include -I Tests/CTestSupport/include "$file" \
+    || { echo "check-apple: $file does not compile without __linux__" >&2; exit 1; }
+done
+
 # The C shim, as SwiftPM would expose it.
 mkdir -p "$out/CNetlink"
 cat >"$out/CNetlink/module.modulemap" <<MAP

@@ -90,7 +90,6 @@ int cnetlink_single_malloc_arena(void) {
 int cnetlink_eventfd(void) {
     return eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
 }
-#endif
 
 int cnetlink_request_wake(int fd, uint32_t seq) {
     struct {
@@ -117,3 +116,4 @@ int cnetlink_request_wake(int fd, uint32_t seq) {
     }
     return (int)sent;
 }
+#endif // __linux__

@@ -19,7 +19,8 @@ enum NetPathCommand {
 
     static func main() {
         // Before any thread exists, so every thread inherits the mask: the main thread
-        // takes SIGINT and SIGTERM with sigwait and ends cleanly.
+        // takes SIGINT and SIGTERM (through a signalfd, or sigwait where there is none)
+        // and ends cleanly.
         var signals = sigset_t()
         sigemptyset(&signals)
         sigaddset(&signals, SIGINT)
@@ -28,7 +29,8 @@ enum NetPathCommand {
         signal(SIGPIPE, SIG_IGN)
         #if os(Linux)
         // One malloc arena: the monitor's thread would otherwise get one of its own, whose
-        // pages stay resident after an event storm. Two threads need no more.
+        // pages stay resident after an event storm. Three threads (main, reader, resolver
+        // watcher), mostly asleep, need no more.
         _ = cnetlink_single_malloc_arena()
         #endif
 
@@ -109,7 +111,8 @@ enum NetPathCommand {
             let monitor = makeMonitor()
             let printed = Locked(0)
             let limit = arguments.count
-            // Called on the monitor's private queue, never the main thread.
+            // Called inline: the first time inside `start` on the main thread, then on the
+            // monitor's reader thread. Never concurrently: paths arrive in order.
             monitor.pathUpdateHandler = { @Sendable path in
                 Terminal.write(bytes: format(path))
                 let count = printed.withLock { count in

@@ -5,7 +5,9 @@ import NetPath
 func quickStart() async throws {
     let monitor = PathMonitor()
     try monitor.start()
-    print(monitor.currentPath!.status)
+    if let path = monitor.currentPath {
+        print(path.status)
+    }
     for await path in monitor.paths {
         if path.status == .satisfied {
             print("online via", path.availableInterfaces.first!.name, "gateways", path.gateways)
@@ -19,6 +21,8 @@ func quickStart() async throws {
     _ = now
     _ = PathMonitor(requiredInterfaceType: .wifi)
     _ = PathMonitor(prohibitedInterfaceTypes: [.cellular])
+    _ = PathMonitor(meteredInterfaces: ["usb0", "enx*"], constrainedInterfaces: ["sat0"])
+    _ = try PathMonitor.currentPath(meteredInterfaces: ["usb0"])
     _ = PathMonitor(namespace: .named("blue"))
     _ = PathMonitor(namespace: .path("/proc/1234/ns/net"))
     let checked = PathMonitor(connectivityCheck: .default)

@@ -29,7 +29,8 @@ struct LinuxSourceOptions: Sendable {
 
 /// One running Linux monitor: a netlink socket, an inotify watch of the resolver files, a
 /// reader thread of its own that blocks in `recvmmsg` on the socket, and a resolver-watch
-/// thread that blocks in `poll` on the inotify descriptor — idle, neither wakes.
+/// thread that blocks in `poll` on the inotify descriptor and an eventfd (its stop signal)
+/// — idle, neither wakes.
 ///
 /// Lifecycle: ``open(namespace:filter:options:deliver:)`` makes the sockets (inside the
 /// namespace, on a short-lived thread), dumps the tables synchronously and computes the

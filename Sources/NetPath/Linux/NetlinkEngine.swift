@@ -35,7 +35,8 @@ struct NetlinkEngine {
     private var lastSequence: UInt32 = 0
     /// How many times the state was thrown away and dumped again (overruns, interrupted dumps).
     private(set) var resyncCount = 0
-    /// Names a link's type; called when a link appears, or its name or kind changes.
+    /// Names a link's type; called when a link appears, or its name, kind or hardware
+    /// type changes.
     var classify: (LinkMessage) -> NetworkInterface.InterfaceType
 
     init(classify: @escaping (LinkMessage) -> NetworkInterface.InterfaceType) {

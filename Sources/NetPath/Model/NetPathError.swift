@@ -18,8 +18,6 @@ public struct NetPathError: Error, Hashable, Sendable, CustomStringConvertible {
         public static let permissionDenied = Code("permissionDenied")
         /// A netlink socket call failed.
         public static let netlinkFailure = Code("netlinkFailure")
-        /// The monitor is already running.
-        public static let alreadyStarted = Code("alreadyStarted")
         /// Input NetPath was given (a trace, a URL, an expectation) is malformed.
         public static let invalidInput = Code("invalidInput")
         /// The feature does not exist on this platform.

@@ -150,7 +150,8 @@ public final class NetworkMonitor {
     }
 
     /// Starts monitoring; does nothing when already monitoring. A failure is kept in
-    /// ``lastError`` (on Apple platforms starting cannot fail).
+    /// ``lastError`` (on Apple platforms only a monitor of a network namespace fails:
+    /// `.unsupported`).
     public func start() {
         guard !isMonitoring else { return }
         run &+= 1

@@ -11,8 +11,10 @@ import Dispatch
 /// }
 /// ```
 ///
-/// `start()` returns once the first path is known (on Linux it dumps the kernel tables
-/// synchronously), so ``currentPath`` is set when it returns. ``cancel()`` stops watching,
+/// On Linux `start()` returns once the first path is known (it dumps the kernel tables
+/// synchronously), so ``currentPath`` is set when it returns; on Apple platforms
+/// `NWPathMonitor` reports the first path a moment later, through the handler and
+/// ``paths`` like every other. ``cancel()`` stops watching,
 /// closes the socket and ends every active ``paths`` loop; `start()` may be called again.
 /// The monitor never keeps itself alive: when the last reference goes, it cancels itself.
 public final class PathMonitor: Sendable {
@@ -133,8 +135,8 @@ public final class PathMonitor: Sendable {
     ///
     /// - Parameters:
     ///   - queue: Where ``pathUpdateHandler`` is called. `nil` (the default) calls it on the
-    ///     monitor's own thread, in order, as soon as a path differs (for the first path:
-    ///     before `start` returns); it should return quickly.
+    ///     monitor's own thread, in order, as soon as a path differs (for the first path,
+    ///     on Linux: before `start` returns); it should return quickly.
     /// - Throws: ``NetPathError`` when the namespace does not exist or cannot be entered,
     ///   or the netlink socket cannot be opened.
     public func start(queue: DispatchQueue? = nil) throws {

@@ -2,8 +2,8 @@ extension NetworkPath {
     /// Reads one line of `netpath watch --json` (or `status --json`) back into a path.
     ///
     /// - Parameters:
-    ///   - line: One JSON object with SPEC §4's keys; `time`, `connectivity` and unknown
-    ///     keys are ignored.
+    ///   - line: One JSON object with SPEC §4's keys, and `connectivity` and `portalURL`
+    ///     when present (`--probe`); `time` and unknown keys are ignored.
     /// - Throws: ``NetPathError`` with code ``NetPathError/Code/invalidInput`` naming the
     ///   key at fault.
     public init(jsonLine line: String) throws {
