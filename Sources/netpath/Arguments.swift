@@ -42,8 +42,7 @@ struct Arguments: Equatable {
         case "--probe": return command != .probe
         case "--netns", "--help", "-h": return true
         case "--require": return command != .probe
-        case "--prohibit": return command == .status || command == .watch
-        case "--metered", "--constrained": return command == .status || command == .watch
+        case "--prohibit", "--metered", "--constrained": return command == .status || command == .watch
         case "--count": return command == .watch
         case "--timeout": return command == .wait || command == .probe
         case "--url", "--expect-status", "--expect-body": return true
