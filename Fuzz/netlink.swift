@@ -1,4 +1,4 @@
-// libFuzzer target: rtnetlink datagrams → NetlinkParser → NetlinkEngine → KernelState.path().
+// libFuzzer target: rtnetlink datagrams → NetlinkParser → NetlinkEngine → PathDecision.path().
 //
 // The input is one datagram as recv(2) returns it. Every decoded message is fed to two
 // engines: one in the middle of a dump (as at start-up, where dump replies and
@@ -16,18 +16,29 @@ public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     }
     var dumping = NetlinkEngine(classify: classify)
     var events = NetlinkEngine(classify: classify)
+    var filtered = NetlinkEngine(filter: InterfaceFilter(required: nil, prohibited: [.other, .cellular]), classify: classify)
     var request = dumping.resynchronize()
-    let filtered = InterfaceFilter(required: nil, prohibited: [.other, .cellular])
+    // Every message both as an event and, through the lookups asked before it, as the
+    // kernel's answer to one (sequences 1 and 2 are the first round's).
+    _ = events.startLookups()
+    _ = filtered.startLookups()
     NetlinkParser.parse(datagram) { envelope in
         if let next = dumping.handle(envelope) { request = next }
         _ = events.handle(envelope)
+        _ = filtered.handle(envelope)
+        var answer = envelope
+        answer.sequence = 1 + envelope.sequence % 2
+        _ = events.handle(answer)
         dumping.setHasDNSServer(envelope.sequence & 1 == 0)
-        _ = dumping.state.path()
-        _ = events.state.path()
-        _ = events.state.path(filter: filtered)
+        _ = dumping.path()
+        _ = events.path()
+        _ = filtered.path()
+        _ = events.nextExpiry()
+        let lookups = events.startLookups()
+        _ = NetlinkEngine.encode(lookups: lookups)
     }
     if let request { _ = NetlinkEngine.encode(request) }
-    let path = events.state.path()
+    let path = events.path()
     // The rules the path must keep whatever the bytes (SPEC §2.5): a reason exactly when
     // not satisfied, and no interface listed twice.
     if (path.status == .satisfied) != (path.diagnosis == nil) { fatalError("diagnosis does not match status") }

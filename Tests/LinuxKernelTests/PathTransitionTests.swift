@@ -115,7 +115,8 @@ struct PathTransitionTests {
         try ns.ip("route add default via 10.1.0.1 metric 200")
         await recorder.expect("satisfied [d1:wiredEthernet,d2:wiredEthernet] gw 10.1.0.1 v4")
         try ns.ip("route add default via 10.2.0.1 metric 100")
-        await recorder.expect("satisfied [d2:wiredEthernet,d1:wiredEthernet] gw 10.2.0.1,10.1.0.1 v4")
+        // Only the gateway of the route the kernel chose (the lowest metric).
+        await recorder.expect("satisfied [d2:wiredEthernet,d1:wiredEthernet] gw 10.2.0.1 v4")
         try ns.ip("route del default via 10.2.0.1 metric 100")
         await recorder.expect("satisfied [d1:wiredEthernet,d2:wiredEthernet] gw 10.1.0.1 v4")
         // `ip route replace`: one NEWROUTE with NLM_F_REPLACE, no DELROUTE.
@@ -135,12 +136,15 @@ struct PathTransitionTests {
         ])
         let (monitor, recorder) = try startMonitor(ns)
         defer { monitor.cancel() }
-        await recorder.expect("satisfied [d1:wiredEthernet,d2:wiredEthernet] gw 10.1.0.1,10.2.0.1 v4")
+        // The kernel picks one next hop per flow (by hash): the path names the one it picks.
+        #expect(try await recorder.expectAgreement(ns).isSatisfied)
+        #expect(Set(recorder.paths.last?.availableInterfaces.map(\.name) ?? []) == ["d1", "d2"])
         try ns.ip("link set d1 down")
         await recorder.expect("satisfied [d2:wiredEthernet] gw 10.2.0.1 v4")
+        try await recorder.expectAgreement(ns)
     }
 
-    @Test func blackholeUnreachableAndLocalTableDefaultsNeverCount() async throws {
+    @Test func refusingAndLocalTableDefaults() async throws {
         let ns = try TestNamespace("bhole")
         defer { ns.remove() }
         try ns.addLinks("d0")
@@ -148,22 +152,25 @@ struct PathTransitionTests {
         let (monitor, recorder) = try startMonitor(ns)
         defer { monitor.cancel() }
         await recorder.expect("unsatisfied/noDefaultRoute [d0:wiredEthernet]")
-        try ns.batch([
-            "route add blackhole default metric 1",
-            "route add unreachable default metric 2",
-            "route add prohibit default metric 3",
-            "route add default via 10.4.0.1 table local",
-        ])
-        // A default in another ordinary table counts (policy routing).
-        try ns.ip("route add default via 10.4.0.1 table 100")
+        // A default in the local table is looked up first (rule 0) and is not a way out.
+        try ns.ip("route add default via 10.4.0.1 table local")
+        try ns.ip("route add default via 10.4.0.1 metric 10")
+        #expect(try await recorder.expectAgreement(ns).isSatisfied)
+        try ns.ip("route del default via 10.4.0.1 table local")
+        // Refusing defaults with better metrics: the kernel uses the best, and refuses.
+        try ns.batch(["route add prohibit default metric 3", "route add unreachable default metric 2"])
+        #expect(try await recorder.expectAgreement(ns).refuses)
+        try ns.ip("route add blackhole default metric 1")
+        #expect(try await recorder.expectAgreement(ns).refuses)
+        #expect(recorder.paths.last?.diagnosis == .blocked)
+        try ns.batch(["route del blackhole default metric 1", "route del unreachable default metric 2", "route del prohibit default metric 3"])
         await recorder.expect("satisfied [d0:wiredEthernet] gw 10.4.0.1 v4")
-        try ns.ip("route del default via 10.4.0.1 table 100")
-        await recorder.expect("unsatisfied/noDefaultRoute [d0:wiredEthernet]")
         recorder.expectSequence([
             "?unsatisfied/noCarrier []",
             "unsatisfied/noDefaultRoute [d0:wiredEthernet]",
             "satisfied [d0:wiredEthernet] gw 10.4.0.1 v4",
-            "unsatisfied/noDefaultRoute [d0:wiredEthernet]",
+            "unsatisfied/blocked [d0:wiredEthernet]",
+            "satisfied [d0:wiredEthernet] gw 10.4.0.1 v4",
         ])
     }
 
@@ -226,8 +233,8 @@ struct PathTransitionTests {
         try ns.batch(["link set d0 mtu 1400", "link set d0 up", "link set d0 alias uplink", "link set d0 txqueuelen 10",
                       "addr add 10.6.1.2/24 dev d0", "link set d0 promisc on"])
         // The sentinel: the first change that matters must be the next path delivered.
-        try ns.ip("route add default via 10.6.1.1 metric 50")
-        await recorder.expect("satisfied [d0:wiredEthernet] gw 10.6.0.1,10.6.1.1 v4")
+        try ns.ip("route replace default via 10.6.1.1")
+        await recorder.expect("satisfied [d0:wiredEthernet] gw 10.6.1.1 v4")
         #expect(recorder.paths.drop { $0.status != .satisfied }.count == 2)
     }
 

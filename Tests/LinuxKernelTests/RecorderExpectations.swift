@@ -1,3 +1,5 @@
+import CNetlink
+import Foundation
 import Testing
 import KernelTestSupport
 @testable import NetPath
@@ -51,3 +53,60 @@ func startMonitor(
     return (monitor, recorder)
 }
 
+
+extension PathRecorder {
+    /// Waits until the monitor's latest path agrees with what the kernel itself says in `ns`
+    /// (`ip route get`, read again while it settles), then checks that a fresh one-shot read
+    /// (what `netpath status` does) agrees too. Returns the kernel's decision, so a test can
+    /// check it built the configuration it meant to.
+    @discardableResult
+    func expectAgreement(
+        _ ns: TestNamespace, required: NetworkInterface.InterfaceType? = nil, seconds: Double = 5,
+        sourceLocation: SourceLocation = #_sourceLocation
+    ) async throws -> KernelDecision {
+        let deadline = Date().addingTimeInterval(seconds)
+        var decision = try KernelDecision.read(ns.name)
+        while Date() < deadline {
+            let current = decision
+            if await wait(seconds: 0.5, until: { current.agrees(with: $0) }) != nil { break }
+            decision = try KernelDecision.read(ns.name)
+        }
+        guard let last = paths.last, decision.agrees(with: last) else {
+            Issue.record("the monitor disagrees with the kernel: \(decision); monitor: \(paths.last?.summary ?? "-")",
+                         sourceLocation: sourceLocation)
+            return decision
+        }
+        let fresh = try PathMonitor.currentPath(requiredInterfaceType: required, namespace: ns.namespace)
+        if !decision.agrees(with: fresh) {
+            Issue.record("a fresh status disagrees with the kernel: \(decision); status: \(fresh.summary)", sourceLocation: sourceLocation)
+        }
+        return decision
+    }
+}
+
+/// A descriptor attached to a tun device, as a VPN daemon holds it; closing it (once) drops
+/// the device's carrier.
+final class TunAttachment: @unchecked Sendable {
+    // Touched only by the test that owns it.
+    private var descriptor: Int32
+    init(_ descriptor: Int32) { self.descriptor = descriptor }
+    func close() {
+        if descriptor >= 0 { Glibc.close(descriptor) }
+        descriptor = -1
+    }
+}
+
+/// Makes a tun device in `ns` and attaches a descriptor to it, as a VPN daemon does, so it
+/// has carrier (operstate UNKNOWN with LOWER_UP).
+func attachTun(_ ns: TestNamespace, _ name: String) throws -> TunAttachment {
+    try ns.ip("tuntap add dev \(name) mode tun")
+    let namespacePath = "/var/run/netns/\(ns.name)"
+    let descriptor = OwnThread.run(name: "test-tun") { () -> Int32 in
+        let nsFD = open(namespacePath, O_RDONLY | O_CLOEXEC)
+        defer { close(nsFD) }
+        guard cnetlink_setns_net(nsFD) == 0 else { return -1 }
+        return cnetlink_tun_attach(name)
+    } ?? -1
+    guard descriptor >= 0 else { throw NetPathError(.netlinkFailure, "cannot attach to \(name)") }
+    return TunAttachment(descriptor)
+}

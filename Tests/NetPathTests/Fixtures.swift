@@ -61,10 +61,16 @@ struct Fixture {
     static func route(
         type: UInt16 = NetlinkParser.newRoute, family: UInt8 = IPAddress.inet, destinationLength: UInt8 = 0,
         table: UInt32 = 254, routeType: UInt8 = 1, metric: UInt32? = nil, oif: Int32? = nil, gateway: String? = nil,
-        multipath: [(Int32, String?)] = [], messageFlags: UInt16 = 0, sequence: UInt32 = 0
+        multipath: [(Int32, String?)] = [], messageFlags: UInt16 = 0, sequence: UInt32 = 0,
+        destination: String? = nil, source: String? = nil, nexthopID: UInt32? = nil, expiresTicks: UInt32? = nil,
+        routeFlags: UInt32 = 0
     ) -> [UInt8] {
-        var body: [UInt8] = [family, destinationLength, 0, 0, UInt8(min(table, 252)), 3, 0, routeType] + u32(0)
+        var body: [UInt8] = [family, destinationLength, 0, 0, UInt8(min(table, 252)), 3, 0, routeType] + u32(routeFlags)
         body += attribute(15, u32(table))
+        if let destination { body += attribute(1, addressBytes(IPAddress(destination)!)) }
+        if let source { body += attribute(7, addressBytes(IPAddress(source)!)) }
+        if let nexthopID { body += attribute(30, u32(nexthopID)) }
+        if let expiresTicks { body += attribute(12, u32(0) + u32(0) + u32(expiresTicks) + Array(repeating: 0, count: 20)) }
         if let metric { body += attribute(6, u32(metric)) }
         if let oif { body += attribute(4, i32(oif)) }
         if let gateway { body += attribute(5, addressBytes(IPAddress(gateway)!)) }
@@ -77,6 +83,42 @@ struct Fixture {
             body += attribute(9, hops)
         }
         return message(type: type, flags: messageFlags, sequence: sequence, body: body)
+    }
+
+    /// The kernel's answer to a route lookup: the route, as `ip route get` prints it.
+    static func answer(
+        family: UInt8 = IPAddress.inet, routeType: UInt8 = 1, table: UInt32 = 254, metric: UInt32? = nil,
+        oif: Int32, gateway: String? = nil, source: String?, sequence: UInt32
+    ) -> [UInt8] {
+        let destination = family == IPAddress.inet ? "1.1.1.1" : "2606:4700:4700::1111"
+        return route(family: family, destinationLength: family == IPAddress.inet ? 32 : 128, table: table, routeType: routeType,
+                     metric: metric, oif: oif, gateway: gateway, sequence: sequence, destination: destination, source: source,
+                     routeFlags: family == IPAddress.inet ? 0x200 : 0)
+    }
+
+    /// A policy-routing rule (`fib_rule_hdr` and `FRA_*`).
+    static func rule(
+        type: UInt16 = 32, family: UInt8 = IPAddress.inet, action: UInt8, priority: UInt32, table: UInt32 = 0,
+        fwmark: UInt32? = nil, invert: Bool = false, sequence: UInt32 = 0
+    ) -> [UInt8] {
+        var body: [UInt8] = [family, 0, 0, 0, UInt8(min(table, 252)), 0, 0, action] + u32(invert ? 0x2 : 0)
+        body += attribute(6, u32(priority))
+        if table != 0 { body += attribute(15, u32(table)) }
+        if let fwmark { body += attribute(10, u32(fwmark)) }
+        return message(type: type, sequence: sequence, body: body)
+    }
+
+    /// A nexthop object (`nhmsg` and `NHA_*`).
+    static func nexthop(
+        type: UInt16 = 104, id: UInt32, family: UInt8 = IPAddress.inet, oif: Int32? = nil, gateway: String? = nil,
+        group: [UInt32] = [], sequence: UInt32 = 0
+    ) -> [UInt8] {
+        var body: [UInt8] = [family, 0, 0, 0] + u32(0)
+        body += attribute(1, u32(id))
+        if !group.isEmpty { body += attribute(2, group.flatMap { u32($0) + [1, 0, 0, 0] }) }
+        if let oif { body += attribute(5, i32(oif)) }
+        if let gateway { body += attribute(6, addressBytes(IPAddress(gateway)!)) }
+        return message(type: type, sequence: sequence, body: body)
     }
 
     static func done(sequence: UInt32, flags: UInt16 = 2) -> [UInt8] {
@@ -93,10 +135,27 @@ let upFlags: UInt32 = 0x1 | 0x40 | 0x10000
 
 extension NetlinkEngine {
     /// An engine whose classifier uses only netlink facts (no ioctl, no sysfs).
-    static func pure() -> NetlinkEngine {
-        NetlinkEngine { link in
+    static func pure(filter: InterfaceFilter = .none) -> NetlinkEngine {
+        NetlinkEngine(filter: filter) { link in
             InterfaceClassifier.classify(hardwareType: link.hardwareType, kind: link.kind, name: link.name ?? "",
                                          isWireless: false, deviceType: nil)
+        }
+    }
+
+    /// Answers the round of lookups the engine asks for with `answer` (the bytes of the
+    /// kernel's reply to each, given its sequence; `nil`: network unreachable).
+    mutating func ask(_ answer: (RouteLookup, UInt32) -> [UInt8]?) {
+        for (sequence, lookup) in startLookups() {
+            feed(answer(lookup, sequence) ?? Fixture.error(-101, sequence: sequence))
+        }
+    }
+
+    /// Answers the unbound lookups: IPv4's with `v4`, IPv6's with `v6` (built with the
+    /// sequence); bound lookups get "network unreachable".
+    mutating func ask(v4: ((UInt32) -> [UInt8])? = nil, v6: ((UInt32) -> [UInt8])? = nil) {
+        ask { lookup, sequence in
+            guard lookup.interfaceIndex == nil else { return nil }
+            return lookup.family == IPAddress.inet ? v4?(sequence) : v6?(sequence)
         }
     }
 

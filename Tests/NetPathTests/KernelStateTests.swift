@@ -1,11 +1,13 @@
 import Testing
 @testable import NetPath
 
-/// SPEC §2.2–2.8 on states built from message fixtures: no kernel needed.
+/// SPEC §2.4–2.8 on states built from message fixtures and the kernel's answers to route
+/// lookups, also fixtures: no kernel needed. (The kernel tests check the same rules against
+/// the real kernel's answers.)
 @Suite struct KernelStateTests {
     /// An engine with a finished (empty) dump, ready for events.
-    func settled() -> NetlinkEngine {
-        var engine = NetlinkEngine.pure()
+    func settled(filter: InterfaceFilter = .none) -> NetlinkEngine {
+        var engine = NetlinkEngine.pure(filter: filter)
         var request = engine.resynchronize()
         while let current = request {
             request = engine.feed(Fixture.done(sequence: current.sequence)).first
@@ -14,8 +16,8 @@ import Testing
         return engine
     }
 
-    func summary(_ engine: NetlinkEngine, filter: InterfaceFilter = .none) -> String {
-        let path = engine.state.path(filter: filter)
+    func summary(_ engine: NetlinkEngine) -> String {
+        let path = engine.path()
         var text = path.status == .satisfied ? "satisfied" : "\(path.status.rawValue)/\(path.diagnosis!.rawValue)"
         text += " [" + path.availableInterfaces.map(\.name).joined(separator: ",") + "]"
         if !path.gateways.isEmpty { text += " gw " + path.gateways.joined(separator: ",") }
@@ -26,17 +28,41 @@ import Testing
         var engine = settled()
         engine.feed(Fixture.link(index: 1, hardware: 772, flags: upFlags | 0x8, name: "lo", operstate: 0))
         engine.feed(Fixture.address(index: 1, "127.0.0.1", prefix: 8, scope: 254))
+        engine.ask()
         #expect(summary(engine) == "unsatisfied/noInterface []")
         engine.feed(Fixture.link(index: 2, flags: 0x1, name: "eth0", operstate: 2))
+        engine.ask()
         #expect(summary(engine) == "unsatisfied/noCarrier []")
         engine.feed(Fixture.link(index: 2, flags: upFlags, name: "eth0", operstate: 6))
+        engine.ask()
         #expect(summary(engine) == "unsatisfied/noAddress [eth0]")
         engine.feed(Fixture.address(index: 2, "192.0.2.2"))
+        engine.ask()
         #expect(summary(engine) == "unsatisfied/noDefaultRoute [eth0]")
         engine.feed(Fixture.route(metric: 100, oif: 2, gateway: "192.0.2.1"))
+        engine.ask(v4: { Fixture.answer(oif: 2, gateway: "192.0.2.1", source: "192.0.2.2", sequence: $0) })
         #expect(summary(engine) == "satisfied [eth0] gw 192.0.2.1")
-        let path = engine.state.path()
+        let path = engine.path()
         #expect(path.supportsIPv4 && !path.supportsIPv6 && path.unsatisfiedReason == nil && path.diagnosis == nil)
+    }
+
+    @Test func theKernelsAnswerDecidesNotTheDefaultRoutes() {
+        // A full-tunnel VPN as wg-quick sets it up: the default route through eth0 is in the
+        // main table, and the kernel sends everything through tun0 (table 51820).
+        var engine = settled()
+        engine.feed(Fixture.link(index: 2, flags: upFlags, name: "eth0"))
+        engine.feed(Fixture.link(index: 5, hardware: 0xFFFE, flags: upFlags, name: "tun0", operstate: 0, kind: "tun"))
+        engine.feed(Fixture.address(index: 2, "10.0.0.2"))
+        engine.feed(Fixture.address(index: 5, "10.64.0.2", prefix: 32))
+        engine.feed(Fixture.route(metric: 100, oif: 2, gateway: "10.0.0.1"))
+        engine.feed(Fixture.route(table: 51820, oif: 5))
+        engine.ask(v4: { Fixture.answer(table: 51820, oif: 5, source: "10.64.0.2", sequence: $0) })
+        #expect(summary(engine) == "satisfied [tun0,eth0]")
+        #expect(engine.path().availableInterfaces.first?.type == .other)
+        // No route at all in the model, yet the kernel answers (an OpenVPN /1 pair): it decides.
+        engine.feed(Fixture.route(type: NetlinkParser.deleteRoute, table: 51820, oif: 5))
+        engine.ask(v4: { Fixture.answer(oif: 5, source: "10.64.0.2", sequence: $0) })
+        #expect(summary(engine) == "satisfied [tun0,eth0]")
     }
 
     @Test func unusableAddressesDoNotCount() {
@@ -47,44 +73,84 @@ import Testing
         engine.feed(Fixture.address(index: 2, "2001:db8::3", prefix: 64, flags: 0x08))  // DAD failed
         engine.feed(Fixture.address(index: 2, "10.0.0.2", prefix: 8, scope: 253))  // scope link
         engine.feed(Fixture.route(family: IPAddress.inet6, metric: 1024, oif: 2, gateway: "fe80::1"))
+        let v6: (UInt32) -> [UInt8] = {
+            Fixture.answer(family: IPAddress.inet6, metric: 1024, oif: 2, gateway: "fe80::1", source: "2001:db8::2", sequence: $0)
+        }
+        engine.ask(v6: v6)
         #expect(summary(engine) == "unsatisfied/noAddress [eth0]")
         engine.feed(Fixture.address(index: 2, "2001:db8::2", prefix: 64, flags: 0))  // DAD done
+        engine.ask(v6: v6)
         #expect(summary(engine) == "satisfied [eth0] gw fe80::1")
-        #expect(engine.state.path().supportsIPv6 && !engine.state.path().supportsIPv4)
+        #expect(engine.path().supportsIPv6 && !engine.path().supportsIPv4)
+    }
+
+    @Test func aSourceOnAnotherInterfaceCounts() {
+        // An unnumbered link: the global address sits on loopback.
+        var engine = settled()
+        engine.feed(Fixture.link(index: 1, hardware: 772, flags: upFlags | 0x8, name: "lo", operstate: 0))
+        engine.feed(Fixture.address(index: 1, "192.0.2.1", prefix: 32))
+        engine.feed(Fixture.link(index: 2, flags: upFlags, name: "eth0"))
+        engine.ask()
+        #expect(summary(engine) == "unsatisfied/noDefaultRoute [eth0]")
+        engine.feed(Fixture.route(oif: 2, gateway: "10.0.0.1"))
+        engine.ask(v4: { Fixture.answer(oif: 2, gateway: "10.0.0.1", source: "192.0.2.1", sequence: $0) })
+        #expect(summary(engine) == "satisfied [eth0] gw 10.0.0.1")
     }
 
     @Test func carrierRules() {
         var engine = settled()
         engine.feed(Fixture.address(index: 5, "10.8.0.2"))
         engine.feed(Fixture.route(oif: 5))
+        let answer: (UInt32) -> [UInt8] = { Fixture.answer(oif: 5, source: "10.8.0.2", sequence: $0) }
         // A tun device: operstate UNKNOWN counts only with IFF_LOWER_UP.
         engine.feed(Fixture.link(index: 5, hardware: 0xFFFE, flags: 0x1, name: "tun0", operstate: 0, kind: "tun"))
+        engine.ask(v4: answer)
         #expect(summary(engine) == "unsatisfied/noCarrier []")
         engine.feed(Fixture.link(index: 5, hardware: 0xFFFE, flags: upFlags, name: "tun0", operstate: 0, kind: "tun"))
+        engine.ask(v4: answer)
         #expect(summary(engine) == "satisfied [tun0]")
-        #expect(engine.state.path().availableInterfaces.first?.type == .other)
+        #expect(engine.path().availableInterfaces.first?.type == .other)
         // DORMANT: requiresConnection.
         engine.feed(Fixture.link(index: 5, hardware: 0xFFFE, flags: upFlags, name: "tun0", operstate: 5, kind: "tun"))
+        engine.ask(v4: answer)
         #expect(summary(engine) == "requiresConnection/noCarrier []")
-        #expect(engine.state.path().unsatisfiedReason == .notAvailable)
+        #expect(engine.path().unsatisfiedReason == .notAvailable)
     }
 
-    @Test func routeRules() {
+    @Test func anAnswerThroughALinkWithoutCarrierIsNoCarrier() {
+        // The kernel keeps using a route through a link that lost carrier (linkdown), even
+        // with another link up: the traffic is lost, so the path is not satisfied.
+        var engine = settled()
+        engine.feed(Fixture.link(index: 2, flags: 0x1, name: "eth0", operstate: 2))
+        engine.feed(Fixture.link(index: 3, flags: upFlags, name: "eth1"))
+        engine.feed(Fixture.address(index: 2, "10.0.0.2"))
+        engine.feed(Fixture.address(index: 3, "10.1.0.2"))
+        engine.ask(v4: { Fixture.answer(oif: 2, gateway: "10.0.0.1", source: "10.0.0.2", sequence: $0) })
+        #expect(summary(engine) == "unsatisfied/noCarrier [eth1]")
+    }
+
+    @Test func refusalsAreBlocked() {
         var engine = settled()
         engine.feed(Fixture.link(index: 2, flags: upFlags, name: "eth0"))
         engine.feed(Fixture.address(index: 2, "10.0.0.2"))
-        for type: UInt8 in [6, 7, 8, 9] {  // blackhole, unreachable, prohibit, throw
-            engine.feed(Fixture.route(routeType: type, metric: UInt32(type)))
+        for errno: Int32 in [13, 22, 113] {  // prohibit, blackhole, unreachable route
+            engine.feed(Fixture.route(metric: UInt32(errno), oif: 2, gateway: "10.0.0.1"))
+            engine.ask(v4: { Fixture.error(-errno, sequence: $0) })
+            #expect(summary(engine) == "unsatisfied/blocked [eth0]")
         }
-        engine.feed(Fixture.route(table: 255, oif: 2, gateway: "10.0.0.1"))  // table local
-        engine.feed(Fixture.route(destinationLength: 8, oif: 2, gateway: "10.0.0.1"))  // not a default
-        engine.feed(Fixture.route(family: IPAddress.inet6, metric: 1, oif: 2, gateway: "fe80::1"))  // no IPv6 address
+        // "Network unreachable" is a kill switch only when a rule refuses every packet.
+        engine.feed(Fixture.rule(action: 7, priority: 10, fwmark: 51820))
+        engine.ask()
         #expect(summary(engine) == "unsatisfied/noDefaultRoute [eth0]")
-        engine.feed(Fixture.route(table: 100, metric: 20, oif: 2, gateway: "10.0.0.1"))
-        #expect(summary(engine) == "satisfied [eth0] gw 10.0.0.1")
+        engine.feed(Fixture.rule(action: 7, priority: 20))
+        engine.ask()
+        #expect(summary(engine) == "unsatisfied/blocked [eth0]")
+        engine.feed(Fixture.rule(type: 33, action: 7, priority: 20))
+        engine.ask()
+        #expect(summary(engine) == "unsatisfied/noDefaultRoute [eth0]")
     }
 
-    @Test func orderByMetricThenIndexAndReplace() {
+    @Test func orderByTheAnswerThenMetricThenIndexAndReplace() {
         var engine = settled()
         for index: Int32 in [2, 3, 4] {
             engine.feed(Fixture.link(index: index, flags: upFlags, name: "eth\(index)"))
@@ -92,12 +158,23 @@ import Testing
         }
         engine.feed(Fixture.route(metric: 300, oif: 2, gateway: "10.0.2.1"))
         engine.feed(Fixture.route(metric: 100, oif: 3, gateway: "10.0.3.1"))
-        #expect(summary(engine) == "satisfied [eth3,eth2,eth4] gw 10.0.3.1,10.0.2.1")
+        engine.ask(v4: { Fixture.answer(oif: 3, gateway: "10.0.3.1", source: "10.0.3.2", sequence: $0) })
+        #expect(summary(engine) == "satisfied [eth3,eth2,eth4] gw 10.0.3.1")
         // NLM_F_REPLACE: the metric-100 route now goes through eth4; no DELROUTE comes.
         engine.feed(Fixture.route(metric: 100, oif: 4, gateway: "10.0.4.1", messageFlags: NetlinkParser.flagReplace))
-        #expect(summary(engine) == "satisfied [eth4,eth2,eth3] gw 10.0.4.1,10.0.2.1")
-        engine.feed(Fixture.route(type: NetlinkParser.deleteRoute, metric: 100, oif: 4, gateway: "10.0.4.1"))
-        #expect(summary(engine) == "satisfied [eth2,eth3,eth4] gw 10.0.2.1")
+        #expect(engine.state.routes.count == 2)
+        engine.ask(v4: { Fixture.answer(oif: 4, gateway: "10.0.4.1", source: "10.0.4.2", sequence: $0) })
+        #expect(summary(engine) == "satisfied [eth4,eth2,eth3] gw 10.0.4.1")
+    }
+
+    @Test func routesWithOneKeyAndDifferentTypesAreKeptApart() {
+        // `ip route append blackhole default`, then its removal: the unicast route stays.
+        var engine = settled()
+        engine.feed(Fixture.route(oif: 2, gateway: "10.0.0.1"))
+        engine.feed(Fixture.route(routeType: 6))
+        #expect(engine.state.routes.count == 2)
+        engine.feed(Fixture.route(type: NetlinkParser.deleteRoute, routeType: 6))
+        #expect(engine.state.routes.count == 1 && engine.state.routes.keys.first?.type == 1)
     }
 
     @Test func multipathAndSilentRouteRemoval() {
@@ -107,43 +184,125 @@ import Testing
             engine.feed(Fixture.address(index: index, "10.0.\(index).2"))
         }
         engine.feed(Fixture.route(multipath: [(2, "10.0.2.1"), (3, "10.0.3.1")]))
-        #expect(summary(engine) == "satisfied [eth2,eth3] gw 10.0.2.1,10.0.3.1")
+        #expect(engine.state.routes.values.first?.nexthops.count == 2)
         // eth2 goes administratively down: the kernel drops its nexthop without a message.
         engine.feed(Fixture.link(index: 2, flags: 0, name: "eth2", operstate: 2))
-        #expect(summary(engine) == "satisfied [eth3] gw 10.0.3.1")
-        engine.feed(Fixture.link(index: 2, flags: upFlags, name: "eth2"))
-        #expect(summary(engine) == "satisfied [eth3,eth2] gw 10.0.3.1")
+        #expect(engine.state.routes.values.first?.nexthops.map(\.interfaceIndex) == [3])
         // eth3 loses its last IPv4 address: the kernel flushes its IPv4 routes silently.
         engine.feed(Fixture.address(type: NetlinkParser.deleteAddress, index: 3, "10.0.3.2"))
-        engine.feed(Fixture.address(index: 3, "10.0.3.2"))
-        #expect(summary(engine) == "unsatisfied/noDefaultRoute [eth2,eth3]")
+        #expect(engine.state.routes.isEmpty)
     }
 
-    @Test func filtersAndTheFilteredDiagnosis() {
+    @Test func nexthopObjectsAndTheirDeletion() {
         var engine = settled()
+        engine.feed(Fixture.link(index: 2, flags: upFlags, name: "eth0"))
+        engine.feed(Fixture.link(index: 3, flags: upFlags, name: "eth1"))
+        engine.feed(Fixture.address(index: 3, "10.1.0.2"))
+        engine.feed(Fixture.nexthop(id: 1, oif: 3, gateway: "10.1.0.1"))
+        engine.feed(Fixture.nexthop(id: 2, oif: 2, gateway: "10.0.0.1"))
+        engine.feed(Fixture.nexthop(id: 10, group: [1, 2]))
+        engine.feed(Fixture.route(metric: 5, nexthopID: 10))
+        engine.feed(Fixture.route(metric: 9, nexthopID: 1))
+        // The routes carry only the id: the hops come from the objects (eth1 has the address).
+        engine.ask()
+        #expect(summary(engine) == "unsatisfied/noDefaultRoute [eth1,eth0]")
+        // Deleting nexthop 1 drops the route that uses it, and shrinks the group.
+        engine.feed(Fixture.nexthop(type: 105, id: 1))
+        #expect(engine.state.routes.count == 1 && engine.state.nexthopObjects[10]?.group == [2])
+        // Deleting the group's last member deletes the group and its routes, silently.
+        engine.feed(Fixture.nexthop(type: 105, id: 2))
+        #expect(engine.state.routes.isEmpty && engine.state.nexthopObjects.isEmpty)
+    }
+
+    @Test func filteredMonitorsAskPerInterface() {
+        var engine = settled(filter: InterfaceFilter(required: nil, prohibited: [.wiredEthernet]))
         engine.feed(Fixture.link(index: 2, flags: upFlags, name: "eth0"))
         engine.feed(Fixture.link(index: 3, hardware: 0xFFFE, flags: upFlags, name: "wwan0", operstate: 0))
         engine.feed(Fixture.address(index: 2, "10.0.0.2"))
         engine.feed(Fixture.address(index: 3, "100.64.0.2"))
         engine.feed(Fixture.route(metric: 100, oif: 2, gateway: "10.0.0.1"))
-        #expect(summary(engine, filter: InterfaceFilter(required: .wifi, prohibited: [])) == "unsatisfied/filtered []")
-        #expect(summary(engine, filter: InterfaceFilter(required: .cellular, prohibited: [])) == "unsatisfied/filtered [wwan0]")
+        let lookups = engine.startLookups().map(\.lookup)
+        #expect(lookups.map(\.interfaceIndex) == [nil, nil, 3, 3])
+        engine.abandonLookups()
+        // Bound to wwan0 there is no route: the kernel guesses "on link" (table 0).
+        engine.ask { lookup, sequence in
+            guard lookup.family == IPAddress.inet else { return nil }
+            if lookup.interfaceIndex == 3 { return Fixture.answer(table: 0, oif: 3, source: "100.64.0.2", sequence: sequence) }
+            return Fixture.answer(oif: 2, gateway: "10.0.0.1", source: "10.0.0.2", sequence: sequence)
+        }
+        #expect(summary(engine) == "unsatisfied/filtered [wwan0]")
         engine.feed(Fixture.route(metric: 700, oif: 3))
-        let cellular = engine.state.path(filter: InterfaceFilter(required: nil, prohibited: [.wiredEthernet]))
+        engine.ask { lookup, sequence in
+            guard lookup.family == IPAddress.inet else { return nil }
+            if lookup.interfaceIndex == 3 { return Fixture.answer(oif: 3, source: "100.64.0.2", sequence: sequence) }
+            return Fixture.answer(oif: 2, gateway: "10.0.0.1", source: "10.0.0.2", sequence: sequence)
+        }
+        let cellular = engine.path()
         #expect(cellular.status == .satisfied && cellular.isExpensive && cellular.availableInterfaces.map(\.name) == ["wwan0"])
-        #expect(!engine.state.path().isExpensive)
     }
 
     @Test func dnsCountsOnlyOnASatisfiedPath() {
         var engine = settled()
         engine.setHasDNSServer(true)
-        #expect(!engine.state.path().supportsDNS)
+        engine.ask()
+        #expect(!engine.path().supportsDNS)
         engine.feed(Fixture.link(index: 2, flags: upFlags, name: "eth0"))
         engine.feed(Fixture.address(index: 2, "10.0.0.2"))
         engine.feed(Fixture.route(oif: 2, gateway: "10.0.0.1"))
-        #expect(engine.state.path().supportsDNS)
+        engine.ask(v4: { Fixture.answer(oif: 2, gateway: "10.0.0.1", source: "10.0.0.2", sequence: $0) })
+        #expect(engine.path().supportsDNS)
         engine.setHasDNSServer(false)
-        #expect(!engine.state.path().supportsDNS)
+        // A resolver change needs no lookup.
+        #expect(engine.startLookups().isEmpty && engine.takeChanges())
+        #expect(!engine.path().supportsDNS)
+    }
+
+    @Test func lookupsAreAskedOnlyForChangesThatCanChangeTheAnswer() {
+        var engine = settled()
+        engine.feed(Fixture.link(index: 2, flags: upFlags, name: "eth0"))
+        engine.feed(Fixture.address(index: 2, "10.0.0.2"))
+        engine.ask()
+        let rounds = engine.lookupRounds
+        // An address beside others, a spurious NEWLINK, a route that does not hold the
+        // Internet destination: no lookup.
+        engine.feed(Fixture.address(index: 2, "10.0.0.3"))
+        engine.feed(Fixture.link(index: 2, flags: upFlags, name: "eth0"))
+        engine.feed(Fixture.route(destinationLength: 24, oif: 2, destination: "10.9.0.0"))
+        #expect(engine.startLookups().isEmpty && engine.lookupRounds == rounds)
+        // A route that holds it (OpenVPN's 0.0.0.0/1), a rule, a nexthop: one round for all.
+        engine.feed(Fixture.route(destinationLength: 1, oif: 2, destination: "0.0.0.0"))
+        engine.feed(Fixture.rule(action: 1, priority: 5, table: 7))
+        engine.feed(Fixture.nexthop(id: 4, oif: 2))
+        #expect(engine.startLookups().count == 2 && engine.lookupRounds == rounds + 1)
+    }
+
+    @Test func anExpiringRouteArmsOneTimer() {
+        var engine = settled()
+        engine.now = 1_000_000_000
+        engine.feed(Fixture.link(index: 2, flags: upFlags, name: "eth0"))
+        engine.feed(Fixture.address(index: 2, "2001:db8::2", prefix: 64))
+        engine.feed(Fixture.route(family: IPAddress.inet6, metric: 1024, oif: 2, gateway: "fe80::1", expiresTicks: 300))
+        engine.feed(Fixture.route(family: IPAddress.inet6, metric: 2048, oif: 2, gateway: "fe80::2", expiresTicks: 100))
+        engine.ask(v6: { Fixture.answer(family: IPAddress.inet6, metric: 1024, oif: 2, gateway: "fe80::1", source: "2001:db8::2", sequence: $0) })
+        // Only the route the answer came from counts: 3 s after the message.
+        #expect(engine.nextExpiry() == 4_000_000_000)
+        // When it passes, the lookup round also asks for the table entry (its lifetime now).
+        engine.expiryPassed()
+        let lookups = engine.startLookups()
+        #expect(lookups.contains { $0.lookup.tableEntry })
+        engine.now = 4_100_000_000
+        for (sequence, lookup) in lookups {
+            if lookup.tableEntry {
+                engine.feed(Fixture.route(family: IPAddress.inet6, metric: 1024, oif: 2, gateway: "fe80::1", sequence: sequence, expiresTicks: 500))
+            } else if lookup.family == IPAddress.inet6 {
+                engine.feed(Fixture.answer(family: IPAddress.inet6, metric: 1024, oif: 2, gateway: "fe80::1", source: "2001:db8::2", sequence: sequence))
+            } else {
+                engine.feed(Fixture.error(-101, sequence: sequence))
+            }
+        }
+        // A router advertisement renewed it without a message: the table entry says so.
+        #expect(engine.isAnswered && engine.nextExpiry() == 9_100_000_000)
+        #expect(engine.path().supportsIPv6)
     }
 
     @Test func deletedLinkForgetsItsAddressesAndRoutes() {
@@ -154,20 +313,22 @@ import Testing
         engine.feed(Fixture.link(type: NetlinkParser.deleteLink, index: 9, flags: 0, name: "eth0"))
         // Index 9 reused by a new link: nothing of the old one remains.
         engine.feed(Fixture.link(index: 9, flags: upFlags, name: "usb0"))
+        engine.ask()
         #expect(summary(engine) == "unsatisfied/noAddress [usb0]")
-        #expect(engine.state.defaultRoutes.isEmpty)
+        #expect(engine.state.routes.isEmpty)
     }
 
     @Test func bridgePortNewsIsNotALinkChange() {
         var engine = settled()
         engine.feed(Fixture.link(index: 2, flags: upFlags, name: "eth0"))
         engine.feed(Fixture.link(type: NetlinkParser.deleteLink, family: 7, index: 2, flags: upFlags, name: "eth0"))
+        engine.ask()
         #expect(summary(engine) == "unsatisfied/noAddress [eth0]")
     }
 }
 
 @Suite struct NetlinkEngineTests {
-    @Test func dumpsLinksThenAddressesThenRoutes() {
+    @Test func dumpsLinksAddressesRoutesRulesThenNexthops() {
         var engine = NetlinkEngine.pure()
         let first = engine.resynchronize()
         #expect(first?.dump == .links && !engine.isSettled)
@@ -177,10 +338,35 @@ import Testing
         // An event (sequence 0) in the middle of a dump is applied too.
         let third = engine.feed(Fixture.address(index: 2, "10.0.0.2") + Fixture.done(sequence: second[0].sequence))
         #expect(third.map(\.dump) == [.routes])
-        #expect(engine.feed(Fixture.route(oif: 2, gateway: "10.0.0.1", sequence: third[0].sequence) + Fixture.done(sequence: third[0].sequence)).isEmpty)
-        #expect(engine.isSettled && engine.state.path().status == .satisfied && engine.resyncCount == 0)
+        let fourth = engine.feed(Fixture.route(oif: 2, gateway: "10.0.0.1", sequence: third[0].sequence) + Fixture.done(sequence: third[0].sequence))
+        #expect(fourth.map(\.dump) == [.rules])
+        let fifth = engine.feed(Fixture.done(sequence: fourth[0].sequence))
+        #expect(fifth.map(\.dump) == [.nexthops])
+        // A kernel without nexthop objects refuses that dump: the tables are complete anyway.
+        #expect(engine.feed(Fixture.error(-95, sequence: fifth[0].sequence)).isEmpty)
+        #expect(engine.isSettled && !engine.isAnswered && engine.resyncCount == 0)
+        engine.ask(v4: { Fixture.answer(oif: 2, gateway: "10.0.0.1", source: "10.0.0.2", sequence: $0) })
+        #expect(engine.isAnswered && engine.path().status == .satisfied)
         // A stale DONE (another sequence) changes nothing.
         #expect(engine.feed(Fixture.done(sequence: 999)).isEmpty && engine.isSettled)
+    }
+
+    @Test func answersAreTakenOnlyFromOurPortAndSequence() {
+        var engine = NetlinkEngine.pure()
+        engine.port = 4242
+        var request = engine.resynchronize()
+        while let current = request {
+            var done = Fixture.done(sequence: current.sequence)
+            done.replaceSubrange(12..<16, with: Fixture.u32(4242))
+            request = engine.feed(done).first
+        }
+        let lookups = engine.startLookups()
+        // An event caused by another process's request, with the same sequence number: an
+        // event, not our answer.
+        var event = Fixture.route(oif: 2, gateway: "10.0.0.1", sequence: lookups[0].sequence)
+        event.replaceSubrange(12..<16, with: Fixture.u32(777))
+        engine.feed(event)
+        #expect(engine.pendingLookups.count == 2 && engine.state.routes.count == 1)
     }
 
     @Test func interruptedDumpStartsOverFromAnEmptyState() {
@@ -215,5 +401,20 @@ import Testing
         #expect(bytes.count == 28)
         #expect(Array(bytes[0..<4]) == Fixture.u32(28) && Array(bytes[4..<6]) == Fixture.u16(26))
         #expect(Array(bytes[6..<8]) == Fixture.u16(0x301) && Array(bytes[8..<12]) == Fixture.u32(7))
+    }
+
+    @Test func lookupsEncodeAsIPRouteGet() {
+        // ip route get 1.1.1.1 oif 3; ip -6 route get 2606:4700:4700::1111 — in one datagram.
+        let bytes = NetlinkEngine.encode(lookups: [
+            (5, RouteLookup(family: IPAddress.inet, interfaceIndex: 3)), (6, RouteLookup(family: IPAddress.inet6)),
+        ])
+        #expect(bytes.count == 44 + 48)
+        #expect(Array(bytes[0..<12]) == Fixture.u32(44) + Fixture.u16(26) + Fixture.u16(1) + Fixture.u32(5))
+        #expect(Array(bytes[16..<20]) == [2, 32, 0, 0] && Array(bytes[24..<28]) == Fixture.u32(0x1000))
+        #expect(Array(bytes[28..<36]) == Fixture.u16(8) + Fixture.u16(1) + [1, 1, 1, 1])
+        #expect(Array(bytes[36..<44]) == Fixture.u16(8) + Fixture.u16(4) + Fixture.i32(3))
+        #expect(Array(bytes[60..<64]) == [10, 128, 0, 0] && bytes[76..<78] == [0x26, 0x06] && bytes[90..<92] == [0x11, 0x11])
+        // The parser reads its own lookups' destination as covering the Internet.
+        #expect(NetlinkParser.parse(bytes).map(\.type) == [26, 26])
     }
 }

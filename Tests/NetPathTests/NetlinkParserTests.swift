@@ -94,7 +94,7 @@ import Testing
             decoded += NetlinkParser.parse(bytes).count
             var engine = NetlinkEngine.pure()
             engine.feed(bytes)
-            _ = engine.state.path()
+            _ = engine.path()
         }
         #expect(decoded > 0)
     }

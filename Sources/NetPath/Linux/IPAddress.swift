@@ -96,6 +96,15 @@ struct IPAddress: Hashable, Sendable, Comparable {
         family == IPAddress.inet6 && (high >> 54) == 0x3FA
     }
 
+    /// Whether `address` lies in this prefix of `length` bits (a route's destination).
+    func contains(_ address: IPAddress, prefixLength length: UInt8) -> Bool {
+        guard address.family == family else { return false }
+        let bits = Int(length)
+        func mask(_ count: Int) -> UInt64 { count <= 0 ? 0 : count >= 64 ? .max : ~(UInt64.max >> count) }
+        let highMask = mask(bits), lowMask = mask(bits - 64)
+        return (address.high ^ high) & highMask == 0 && (address.low ^ low) & lowMask == 0
+    }
+
     static func < (lhs: IPAddress, rhs: IPAddress) -> Bool {
         (lhs.family, lhs.high, lhs.low) < (rhs.family, rhs.high, rhs.low)
     }

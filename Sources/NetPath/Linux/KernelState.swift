@@ -22,22 +22,46 @@ struct InterfaceFilter: Hashable, Sendable {
     }
 }
 
-/// The kernel's tables as far as the path depends on them: links, their addresses, and
-/// default routes (no other route can make a path satisfied, so no other is kept).
+/// NetPath's own copy of the kernel's tables, for what the kernel's routing decision does
+/// not say (SPEC §2): links and their carrier, which addresses are usable, the routes that
+/// cover the Internet (for the order of the other interfaces and for expiries), the rules
+/// and nexthop objects (for the `blocked` diagnosis and for routes that name a nexthop).
 ///
-/// Pure value: the engine feeds it decoded messages, ``path(filter:)`` applies SPEC §2.
+/// Pure value: the engine feeds it decoded messages; ``path(answers:filter:)`` applies the
+/// rules of SPEC §2.4–2.8 to the kernel's answers.
 struct KernelState: Hashable, Sendable {
-    /// A default route's identity apart from its next hops, as the kernel keys a FIB entry.
+    /// A route's identity as the kernel keys a FIB entry: several routes of different
+    /// types may share a prefix, table, TOS and metric (`ip route append`).
     struct RouteKey: Hashable, Sendable {
         var family: UInt8
         var table: UInt32
         var tos: UInt8
         var metric: UInt32
+        var type: UInt8
+        var destinationLength: UInt8
+        var destination: IPAddress?
     }
 
     struct RouteEntry: Hashable, Sendable {
-        var type: UInt8
         var nexthops: [Nexthop]
+        /// The nexthop object the route uses (its hops come from ``nexthopObjects``).
+        var nexthopID: UInt32?
+        /// When the route stops being used (CLOCK_MONOTONIC nanoseconds), if it expires.
+        var expiry: UInt64?
+    }
+
+    /// A nexthop object (`ip nexthop`): one hop, a group of other objects, or a blackhole.
+    struct NexthopObject: Hashable, Sendable {
+        var hop: Nexthop?
+        var group: [UInt32]
+        var isBlackhole: Bool
+    }
+
+    /// A rule that refuses every packet of its family (`ip rule add unreachable`, …).
+    struct RuleKey: Hashable, Sendable {
+        var family: UInt8
+        var priority: UInt32
+        var action: UInt8
     }
 
     struct AddressKey: Hashable, Sendable {
@@ -55,7 +79,10 @@ struct KernelState: Hashable, Sendable {
     /// Every address per link, with whether it is usable (SPEC 2.3): only that is needed,
     /// and address storms store thousands of these.
     var addresses: [Int32: [AddressKey: Bool]] = [:]
-    var defaultRoutes: [RouteKey: RouteEntry] = [:]
+    /// The routes whose prefix holds the Internet destination of their family.
+    var routes: [RouteKey: RouteEntry] = [:]
+    var nexthopObjects: [UInt32: NexthopObject] = [:]
+    var refusingRules: Set<RuleKey> = []
     var hasDNSServer = false {
         didSet { if hasDNSServer != oldValue { changed = true } }
     }
@@ -70,23 +97,26 @@ struct KernelState: Hashable, Sendable {
     /// Set by every update that can change the path; the reader recomputes the path only
     /// then (a spurious NEWLINK or the thousandth address on a link changes nothing).
     var changed = true
+    /// Set by every update that can change the kernel's routing decision: the reader asks
+    /// the kernel again only then. Implies ``changed``.
+    var answerStale = true {
+        didSet { if answerStale { changed = true } }
+    }
 
-    // RFC 2863 operational states (IF_OPER_*), route types (RTN_*) and flags.
+    // RFC 2863 operational states (IF_OPER_*) and interface flags (IFF_*).
     static let operUnknown: UInt8 = 0, operDormant: UInt8 = 5, operUp: UInt8 = 6
-    static let routeUnicast: UInt8 = 1
-    static let tableLocal: UInt32 = 255
-    static let routeCloned: UInt32 = 0x200  // RTM_F_CLONED
-    static let addressTentative: UInt32 = 0x40, addressDADFailed: UInt32 = 0x08  // IFA_F_*
-    static let scopeUniverse: UInt8 = 0
     static let flagUp: UInt32 = 0x1, flagLoopback: UInt32 = 0x8, flagLowerUp: UInt32 = 0x10000
+    static let scopeUniverse: UInt8 = 0  // RT_SCOPE_UNIVERSE
     static let hardwareLoopback: UInt16 = 772  // ARPHRD_LOOPBACK
 
     mutating func removeAll() {
         links.removeAll(keepingCapacity: true)
         addresses.removeAll(keepingCapacity: true)
-        defaultRoutes.removeAll(keepingCapacity: true)
+        routes.removeAll(keepingCapacity: true)
+        nexthopObjects.removeAll(keepingCapacity: true)
+        refusingRules.removeAll(keepingCapacity: true)
         usableCounts.removeAll(keepingCapacity: true)
-        changed = true
+        answerStale = true
     }
 
     private mutating func count(_ index: Int32, _ key: AddressKey, usable: Bool, _ delta: Int) {
@@ -97,7 +127,10 @@ struct KernelState: Hashable, Sendable {
         if isIPv4 { counts.ipv4 += delta } else { counts.ipv6 += delta }
         let after = isIPv4 ? counts.ipv4 : counts.ipv6
         usableCounts[index] = counts == UsableCounts() ? nil : counts
-        if (before == 0) != (after == 0) { changed = true }
+        // A family's first usable address on a link, or its last: the kernel's choice of
+        // source (and the routes it flushes) can change. Another address beside others cannot
+        // change whether a usable source exists.
+        if (before == 0) != (after == 0) { answerStale = true }
     }
 
     // MARK: - Applying messages
@@ -109,7 +142,7 @@ struct KernelState: Hashable, Sendable {
         // Only what the rules read: flags, operstate, name, type.
         if previous?.flags != link.flags || previous?.operationalState != link.operationalState
             || previous?.name != link.name || previous?.type != link.type {
-            changed = true
+            answerStale = true
         }
         if link.flags & KernelState.flagUp == 0 {
             removeNexthops { $0.interfaceIndex == link.index }
@@ -117,9 +150,9 @@ struct KernelState: Hashable, Sendable {
     }
 
     mutating func removeLink(index: Int32) {
-        if links.removeValue(forKey: index) != nil { changed = true }
+        if links.removeValue(forKey: index) != nil { answerStale = true }
         addresses[index] = nil
-        if usableCounts.removeValue(forKey: index) != nil { changed = true }
+        if usableCounts.removeValue(forKey: index) != nil { answerStale = true }
         removeNexthops { $0.interfaceIndex == index }
     }
 
@@ -146,41 +179,119 @@ struct KernelState: Hashable, Sendable {
         if addresses[message.index]?.isEmpty == true { addresses[message.index] = nil }
     }
 
-    /// Records a route (only default routes are kept). `replace` is `NLM_F_REPLACE`.
-    mutating func addRoute(_ route: RouteMessage, replace: Bool) {
-        guard route.destinationLength == 0, route.flags & KernelState.routeCloned == 0 else { return }
-        let key = RouteKey(family: route.family, table: route.table, tos: route.tos, metric: route.metric)
-        changed = true
-        if replace || defaultRoutes[key]?.type != route.type {
-            defaultRoutes[key] = RouteEntry(type: route.type, nexthops: route.nexthops)
+    static func key(of route: RouteMessage) -> RouteKey {
+        RouteKey(family: route.family, table: route.table, tos: route.tos, metric: route.metric, type: route.type,
+                 destinationLength: route.destinationLength, destination: route.destination)
+    }
+
+    /// Records a route (only routes that cover the Internet reach here; cached clones do
+    /// not count). `replace` is `NLM_F_REPLACE`; `now` is when the message was read.
+    mutating func addRoute(_ route: RouteMessage, replace: Bool, now: UInt64) {
+        guard route.flags & Netlink.RouteFlag.cloned == 0 else { return }
+        let key = KernelState.key(of: route)
+        answerStale = true
+        let expiry = route.expiresTicks.map { now &+ UInt64($0) * KernelState.nanosecondsPerTick }
+        if replace {
+            // The kernel replaced the first route with this prefix, table, TOS and metric,
+            // whatever its type.
+            for other in routes.keys where other != key && KernelState.sameSlot(other, key) {
+                routes[other] = nil
+            }
+        }
+        guard !replace, var entry = routes[key], route.nexthopID == nil, entry.nexthopID == nil else {
+            routes[key] = RouteEntry(nexthops: route.nexthops, nexthopID: route.nexthopID, expiry: expiry)
             return
         }
-        for hop in route.nexthops where !(defaultRoutes[key]?.nexthops.contains(hop) ?? false) {
-            defaultRoutes[key]?.nexthops.append(hop)
+        // IPv6 appends each next hop of a multipath route as its own message.
+        for hop in route.nexthops where !entry.nexthops.contains(hop) {
+            entry.nexthops.append(hop)
         }
+        entry.expiry = expiry ?? entry.expiry
+        routes[key] = entry
+    }
+
+    private static func sameSlot(_ a: RouteKey, _ b: RouteKey) -> Bool {
+        a.family == b.family && a.table == b.table && a.tos == b.tos && a.metric == b.metric
+            && a.destinationLength == b.destinationLength && a.destination == b.destination
     }
 
     mutating func removeRoute(_ route: RouteMessage) {
-        guard route.destinationLength == 0, route.flags & KernelState.routeCloned == 0 else { return }
-        let key = RouteKey(family: route.family, table: route.table, tos: route.tos, metric: route.metric)
-        guard var entry = defaultRoutes[key] else { return }
-        changed = true
-        if route.nexthops.isEmpty {
-            defaultRoutes[key] = nil
+        guard route.flags & Netlink.RouteFlag.cloned == 0 else { return }
+        let key = KernelState.key(of: route)
+        guard var entry = routes[key] else { return }
+        answerStale = true
+        if route.nexthops.isEmpty || route.nexthopID != nil {
+            routes[key] = nil
             return
         }
         entry.nexthops.removeAll { route.nexthops.contains($0) }
-        defaultRoutes[key] = entry.nexthops.isEmpty ? nil : entry
+        routes[key] = entry.nexthops.isEmpty ? nil : entry
+    }
+
+    /// Records a rule; only rules that refuse every packet are kept (the `blocked`
+    /// diagnosis of an answer that says only "network unreachable").
+    mutating func updateRule(_ rule: RuleMessage, removed: Bool) {
+        answerStale = true
+        let key = RuleKey(family: rule.family, priority: rule.priority, action: rule.action)
+        let refuses = rule.action == Netlink.Rule.unreachable || rule.action == Netlink.Rule.prohibit
+            || rule.action == Netlink.Rule.blackhole
+        if removed {
+            refusingRules.remove(key)
+        } else if refuses && rule.matchesEverything {
+            refusingRules.insert(key)
+        }
+    }
+
+    mutating func addNexthop(_ message: NexthopMessage) {
+        answerStale = true
+        nexthopObjects[message.id] = NexthopObject(hop: message.hop, group: message.group, isBlackhole: message.isBlackhole)
+    }
+
+    /// Forgets a nexthop object. The kernel deletes the routes that use it, and removes it
+    /// from its groups (deleting a group left empty), without a route message.
+    mutating func removeNexthop(id: UInt32) {
+        answerStale = true
+        guard nexthopObjects.removeValue(forKey: id) != nil else { return }
+        for (key, entry) in routes where entry.nexthopID == id { routes[key] = nil }
+        for (groupID, object) in nexthopObjects where object.group.contains(id) {
+            let members = object.group.filter { $0 != id }
+            if members.isEmpty {
+                removeNexthop(id: groupID)
+            } else {
+                nexthopObjects[groupID]?.group = members
+            }
+        }
     }
 
     private mutating func removeNexthops(family: UInt8? = nil, where shouldRemove: (Nexthop) -> Bool) {
-        for (key, entry) in defaultRoutes where family == nil || key.family == family {
+        for (key, entry) in routes where family == nil || key.family == family {
             guard entry.nexthops.contains(where: shouldRemove) else { continue }
-            changed = true
+            answerStale = true
             let kept = entry.nexthops.filter { !shouldRemove($0) }
-            defaultRoutes[key] = kept.isEmpty ? nil : RouteEntry(type: entry.type, nexthops: kept)
+            routes[key] = kept.isEmpty && entry.nexthopID == nil ? nil : RouteEntry(nexthops: kept, nexthopID: entry.nexthopID, expiry: entry.expiry)
+        }
+        // Nexthop objects through the link go too (and, with them, their routes).
+        for (id, object) in nexthopObjects where object.hop.map(shouldRemove) == true {
+            removeNexthop(id: id)
         }
     }
+
+    /// The next hops a route uses: its own, or those of its nexthop object (groups resolved).
+    func hops(of entry: RouteEntry) -> [Nexthop] {
+        guard let id = entry.nexthopID else { return entry.nexthops }
+        var result: [Nexthop] = []
+        var pending = [id], visited: [UInt32] = []
+        while let next = pending.popLast(), visited.count < 64 {
+            guard !visited.contains(next), let object = nexthopObjects[next] else { continue }
+            visited.append(next)
+            if let hop = object.hop { result.append(hop) }
+            pending.append(contentsOf: object.group.reversed())
+        }
+        return result
+    }
+
+    /// Clock ticks (`USER_HZ`, 100 per second) in nanoseconds.
+    static let nanosecondsPerTick: UInt64 = 10_000_000
 
     // MARK: - State to path (SPEC §2.2–2.8)
 
@@ -201,7 +312,7 @@ struct KernelState: Hashable, Sendable {
 
     /// SPEC 2.3: not tentative, not DAD-failed, not IPv6 link-local, global scope.
     static func isUsable(_ address: AddressMessage) -> Bool {
-        address.flags & (addressTentative | addressDADFailed) == 0
+        address.flags & (Netlink.AddressAttribute.tentative | Netlink.AddressAttribute.dadFailed) == 0
             && !address.address.isIPv6LinkLocal
             && address.scope == scopeUniverse
     }
@@ -215,87 +326,6 @@ struct KernelState: Hashable, Sendable {
         }
     }
 
-    /// A usable default route's next hop.
-    private struct Candidate {
-        var metric: UInt32
-        var family: UInt8
-        var link: LinkState
-        var gateway: IPAddress?
-    }
-
-    /// SPEC 2.4: the usable next hops of all default routes, best first.
-    private func candidates() -> [Candidate] {
-        var result: [Candidate] = []
-        for (key, entry) in defaultRoutes
-        where entry.type == KernelState.routeUnicast && key.table != KernelState.tableLocal {
-            for hop in entry.nexthops {
-                guard let link = links[hop.interfaceIndex], KernelState.hasCarrier(link),
-                      hasUsableAddress(hop.interfaceIndex, family: key.family) else { continue }
-                result.append(Candidate(metric: key.metric, family: key.family, link: link, gateway: hop.gateway))
-            }
-        }
-        result.sort {
-            ($0.metric, $0.family, $0.link.index, $0.gateway?.high ?? 0, $0.gateway?.low ?? 0)
-                < ($1.metric, $1.family, $1.link.index, $1.gateway?.high ?? 0, $1.gateway?.low ?? 0)
-        }
-        return result
-    }
-
-    /// The path these tables give a monitor with `filter` (SPEC §2.5).
-    func path(filter: InterfaceFilter = .none) -> NetworkPath {
-        let all = candidates()
-        let routes = all.filter { filter.admits($0.link.type) }
-        let considered = links.values
-            .filter { !KernelState.isLoopback($0) && filter.admits($0.type) }
-            .sorted { $0.index < $1.index }
-        let usable = considered.filter(KernelState.hasCarrier)
-
-        var interfaces: [NetworkInterface] = []
-        var seen = Set<Int32>()
-        for candidate in routes where seen.insert(candidate.link.index).inserted {
-            interfaces.append(NetworkInterface(candidate.link))
-        }
-        for link in usable where seen.insert(link.index).inserted {
-            interfaces.append(NetworkInterface(link))
-        }
-
-        if !routes.isEmpty {
-            var gateways: [String] = []
-            for case let gateway? in routes.map(\.gateway) {
-                let text = gateway.description
-                if !gateways.contains(text) { gateways.append(text) }
-            }
-            return NetworkPath(
-                status: .satisfied,
-                availableInterfaces: interfaces,
-                isExpensive: interfaces.first?.type == .cellular,
-                supportsIPv4: routes.contains { $0.family == IPAddress.inet },
-                supportsIPv6: routes.contains { $0.family == IPAddress.inet6 },
-                supportsDNS: hasDNSServer,
-                gateways: gateways
-            )
-        }
-
-        let diagnosis: NetworkPath.Diagnosis
-        if !all.isEmpty {
-            diagnosis = .filtered
-        } else if !considered.contains(where: KernelState.isUp) {
-            diagnosis = .noInterface
-        } else if usable.isEmpty {
-            diagnosis = .noCarrier
-        } else if !usable.contains(where: { hasUsableAddress($0.index) }) {
-            diagnosis = .noAddress
-        } else {
-            diagnosis = .noDefaultRoute
-        }
-        let dormant = considered.contains { KernelState.isUp($0) && $0.operationalState == KernelState.operDormant }
-        return NetworkPath(
-            status: dormant ? .requiresConnection : .unsatisfied,
-            unsatisfiedReason: .notAvailable,
-            diagnosis: diagnosis,
-            availableInterfaces: interfaces
-        )
-    }
 }
 
 extension NetworkInterface {

@@ -27,91 +27,74 @@ struct LinuxSourceOptions: Sendable {
     var watchesResolverFiles = true
 }
 
-/// One running Linux monitor: a netlink socket, an inotify watch of the resolver files, a
-/// reader thread of its own that blocks in `recvmmsg` on the socket, and a resolver-watch
-/// thread that blocks in `poll` on the inotify descriptor and an eventfd (its stop signal)
-/// — idle, neither wakes.
+/// One running Linux monitor: the reader loop over a ``NetlinkSocket``, a ``NetlinkEngine``
+/// and a ``ResolverWatcher``.
 ///
-/// Lifecycle: ``open(namespace:filter:options:deliver:)`` makes the sockets (inside the
-/// namespace, on a short-lived thread), dumps the tables synchronously and computes the
-/// first path; ``startReading()`` starts both threads; ``stop()`` wakes the reader with a
-/// request the kernel answers on the socket, and the reader ends the watcher and closes
-/// every descriptor as it ends.
+/// The kernel decides (SPEC §2): after each batch of messages that can change its routing
+/// decision, the reader asks it again (one route lookup per family, in one datagram; the
+/// answers are queued before `sendto` returns) and builds the path from its answers. The
+/// reader thread blocks in `recvmmsg` on the socket itself; its only timer is the socket's
+/// receive timeout, armed for the moment a route the answer came from expires. Idle, with
+/// nothing expiring, it never wakes.
+///
+/// Lifecycle: ``open(namespace:filter:options:deliver:terminate:)`` makes the sockets
+/// (inside the namespace, on a short-lived thread), dumps the tables and asks the kernel
+/// synchronously, and computes the first path; ``startReading()`` starts the reader and the
+/// watcher; ``stop()`` wakes the reader with a request the kernel answers on the socket, and
+/// the reader ends the watcher and closes every descriptor as it ends.
 final class LinuxPathSource: @unchecked Sendable {
-    // Until `startReading`, only the opening thread touches the engine, buffer and
-    // `lastPath`; afterwards only the reader thread does. `control` guards the rest.
-    private let netlinkFD: Int32
-    private let ioctlFD: Int32
-    private let inotifyFD: Int32
-    private let wakeFD: Int32
+    // Until `startReading`, only the opening thread touches `engine`, `lastPath` and
+    // `expiry`; afterwards only the reader thread does. `control` and `resolverChanged`
+    // (locks of their own) guard the rest.
+    private let socket: NetlinkSocket
     private var engine: NetlinkEngine
-    private let filter: InterfaceFilter
     private let resolver: ResolverConfiguration
     private let options: LinuxSourceOptions
     private let deliver: @Sendable (NetworkPath) -> Void
     private let terminate: @Sendable (NetPathError) -> Void
     private let namespace: NetworkNamespace?
-    private let buffer: UnsafeMutableRawBufferPointer
-    /// Per-slot lengths and flags of the last batch (allocated once: `drainNetlink` runs on
-    /// every wake-up).
-    private let lengths: UnsafeMutableBufferPointer<UInt32>
-    private let flags: UnsafeMutableBufferPointer<Int32>
+    private var watcher: ResolverWatcher?
     private var lastPath: NetworkPath
+    /// When to ask again because a route expires, and how many times in a row the answer
+    /// still came from a route past its expiry (bounded, so a clock that disagrees with the
+    /// kernel's cannot make the reader spin).
+    private var expiry: (deadline: UInt64?, retries: Int) = (nil, 0)
     private let control = Locked<(thread: pthread_t?, stopped: Bool)>((nil, false))
-    /// Set by the resolver-watch thread when a watched directory changed; taken by the reader.
-    private let resolverChanged = Locked(false)
-    /// File names whose changes matter in the watched directories (resolver files, the
-    /// namespace's name); set by `open` before any thread starts, read-only afterwards.
-    private var watchedNames: Set<String> = []
-    /// The sequence number of wake-up requests (``wakeReader()``); the engine never uses it.
-    static let wakeSequence = UInt32.max
-
-    static let slotSize = 32 * 1024
-    static let slotCount = 8
-    /// `RTMGRP_LINK | RTMGRP_IPV4_IFADDR | RTMGRP_IPV4_ROUTE | RTMGRP_IPV6_IFADDR | RTMGRP_IPV6_ROUTE`
-    static let groups: UInt32 = 0x1 | 0x10 | 0x40 | 0x100 | 0x400
+    /// Set by the resolver watcher when a file may have changed; taken by the reader.
+    private let resolverChanged: Locked<Bool>
 
     /// The first path, computed by `open` before the reader thread exists.
     private(set) var initialPath: NetworkPath?
 
+    /// Looked up this long after a route's expiry: the kernel's clock ticks are coarser than
+    /// the lifetime it reports (1/100 s).
+    static let expiryMargin: UInt64 = 20_000_000
+    static let maximumExpiryRetries = 50
+
     private init(
-        sockets: (netlink: Int32, ioctl: Int32), inotifyFD: Int32, wakeFD: Int32, foreign: Bool,
-        filter: InterfaceFilter, resolver: ResolverConfiguration, options: LinuxSourceOptions,
-        namespace: NetworkNamespace?,
+        socket: NetlinkSocket, filter: InterfaceFilter, resolver: ResolverConfiguration, options: LinuxSourceOptions,
+        namespace: NetworkNamespace?, resolverChanged: Locked<Bool>,
         deliver: @escaping @Sendable (NetworkPath) -> Void, terminate: @escaping @Sendable (NetPathError) -> Void
     ) {
-        netlinkFD = sockets.netlink
-        ioctlFD = sockets.ioctl
-        self.inotifyFD = inotifyFD
-        self.wakeFD = wakeFD
-        self.filter = filter
+        self.socket = socket
         self.resolver = resolver
         self.options = options
         self.deliver = deliver
         self.terminate = terminate
         self.namespace = namespace
-        buffer = .allocate(byteCount: LinuxPathSource.slotSize * LinuxPathSource.slotCount, alignment: 16)
-        lengths = .allocate(capacity: LinuxPathSource.slotCount)
-        lengths.initialize(repeating: 0)
-        flags = .allocate(capacity: LinuxPathSource.slotCount)
-        flags.initialize(repeating: 0)
+        self.resolverChanged = resolverChanged
         lastPath = NetworkPath(status: .unsatisfied)
-        let ioctlSocket = sockets.ioctl
-        engine = NetlinkEngine { link in
-            LinuxPathSource.classify(link, ioctlSocket: ioctlSocket, foreign: foreign)
+        let ioctlSocket = socket.ioctlDescriptor, foreign = namespace != nil
+        engine = NetlinkEngine(filter: filter) { link in
+            InterfaceClassifier.classify(link, ioctlSocket: ioctlSocket, foreign: foreign)
         }
-    }
-
-    deinit {
-        buffer.deallocate()
-        lengths.deallocate()
-        flags.deallocate()
+        engine.port = socket.port
     }
 
     // MARK: - Opening
 
-    /// Opens the sockets (in `namespace` when given), dumps the kernel tables and computes
-    /// the first path.
+    /// Opens the sockets (in `namespace` when given), dumps the kernel tables, asks the
+    /// kernel for its routing decision and computes the first path.
     ///
     /// - Throws: ``NetPathError`` naming the namespace, or the failed netlink call.
     static func open(
@@ -119,26 +102,35 @@ final class LinuxPathSource: @unchecked Sendable {
         deliver: @escaping @Sendable (NetworkPath) -> Void,
         terminate: @escaping @Sendable (NetPathError) -> Void = { _ in }
     ) throws -> LinuxPathSource {
-        let sockets = try makeSockets(in: namespace, receiveBufferSize: options.receiveBufferSize)
-        let inotifyFD = options.watchesResolverFiles ? inotify_init1(Int32(IN_NONBLOCK | IN_CLOEXEC)) : -1
-        let wakeFD = cnetlink_eventfd()
-        guard inotifyFD >= 0 || !options.watchesResolverFiles, wakeFD >= 0 else {
-            let code = errno
-            for fd in [sockets.netlink, sockets.ioctl, inotifyFD, wakeFD] where fd >= 0 { Syscall.close(fd) }
-            throw NetPathError(.netlinkFailure, "cannot create the monitor's event descriptors", errno: code)
-        }
+        let socket = try NetlinkSocket.open(in: namespace, receiveBufferSize: options.receiveBufferSize)
         let resolver = options.resolver ?? ResolverConfiguration.forNamespace(namespace)
+        let changed = Locked(false)
         let source = LinuxPathSource(
-            sockets: sockets, inotifyFD: inotifyFD, wakeFD: wakeFD, foreign: namespace != nil,
-            filter: filter, resolver: resolver, options: options, namespace: namespace, deliver: deliver, terminate: terminate
+            socket: socket, filter: filter, resolver: resolver, options: options, namespace: namespace,
+            resolverChanged: changed, deliver: deliver, terminate: terminate
         )
         do {
-            if inotifyFD >= 0 { source.watchResolverFiles() }
+            if options.watchesResolverFiles {
+                // A named namespace can be deleted (`ip netns del`): its file is watched too.
+                let descriptor = socket.descriptor
+                source.watcher = ResolverWatcher(
+                    paths: resolver.watchedFiles + (namespace.map { [$0.path] } ?? []),
+                    contentPaths: resolver.watchedFiles
+                ) {
+                    // One wake-up outstanding at most: the reader takes the flag when it runs.
+                    let pending = changed.withLock { value in defer { value = true }; return value }
+                    if !pending { NetlinkSocket.wake(descriptor) }
+                }
+                guard source.watcher != nil else {
+                    throw NetPathError(.netlinkFailure, "cannot create the monitor's inotify watch", errno: errno)
+                }
+            }
             source.engine.setHasDNSServer(resolver.hasServer(read: { Syscall.readFile($0) }))
             try source.synchronizeNow()
             _ = source.engine.takeChanges()
-            source.lastPath = source.engine.state.path(filter: filter)
+            source.lastPath = source.engine.path()
             source.initialPath = source.lastPath
+            source.expiry.deadline = source.engine.nextExpiry()
             return source
         } catch {
             source.closeDescriptors()
@@ -146,256 +138,115 @@ final class LinuxPathSource: @unchecked Sendable {
         }
     }
 
-    private static func makeSockets(in namespace: NetworkNamespace?, receiveBufferSize: Int32) throws -> (netlink: Int32, ioctl: Int32) {
-        guard let namespace else { return try createSockets(receiveBufferSize: receiveBufferSize) }
-        guard namespace.hasValidName else {
-            throw NetPathError(.namespaceNotFound, "invalid network namespace name '\(namespace.name ?? "")'")
-        }
-        let namespaceFD = Glibc.open(namespace.path, O_RDONLY | O_CLOEXEC)
-        guard namespaceFD >= 0 else {
-            let code = errno
-            if code == EACCES || code == EPERM {
-                throw NetPathError(.permissionDenied, "cannot open \(namespace)", errno: code)
-            }
-            throw NetPathError(.namespaceNotFound, "\(namespace) does not exist", errno: code)
-        }
-        defer { Syscall.close(namespaceFD) }
-        // setns changes only the calling thread: do it on a short-lived thread of our own,
-        // make the sockets there, and let the thread end. The sockets stay in the namespace.
-        let outcome = OwnThread.run(name: "netpath-netns") { () -> Result<(Int32, Int32), NetPathError> in
-            if cnetlink_setns_net(namespaceFD) != 0 {
-                let code = errno
-                if code == EPERM {
-                    return .failure(NetPathError(.permissionDenied, "no permission to enter \(namespace) (needs CAP_SYS_ADMIN)", errno: code))
-                }
-                return .failure(NetPathError(.namespaceNotFound, "\(namespace) is not a network namespace", errno: code))
-            }
-            return Result { try createSockets(receiveBufferSize: receiveBufferSize) }
-                .mapError { $0 as? NetPathError ?? NetPathError(.netlinkFailure, "\($0)") }
-        }
-        guard let outcome else {
-            throw NetPathError(.netlinkFailure, "cannot start a thread to enter \(namespace)", errno: errno)
-        }
-        return try outcome.get()
-    }
-
-    private static func createSockets(receiveBufferSize: Int32) throws -> (netlink: Int32, ioctl: Int32) {
-        // A blocking socket: the reader thread waits in recvmmsg itself; every read that
-        // must not wait passes MSG_DONTWAIT.
-        let netlink = socket(AF_NETLINK, Int32(SOCK_RAW.rawValue) | Int32(SOCK_CLOEXEC.rawValue), NETLINK_ROUTE)
-        guard netlink >= 0 else {
-            let code = errno
-            throw NetPathError(code == EACCES || code == EPERM ? .permissionDenied : .netlinkFailure,
-                               "cannot open a NETLINK_ROUTE socket", errno: code)
-        }
-        var size = receiveBufferSize
-        // SO_RCVBUFFORCE passes rmem_max when privileged; otherwise SO_RCVBUF (capped) does.
-        if setsockopt(netlink, SOL_SOCKET, SO_RCVBUFFORCE, &size, socklen_t(MemoryLayout<Int32>.size)) != 0 {
-            _ = setsockopt(netlink, SOL_SOCKET, SO_RCVBUF, &size, socklen_t(MemoryLayout<Int32>.size))
-        }
-        var address = sockaddr_nl()
-        address.nl_family = sa_family_t(AF_NETLINK)
-        address.nl_groups = groups
-        let bound = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                bind(netlink, $0, socklen_t(MemoryLayout<sockaddr_nl>.size))
-            }
-        }
-        guard bound == 0 else {
-            let code = errno
-            Syscall.close(netlink)
-            throw NetPathError(.netlinkFailure, "cannot bind the NETLINK_ROUTE socket", errno: code)
-        }
-        let ioctlSocket = socket(AF_INET, Int32(SOCK_DGRAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
-        return (netlink, ioctlSocket)
-    }
-
-    /// SPEC 2.7, with the facts that hold in the monitored namespace: the ioctl runs on a
-    /// socket made there; sysfs shows the caller's namespace, so it is read only for our own.
-    private static func classify(_ link: LinkMessage, ioctlSocket: Int32, foreign: Bool) -> NetworkInterface.InterfaceType {
-        let name = link.name ?? ""
-        var isWireless = false
-        var deviceType: String?
-        if link.hardwareType == InterfaceClassifier.ether, !name.isEmpty {
-            if ioctlSocket >= 0 { isWireless = cnetlink_is_wireless(ioctlSocket, name) != 0 }
-            if !foreign && !name.contains("/") && !name.hasPrefix(".") {
-                let base = "/sys/class/net/" + name
-                isWireless = isWireless || Syscall.exists(base + "/phy80211") || Syscall.exists(base + "/wireless")
-                if let uevent = Syscall.readFile(base + "/uevent", limit: 4096) {
-                    for line in uevent.split(separator: UInt8(ascii: "\n")) where line.starts(with: Array("DEVTYPE=".utf8)) {
-                        deviceType = String(decoding: line.dropFirst(8), as: UTF8.self)
-                    }
-                }
-            }
-        }
-        return InterfaceClassifier.classify(
-            hardwareType: link.hardwareType, kind: link.kind, name: name, isWireless: isWireless, deviceType: deviceType
-        )
-    }
-
-    private func watchResolverFiles() {
-        var files = resolver.watchedFiles
-        // /etc/resolv.conf is often a symlink into /run: watch where it points too.
-        for file in resolver.candidates {
-            guard let real = realpath(file, nil) else { continue }
-            files.append(String(cString: real))
-            free(real)
-        }
-        // A named namespace can be deleted (`ip netns del`): watch its directory too.
-        if let namespace { files.append(namespace.path) }
-        let directories = files.map(ResolverConfiguration.directory(of:))
-        // Only changes to these names wake the reader: /var/run/netns and /etc see other
-        // files come and go all the time (every namespace a container runtime makes).
-        watchedNames = Set(files.map { String($0.split(separator: "/").last ?? "") })
-        let mask = UInt32(IN_CLOSE_WRITE | IN_MOVED_TO | IN_MOVED_FROM | IN_CREATE | IN_DELETE | IN_ATTRIB)
-        for directory in Set(directories) {
-            _ = inotify_add_watch(inotifyFD, directory, mask)
-        }
-    }
-
     // MARK: - Reading
 
-    /// Dumps the tables on the calling thread, waiting at most 10 s for the kernel.
+    /// Dumps the tables and asks the kernel on the calling thread, waiting at most 10 s.
     private func synchronizeNow() throws {
-        if let request = engine.resynchronize() { try send(request) }
-        while !engine.isSettled {
-            var descriptor = pollfd(fd: netlinkFD, events: Int16(POLLIN), revents: 0)
-            let ready = poll(&descriptor, 1, 10_000)
-            if ready == 0 {
-                throw NetPathError(.netlinkFailure, "the kernel did not answer the netlink dump within 10 s")
-            }
-            if ready < 0 && errno != EINTR {
-                throw NetPathError(.netlinkFailure, "poll on the netlink socket failed", errno: errno)
+        if let request = engine.resynchronize() { try socket.send(NetlinkEngine.encode(request)) }
+        let deadline = LinuxPathSource.monotonicNow() + 10_000_000_000
+        while true {
+            if engine.isSettled { try settle() }
+            if engine.isAnswered { return }
+            let now = LinuxPathSource.monotonicNow()
+            var descriptor = pollfd(fd: socket.descriptor, events: Int16(POLLIN), revents: 0)
+            let waited = Syscall.retrying { poll(&descriptor, 1, Int32(deadline > now ? (deadline - now) / 1_000_000 : 0)) }
+            switch waited {
+            case .success(0):
+                throw NetPathError(.netlinkFailure, "the kernel did not answer the netlink requests within 10 s")
+            case .failure(let error):
+                throw NetPathError(.netlinkFailure, "poll on the netlink socket failed", errno: error.rawValue)
+            case .success:
+                break
             }
             options.beforeDumpRead?()
-            try drainNetlink()
+            _ = try drain(blocking: false)
         }
     }
 
-    private func send(_ request: NetlinkEngine.Request) throws {
-        let bytes = NetlinkEngine.encode(request)
-        var kernel = sockaddr_nl()
-        kernel.nl_family = sa_family_t(AF_NETLINK)
-        let result = bytes.withUnsafeBytes { payload in
-            withUnsafePointer(to: &kernel) {
-                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { address in
-                    Syscall.retrying {
-                        sendto(netlinkFD, payload.baseAddress, payload.count, 0, address, socklen_t(MemoryLayout<sockaddr_nl>.size))
-                    }
-                }
-            }
+    /// Asks the kernel until its answers match the tables: the answers are queued on the
+    /// socket before `sendto` returns, so they are read at once. An answer that does not
+    /// come (dropped by a full receive buffer) is asked again.
+    private func settle() throws {
+        var rounds = 0
+        while engine.isSettled && !engine.isAnswered && rounds < 4 {
+            rounds += 1
+            let lookups = engine.startLookups()
+            if !lookups.isEmpty { try socket.send(NetlinkEngine.encode(lookups: lookups)) }
+            let received = try drain(blocking: false)
+            if !received && !engine.pendingLookups.isEmpty { engine.abandonLookups() }
         }
-        if case .failure(let error) = result {
-            throw NetPathError(.netlinkFailure, "cannot send a netlink dump request", errno: error.rawValue)
-        }
+    }
+
+    private func resynchronize() throws {
+        if let request = engine.resynchronize() { try socket.send(NetlinkEngine.encode(request)) }
     }
 
     /// Reads everything queued, in batches of datagrams, applying each message. Stops at
-    /// `EAGAIN`, or after a bounded number of batches so a storm cannot hide the path forever.
+    /// an empty queue, or after a bounded number of batches so a storm cannot hide the path
+    /// for ever.
     ///
     /// - Parameter blocking: Wait for the first datagram (the reader thread's only wait).
-    private func drainNetlink(blocking: Bool = false) throws {
+    /// - Returns: Whether any datagram was read.
+    private func drain(blocking: Bool) throws -> Bool {
+        var receivedAny = false
         for batch in 0..<256 {
-            let received = cnetlink_recv_batch(netlinkFD, buffer.baseAddress, LinuxPathSource.slotSize,
-                                               UInt32(LinuxPathSource.slotCount), lengths.baseAddress, flags.baseAddress,
-                                               blocking && batch == 0 ? 1 : 0)
-            if received < 0 {
-                let code = errno
-                if code == EAGAIN || code == EWOULDBLOCK { return }
-                if code == ENOBUFS {
-                    // Events were lost: the state may be stale. Dump everything again.
-                    if let request = engine.resynchronize() { try send(request) }
-                    continue
-                }
-                throw NetPathError(.netlinkFailure, "reading the netlink socket failed", errno: code)
-            }
-            for slot in 0..<Int(received) {
-                let slotFlags = flags[slot]
-                if slotFlags & 0x4000_0000 != 0 { continue }  // not from the kernel
-                if slotFlags & Int32(MSG_TRUNC) != 0 {
-                    // A datagram larger than the slot lost its tail: resynchronise.
-                    if let request = engine.resynchronize() { try send(request) }
-                    continue
-                }
-                let start = slot * LinuxPathSource.slotSize
-                let datagram = UnsafeRawBufferPointer(rebasing: buffer[start..<(start + Int(min(lengths[slot], UInt32(LinuxPathSource.slotSize))))])
+            let received = try socket.receive(blocking: blocking && batch == 0)
+            engine.now = LinuxPathSource.monotonicNow()
+            switch received {
+            case .empty:
+                return receivedAny
+            case .overrun:
+                // Events were lost: the state may be stale. Dump everything again.
+                try resynchronize()
+                continue
+            case .datagrams(let count):
+                receivedAny = true
                 var requests: [NetlinkEngine.Request] = []
-                NetlinkParser.parse(datagram) { envelope in
-                    if let request = engine.handle(envelope) { requests.append(request) }
+                try socket.forEachDatagram(count: count, truncated: resynchronize) { datagram in
+                    NetlinkParser.parse(datagram) { envelope in
+                        if let request = engine.handle(envelope) { requests.append(request) }
+                    }
                 }
-                for request in requests { try send(request) }
-            }
-            // A batch that did not fill every slot emptied the queue: back to waiting, without
-            // a read that would only say EAGAIN (an event storm is mostly single events).
-            if received < LinuxPathSource.slotCount && engine.isSettled { return }
-        }
-    }
-
-    /// Empties the inotify queue (the resolver-watch thread's job). Returns whether an event
-    /// named a watched file (or had no name, or the queue overflowed).
-    private func drainInotify() -> Bool {
-        var scratch = [UInt8](repeating: 0, count: 4096)
-        var relevant = false
-        while true {
-            let count = scratch.withUnsafeMutableBytes { read(inotifyFD, $0.baseAddress, $0.count) }
-            if count <= 0 { break }
-            // struct inotify_event: wd, mask, cookie, len (4 bytes each), then len bytes of
-            // NUL-padded name.
-            var offset = 0
-            while offset + 16 <= count {
-                let (mask, length) = scratch.withUnsafeBytes {
-                    ($0.loadUnaligned(fromByteOffset: offset + 4, as: UInt32.self),
-                     Int($0.loadUnaligned(fromByteOffset: offset + 12, as: UInt32.self)))
-                }
-                let end = min(offset + 16 + length, count)
-                let name = scratch[(offset + 16)..<end].prefix { $0 != 0 }
-                if name.isEmpty || mask & UInt32(IN_Q_OVERFLOW) != 0
-                    || watchedNames.contains(String(decoding: name, as: UTF8.self)) {
-                    relevant = true
-                }
-                offset = end
+                for request in requests { try socket.send(NetlinkEngine.encode(request)) }
+                // A batch that did not fill every slot emptied the queue: back to waiting,
+                // without a read that would only say EAGAIN (a storm is mostly single events).
+                if count < NetlinkSocket.slotCount && engine.isSettled { return true }
             }
         }
-        return relevant
+        return receivedAny
     }
 
-    /// Makes the kernel put a datagram on the socket, which ends the reader's blocking
-    /// receive. Safe from any thread.
-    private func wakeReader() {
-        _ = cnetlink_request_wake(netlinkFD, LinuxPathSource.wakeSequence)
-    }
-
-    /// Starts the reader thread. Paths that differ from the last are passed to `deliver`.
+    /// Starts the reader thread (and the watcher's). Paths that differ from the last are
+    /// passed to `deliver`.
     func startReading() -> Bool {
         control.withLock { control in
             guard control.thread == nil, !control.stopped else { return false }
-            // Both threads exist when this returns (the watcher first: the reader joins it).
-            let watcher = inotifyFD >= 0
-                ? OwnThread.start(name: String(options.threadName.prefix(13)) + "-r") { [self] in watchResolverLoop() }
-                : nil
-            control.thread = OwnThread.start(name: options.threadName) { [self] in runLoop(watcher: watcher) }
-            if control.thread == nil, let watcher { end(watcher) }
+            if let watcher, !watcher.start(name: String(options.threadName.prefix(13)) + "-r") { return false }
+            control.thread = OwnThread.start(name: options.threadName) { [self] in runLoop() }
+            if control.thread == nil { watcher?.stop(); watcher = nil }
             return control.thread != nil
         }
     }
 
-    /// The reader thread: blocks in `recvmmsg` on the netlink socket itself, so an event
-    /// costs one system call (no readiness wait before the read). ``stop()`` and the
-    /// resolver-watch thread wake it with a request the kernel answers on the socket.
-    private func runLoop(watcher: pthread_t?) {
-        defer {
-            if let watcher { end(watcher) }
-            closeDescriptors()
-        }
+    /// The reader thread. ``stop()`` and the resolver watcher wake it with a request the
+    /// kernel answers on the socket; a route's expiry, with the socket's receive timeout.
+    private func runLoop() {
+        defer { closeDescriptors() }
         while true {
             if control.withLock({ $0.stopped }) { return }
             options.beforeRead?()
+            armExpiryTimer()
             do {
-                try drainNetlink(blocking: true)
+                _ = try drain(blocking: true)
+                if let deadline = expiry.deadline, LinuxPathSource.monotonicNow() >= deadline {
+                    engine.expiryPassed()
+                    expiry.retries += 1
+                }
+                if engine.isSettled { try settle() }
             } catch {
                 // A socket error other than an overrun cannot be recovered: resynchronise
                 // once, as after an overrun, and carry on.
-                if let request = engine.resynchronize() { try? send(request) }
+                try? resynchronize()
             }
             if control.withLock({ $0.stopped }) { return }
             if resolverChanged.withLock({ changed in defer { changed = false }; return changed }) {
@@ -409,8 +260,11 @@ final class LinuxPathSource: @unchecked Sendable {
                 }
                 engine.setHasDNSServer(resolver.hasServer(read: { Syscall.readFile($0) }))
             }
-            guard engine.isSettled, engine.takeChanges() else { continue }
-            let path = engine.state.path(filter: filter)
+            guard engine.isAnswered, engine.takeChanges() else { continue }
+            let path = engine.path()
+            let deadline = engine.nextExpiry()
+            if path != lastPath || deadline != expiry.deadline { expiry.retries = 0 }
+            expiry.deadline = deadline
             if path != lastPath {
                 lastPath = path
                 deliver(path)
@@ -418,32 +272,32 @@ final class LinuxPathSource: @unchecked Sendable {
         }
     }
 
-    /// Ends the resolver-watch thread (through `wakeFD`) and waits for it.
-    private func end(_ watcher: pthread_t) {
-        var one: UInt64 = 1
-        _ = write(wakeFD, &one, 8)
-        pthread_join(watcher, nil)
+    /// Bounds the next wait to the next expiry (plus a margin); after too many retries
+    /// with an answer still from an expired route, waits for a message instead.
+    private func armExpiryTimer() {
+        guard let deadline = expiry.deadline, expiry.retries < LinuxPathSource.maximumExpiryRetries else {
+            socket.setReceiveTimeout(nanoseconds: 0)
+            return
+        }
+        let now = LinuxPathSource.monotonicNow()
+        let target = max(deadline + LinuxPathSource.expiryMargin, now + 1_000_000)
+        socket.setReceiveTimeout(nanoseconds: target - now)
+        // Woken at `target`: the reader compares with `deadline`.
+        expiry.deadline = min(deadline, target)
     }
 
-    /// The resolver-watch thread: waits on the inotify descriptor (and on `wakeFD`, which
-    /// ends it), flags a change and wakes the reader. Idle, it never wakes.
-    private func watchResolverLoop() {
-        var descriptors = [pollfd(fd: inotifyFD, events: Int16(POLLIN), revents: 0),
-                           pollfd(fd: wakeFD, events: Int16(POLLIN), revents: 0)]
-        while true {
-            let ready = poll(&descriptors, 2, -1)
-            if ready < 0 && errno == EINTR { continue }
-            if ready < 0 || descriptors[1].revents != 0 { return }
-            guard descriptors[0].revents != 0, drainInotify() else { continue }
-            // One wake-up outstanding at most: the reader takes the flag when it runs.
-            let pending = resolverChanged.withLock { changed in defer { changed = true }; return changed }
-            if !pending { wakeReader() }
-        }
+    static func monotonicNow() -> UInt64 {
+        var time = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &time)
+        return UInt64(time.tv_sec) * 1_000_000_000 + UInt64(time.tv_nsec)
     }
 
     /// How many full re-dumps happened (overruns, interrupted dumps). Read by tests after
     /// the reader settled on a path.
     var resyncCount: Int { engine.resyncCount }
+
+    /// How many rounds of route lookups were asked. Read by tests after the reader settled.
+    var lookupRounds: Int { engine.lookupRounds }
 
     /// Wakes the reader thread and waits for it to end (unless called on it); the thread
     /// closes the descriptors. Without a reader thread, closes them here. Safe to call
@@ -458,7 +312,7 @@ final class LinuxPathSource: @unchecked Sendable {
             closeDescriptors()
             return
         }
-        wakeReader()
+        NetlinkSocket.wake(socket.descriptor)
         if pthread_equal(thread, pthread_self()) != 0 {
             pthread_detach(thread)
         } else {
@@ -467,7 +321,8 @@ final class LinuxPathSource: @unchecked Sendable {
     }
 
     private func closeDescriptors() {
-        for fd in [netlinkFD, ioctlFD, inotifyFD, wakeFD] where fd >= 0 { Syscall.close(fd) }
+        watcher?.stop()
+        socket.close()
     }
 }
 #endif

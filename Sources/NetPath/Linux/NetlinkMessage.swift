@@ -32,7 +32,8 @@ struct Nexthop: Hashable, Sendable {
     var gateway: IPAddress?
 }
 
-/// Facts about a route, from `RTM_NEWROUTE`/`RTM_DELROUTE`.
+/// Facts about a route, from `RTM_NEWROUTE`/`RTM_DELROUTE`, or the kernel's answer to a
+/// route lookup (`RTM_GETROUTE`).
 struct RouteMessage: Hashable, Sendable {
     var family: UInt8
     var destinationLength: UInt8
@@ -46,6 +47,38 @@ struct RouteMessage: Hashable, Sendable {
     var metric: UInt32
     /// The next hops: `RTA_OIF`/`RTA_GATEWAY`, or each entry of `RTA_MULTIPATH`.
     var nexthops: [Nexthop]
+    /// `RTA_DST`; `nil` for a default route.
+    var destination: IPAddress? = nil
+    /// `RTA_PREFSRC`: in a lookup's answer, the source address the kernel chose.
+    var source: IPAddress? = nil
+    /// `RTA_NH_ID`: the nexthop object the route uses, if any.
+    var nexthopID: UInt32? = nil
+    /// `rta_expires` of `RTA_CACHEINFO` in clock ticks (1/100 s): the route's remaining
+    /// lifetime, `nil` when it does not expire.
+    var expiresTicks: UInt32? = nil
+}
+
+/// Facts about a policy-routing rule, from `RTM_NEWRULE`/`RTM_DELRULE`.
+struct RuleMessage: Hashable, Sendable {
+    var family: UInt8
+    /// `fib_rule_hdr.action`: `FR_ACT_TO_TBL` (1), `FR_ACT_UNREACHABLE` (7), …
+    var action: UInt8
+    /// `FRA_PRIORITY`, 0 when absent.
+    var priority: UInt32
+    /// Whether the rule applies to every packet: no selector (prefix, mark, interface,
+    /// UID range, port, …) and not inverted.
+    var matchesEverything: Bool
+}
+
+/// Facts about a nexthop object, from `RTM_NEWNEXTHOP`/`RTM_DELNEXTHOP`.
+struct NexthopMessage: Hashable, Sendable {
+    var id: UInt32
+    /// `NHA_OIF` and `NHA_GATEWAY`, for a single nexthop.
+    var hop: Nexthop?
+    /// `NHA_GROUP`: the member ids, for a group.
+    var group: [UInt32] = []
+    /// `NHA_BLACKHOLE`.
+    var isBlackhole = false
 }
 
 /// One decoded netlink message. Unknown types decode to `.other` and are ignored.
@@ -56,6 +89,10 @@ enum NetlinkMessage: Hashable, Sendable {
     case deleteAddress(AddressMessage)
     case newRoute(RouteMessage)
     case deleteRoute(RouteMessage)
+    case newRule(RuleMessage)
+    case deleteRule(RuleMessage)
+    case newNexthop(NexthopMessage)
+    case deleteNexthop(NexthopMessage)
     /// `NLMSG_DONE`: the end of a dump.
     case done
     /// `NLMSG_ERROR`: `code` is a negative errno, or 0 for an acknowledgement.
@@ -69,5 +106,8 @@ struct NetlinkEnvelope: Hashable, Sendable {
     var type: UInt16
     var flags: UInt16
     var sequence: UInt32
+    /// `nlmsg_pid`: the port of the socket that caused the message (ours for answers to our
+    /// requests; another process's, or 0 for the kernel's own, for events).
+    var port: UInt32 = 0
     var message: NetlinkMessage
 }

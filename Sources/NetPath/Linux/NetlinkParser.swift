@@ -4,16 +4,15 @@
 /// bounds-checked; a truncated message ends the datagram, an unknown type or attribute is
 /// skipped, and nothing here can trap on any input.
 enum NetlinkParser {
-    // The corresponding C constants are in <linux/netlink.h> and <linux/rtnetlink.h>; the
-    // C shim asserts the struct layouts these offsets assume.
+    // The C shim asserts the struct layouts these offsets assume.
     static let headerLength = 16
-    static let typeNoop: UInt16 = 1, typeError: UInt16 = 2, typeDone: UInt16 = 3
-    static let newLink: UInt16 = 16, deleteLink: UInt16 = 17
-    static let newAddress: UInt16 = 20, deleteAddress: UInt16 = 21
-    static let newRoute: UInt16 = 24, deleteRoute: UInt16 = 25
-    static let flagMulti: UInt16 = 0x2
-    static let flagDumpInterrupted: UInt16 = 0x10
-    static let flagReplace: UInt16 = 0x100
+    static let typeError = Netlink.MessageType.error, typeDone = Netlink.MessageType.done
+    static let newLink = Netlink.MessageType.newLink, deleteLink = Netlink.MessageType.deleteLink
+    static let newAddress = Netlink.MessageType.newAddress, deleteAddress = Netlink.MessageType.deleteAddress
+    static let newRoute = Netlink.MessageType.newRoute, deleteRoute = Netlink.MessageType.deleteRoute
+    static let flagMulti = Netlink.HeaderFlag.multi
+    static let flagDumpInterrupted = Netlink.HeaderFlag.dumpInterrupted
+    static let flagReplace = Netlink.HeaderFlag.replace
 
     /// Calls `body` for each well-formed message in `datagram`, in order.
     static func parse(_ datagram: UnsafeRawBufferPointer, _ body: (NetlinkEnvelope) -> Void) {
@@ -24,8 +23,9 @@ enum NetlinkParser {
             let type = datagram.loadUnaligned(fromByteOffset: offset + 4, as: UInt16.self)
             let flags = datagram.loadUnaligned(fromByteOffset: offset + 6, as: UInt16.self)
             let sequence = datagram.loadUnaligned(fromByteOffset: offset + 8, as: UInt32.self)
+            let port = datagram.loadUnaligned(fromByteOffset: offset + 12, as: UInt32.self)
             let payload = UnsafeRawBufferPointer(rebasing: datagram[(offset + headerLength)..<(offset + length)])
-            body(NetlinkEnvelope(type: type, flags: flags, sequence: sequence, message: decode(type: type, payload)))
+            body(NetlinkEnvelope(type: type, flags: flags, sequence: sequence, port: port, message: decode(type: type, payload)))
             let aligned = (length + 3) & ~3
             guard aligned <= datagram.count - offset else { return }
             offset += aligned
@@ -53,10 +53,17 @@ enum NetlinkParser {
             guard let address = decodeAddress(payload) else { return .other(type: type) }
             return type == newAddress ? .newAddress(address) : .deleteAddress(address)
         case newRoute, deleteRoute:
-            // Only default routes (destination length 0) can make a path: skip the others'
-            // attributes, the bulk of any route dump or storm.
-            guard payload.count >= 2, payload[1] == 0, let route = decodeRoute(payload) else { return .other(type: type) }
+            // Only a route whose prefix holds the Internet destination the monitor asks about
+            // can change the kernel's answer: the others (the bulk of any dump or storm) are
+            // skipped after a look at their destination.
+            guard coversInternet(payload), let route = decodeRoute(payload) else { return .other(type: type) }
             return type == newRoute ? .newRoute(route) : .deleteRoute(route)
+        case Netlink.MessageType.newRule, Netlink.MessageType.deleteRule:
+            guard let rule = decodeRule(payload) else { return .other(type: type) }
+            return type == Netlink.MessageType.newRule ? .newRule(rule) : .deleteRule(rule)
+        case Netlink.MessageType.newNexthop, Netlink.MessageType.deleteNexthop:
+            guard let nexthop = decodeNexthop(payload) else { return .other(type: type) }
+            return type == Netlink.MessageType.newNexthop ? .newNexthop(nexthop) : .deleteNexthop(nexthop)
         default:
             return .other(type: type)
         }
@@ -92,13 +99,13 @@ enum NetlinkParser {
         )
         forEachAttribute(UnsafeRawBufferPointer(rebasing: payload[16...])) { type, value in
             switch type {
-            case 3:  // IFLA_IFNAME
+            case Netlink.LinkAttribute.name:
                 link.name = string(value)
-            case 16:  // IFLA_OPERSTATE
+            case Netlink.LinkAttribute.operationalState:
                 if value.count >= 1 { link.operationalState = value[0] }
-            case 18:  // IFLA_LINKINFO
+            case Netlink.LinkAttribute.linkInfo:
                 forEachAttribute(value) { infoType, info in
-                    if infoType == 1 { link.kind = string(info) }  // IFLA_INFO_KIND
+                    if infoType == Netlink.LinkAttribute.infoKind { link.kind = string(info) }
                 }
             default:
                 break
@@ -116,9 +123,9 @@ enum NetlinkParser {
         var flags = UInt32(payload[2])
         forEachAttribute(UnsafeRawBufferPointer(rebasing: payload[8...])) { type, value in
             switch type {
-            case 1: address = IPAddress(family: family, bytes: value)  // IFA_ADDRESS
-            case 2: local = IPAddress(family: family, bytes: value)  // IFA_LOCAL
-            case 8: if value.count >= 4 { flags = value.loadUnaligned(as: UInt32.self) }  // IFA_FLAGS
+            case Netlink.AddressAttribute.address: address = IPAddress(family: family, bytes: value)
+            case Netlink.AddressAttribute.local: local = IPAddress(family: family, bytes: value)
+            case Netlink.AddressAttribute.flags: if value.count >= 4 { flags = value.loadUnaligned(as: UInt32.self) }
             default: break
             }
         }
@@ -151,29 +158,113 @@ enum NetlinkParser {
         var gateway: IPAddress?
         forEachAttribute(UnsafeRawBufferPointer(rebasing: payload[12...])) { type, value in
             switch type {
-            case 4:  // RTA_OIF
+            case Netlink.RouteAttribute.destination:
+                route.destination = IPAddress(family: family, bytes: value)
+            case Netlink.RouteAttribute.outputInterface:
                 if value.count >= 4 { interfaceIndex = value.loadUnaligned(as: Int32.self) }
-            case 5:  // RTA_GATEWAY
+            case Netlink.RouteAttribute.gateway:
                 gateway = IPAddress(family: family, bytes: value)
-            case 6:  // RTA_PRIORITY
+            case Netlink.RouteAttribute.priority:
                 if value.count >= 4 { route.metric = value.loadUnaligned(as: UInt32.self) }
-            case 9:  // RTA_MULTIPATH
+            case Netlink.RouteAttribute.preferredSource:
+                route.source = IPAddress(family: family, bytes: value)
+            case Netlink.RouteAttribute.multipath:
                 route.nexthops.append(contentsOf: decodeMultipath(value, family: family))
-            case 15:  // RTA_TABLE
+            case Netlink.RouteAttribute.cacheInfo:
+                // struct rta_cacheinfo: clntref, lastuse, expires (u32 each), …
+                if value.count >= 12 {
+                    let ticks = value.loadUnaligned(fromByteOffset: 8, as: UInt32.self)
+                    if ticks != 0 { route.expiresTicks = ticks }
+                }
+            case Netlink.RouteAttribute.table:
                 if value.count >= 4 { route.table = value.loadUnaligned(as: UInt32.self) }
-            case 18:  // RTA_VIA: an IPv4 route through an IPv6 gateway (family u16, address)
+            case Netlink.RouteAttribute.via:
+                // An IPv4 route through an IPv6 gateway: family u16, then the address.
                 if value.count >= 2 {
                     let viaFamily = UInt8(truncatingIfNeeded: value.loadUnaligned(as: UInt16.self))
                     gateway = IPAddress(family: viaFamily, bytes: UnsafeRawBufferPointer(rebasing: value[2...]))
                 }
+            case Netlink.RouteAttribute.nexthopID:
+                if value.count >= 4 { route.nexthopID = value.loadUnaligned(as: UInt32.self) }
             default:
                 break
             }
         }
+        if route.destinationLength == 0 { route.destination = nil }
         if let interfaceIndex {
             route.nexthops.insert(Nexthop(interfaceIndex: interfaceIndex, gateway: gateway), at: 0)
         }
         return route
+    }
+
+    /// Whether a route message's prefix holds the family's Internet destination (a default
+    /// route always does). Reads only `rtm_dst_len` and `RTA_DST`.
+    static func coversInternet(_ payload: UnsafeRawBufferPointer) -> Bool {
+        guard payload.count >= 12 else { return false }
+        let family = payload[0], length = payload[1]
+        guard family == IPAddress.inet || family == IPAddress.inet6 else { return false }
+        if length == 0 { return true }
+        var covers = false
+        forEachAttribute(UnsafeRawBufferPointer(rebasing: payload[12...])) { type, value in
+            guard type == Netlink.RouteAttribute.destination,
+                  let destination = IPAddress(family: family, bytes: value) else { return }
+            covers = destination.contains(Netlink.internetDestination(family: family), prefixLength: length)
+        }
+        return covers
+    }
+
+    static func decodeRule(_ payload: UnsafeRawBufferPointer) -> RuleMessage? {
+        // struct fib_rule_hdr: family, dst_len, src_len, tos, table, res1, res2, action
+        // (u8 each), flags u32.
+        guard payload.count >= 12 else { return nil }
+        let flags = payload.loadUnaligned(fromByteOffset: 8, as: UInt32.self)
+        var rule = RuleMessage(
+            family: payload[0], action: payload[7], priority: 0,
+            matchesEverything: payload[1] == 0 && payload[2] == 0 && payload[3] == 0 && flags & Netlink.Rule.invert == 0
+        )
+        forEachAttribute(UnsafeRawBufferPointer(rebasing: payload[12...])) { type, value in
+            if type == Netlink.Rule.priorityAttribute, value.count >= 4 {
+                rule.priority = value.loadUnaligned(as: UInt32.self)
+            } else if !Netlink.Rule.nonSelectors.contains(type) {
+                rule.matchesEverything = false
+            }
+        }
+        return rule
+    }
+
+    static func decodeNexthop(_ payload: UnsafeRawBufferPointer) -> NexthopMessage? {
+        // struct nhmsg: family, scope, protocol, resvd (u8 each), flags u32.
+        guard payload.count >= 8 else { return nil }
+        let family = payload[0]
+        var id: UInt32?
+        var interfaceIndex: Int32?
+        var gateway: IPAddress?
+        var message = NexthopMessage(id: 0)
+        forEachAttribute(UnsafeRawBufferPointer(rebasing: payload[8...])) { type, value in
+            switch type {
+            case Netlink.NexthopAttribute.id:
+                if value.count >= 4 { id = value.loadUnaligned(as: UInt32.self) }
+            case Netlink.NexthopAttribute.group:
+                // struct nexthop_grp: id u32, weight u8, pad u8, pad u16.
+                var offset = 0
+                while value.count - offset >= 8 {
+                    message.group.append(value.loadUnaligned(fromByteOffset: offset, as: UInt32.self))
+                    offset += 8
+                }
+            case Netlink.NexthopAttribute.blackhole:
+                message.isBlackhole = true
+            case Netlink.NexthopAttribute.outputInterface:
+                if value.count >= 4 { interfaceIndex = value.loadUnaligned(as: Int32.self) }
+            case Netlink.NexthopAttribute.gateway:
+                gateway = IPAddress(family: family, bytes: value)
+            default:
+                break
+            }
+        }
+        guard let id else { return nil }
+        message.id = id
+        if let interfaceIndex { message.hop = Nexthop(interfaceIndex: interfaceIndex, gateway: gateway) }
+        return message
     }
 
     static func decodeMultipath(_ bytes: UnsafeRawBufferPointer, family: UInt8) -> [Nexthop] {
@@ -185,7 +276,7 @@ enum NetlinkParser {
             guard length >= 8, length <= bytes.count - offset else { break }
             var hop = Nexthop(interfaceIndex: bytes.loadUnaligned(fromByteOffset: offset + 4, as: Int32.self), gateway: nil)
             forEachAttribute(UnsafeRawBufferPointer(rebasing: bytes[(offset + 8)..<(offset + length)])) { type, value in
-                if type == 5 { hop.gateway = IPAddress(family: family, bytes: value) }
+                if type == Netlink.RouteAttribute.gateway { hop.gateway = IPAddress(family: family, bytes: value) }
             }
             result.append(hop)
             offset += (length + 3) & ~3

@@ -30,16 +30,20 @@ public struct NetworkPath: Hashable, Sendable, Codable {
 
     /// Why a path is not satisfied: the first of these that holds, in this order.
     public enum Diagnosis: String, Hashable, Sendable, Codable, CaseIterable {
-        /// A usable default route exists, but only through interfaces the monitor's type
-        /// filter excludes.
+        /// A usable route to the Internet exists, but only through interfaces the monitor's
+        /// type filter excludes.
         case filtered
         /// No considered interface (other than loopback) is administratively up.
         case noInterface
         /// Some interfaces are up, but none has carrier.
         case noCarrier
-        /// Some interfaces have carrier, but none holds a usable address.
+        /// Some interfaces have carrier, but none holds a usable address, or the route the
+        /// system would use has no usable source address.
         case noAddress
-        /// Usable addresses exist, but no usable default route.
+        /// The system refuses traffic to the Internet: the route or rule that applies is
+        /// unreachable, prohibit or blackhole (a VPN kill switch, for instance).
+        case blocked
+        /// Usable addresses exist, but no route to the Internet.
         case noDefaultRoute
     }
 
@@ -49,8 +53,9 @@ public struct NetworkPath: Hashable, Sendable, Codable {
     public var unsatisfiedReason: UnsatisfiedReason?
     /// Why the path is not satisfied, or `nil` when it is.
     public var diagnosis: Diagnosis?
-    /// The usable interfaces, best first: those carrying default routes by metric, then
-    /// the rest by index.
+    /// The usable interfaces, best first: the one the system sends Internet traffic through
+    /// (on Linux, the kernel's own routing decision), then those carrying other routes to
+    /// the Internet by metric, then the rest by index.
     public var availableInterfaces: [NetworkInterface]
     /// Whether the primary interface is expensive: cellular, or configured as metered
     /// (``PathMonitor/meteredInterfaces``).
@@ -58,13 +63,14 @@ public struct NetworkPath: Hashable, Sendable, Codable {
     /// Whether the path is constrained: Low Data Mode on Apple platforms; on Linux, the
     /// primary interface configured as constrained (``PathMonitor/constrainedInterfaces``).
     public var isConstrained: Bool
-    /// Whether a usable IPv4 default route exists.
+    /// Whether the system routes IPv4 to the Internet through a usable interface and source.
     public var supportsIPv4: Bool
-    /// Whether a usable IPv6 default route exists.
+    /// Whether the system routes IPv6 to the Internet through a usable interface and source.
     public var supportsIPv6: Bool
     /// Whether the path is satisfied and at least one DNS server is configured for it.
     public var supportsDNS: Bool
-    /// The gateway addresses of the usable default routes, best (lowest metric) first.
+    /// The gateways of the routes the system chose for the Internet (IPv4's, then IPv6's);
+    /// none for a route straight through a device.
     public var gateways: [String]
     /// Whether the Internet answers, when the monitor runs a connectivity check
     /// (``ConnectivityCheck``); `unknown` otherwise.

@@ -1,0 +1,32 @@
+#if os(Linux) || os(Android)
+import CNetlink
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
+
+extension InterfaceClassifier {
+    /// SPEC 2.7 with the facts that hold in the monitored namespace: the wireless ioctl runs
+    /// on a socket made there; sysfs shows the caller's namespace, so it is read only when
+    /// the monitor watches the caller's own (`foreign` is false).
+    static func classify(_ link: LinkMessage, ioctlSocket: Int32, foreign: Bool) -> NetworkInterface.InterfaceType {
+        let name = link.name ?? ""
+        var isWireless = false
+        var deviceType: String?
+        if link.hardwareType == ether, !name.isEmpty {
+            if ioctlSocket >= 0 { isWireless = cnetlink_is_wireless(ioctlSocket, name) != 0 }
+            if !foreign && !name.contains("/") && !name.hasPrefix(".") {
+                let base = "/sys/class/net/" + name
+                isWireless = isWireless || Syscall.exists(base + "/phy80211") || Syscall.exists(base + "/wireless")
+                if let uevent = Syscall.readFile(base + "/uevent", limit: 4096) {
+                    for line in uevent.split(separator: UInt8(ascii: "\n")) where line.starts(with: Array("DEVTYPE=".utf8)) {
+                        deviceType = String(decoding: line.dropFirst(8), as: UTF8.self)
+                    }
+                }
+            }
+        }
+        return classify(hardwareType: link.hardwareType, kind: link.kind, name: name, isWireless: isWireless, deviceType: deviceType)
+    }
+}
+#endif

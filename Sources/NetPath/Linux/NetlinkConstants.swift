@@ -1,0 +1,173 @@
+/// The rtnetlink constants the Linux backend uses, each named once, with its C name.
+///
+/// The values are the kernel's ABI (<linux/netlink.h>, <linux/rtnetlink.h>,
+/// <linux/fib_rules.h>, <linux/nexthop.h>); the C shim asserts the struct layouts that the
+/// parser's offsets assume. Kept free of Glibc so the pure parts build everywhere.
+enum Netlink {
+    /// Message types (`RTM_*`, `NLMSG_*`).
+    enum MessageType {
+        /// `NLMSG_NOOP`.
+        static let noop: UInt16 = 1
+        /// `NLMSG_ERROR`: a negative errno, or 0 for an acknowledgement.
+        static let error: UInt16 = 2
+        /// `NLMSG_DONE`: the end of a dump.
+        static let done: UInt16 = 3
+        /// `RTM_NEWLINK`, `RTM_DELLINK`, `RTM_GETLINK`.
+        static let newLink: UInt16 = 16, deleteLink: UInt16 = 17, getLink: UInt16 = 18
+        /// `RTM_NEWADDR`, `RTM_DELADDR`, `RTM_GETADDR`.
+        static let newAddress: UInt16 = 20, deleteAddress: UInt16 = 21, getAddress: UInt16 = 22
+        /// `RTM_NEWROUTE`, `RTM_DELROUTE`, `RTM_GETROUTE`.
+        static let newRoute: UInt16 = 24, deleteRoute: UInt16 = 25, getRoute: UInt16 = 26
+        /// `RTM_NEWRULE`, `RTM_DELRULE`, `RTM_GETRULE`.
+        static let newRule: UInt16 = 32, deleteRule: UInt16 = 33, getRule: UInt16 = 34
+        /// `RTM_NEWNEXTHOP`, `RTM_DELNEXTHOP`, `RTM_GETNEXTHOP`.
+        static let newNexthop: UInt16 = 104, deleteNexthop: UInt16 = 105, getNexthop: UInt16 = 106
+    }
+
+    /// Header flags (`NLM_F_*`).
+    enum HeaderFlag {
+        /// `NLM_F_REQUEST`.
+        static let request: UInt16 = 0x1
+        /// `NLM_F_MULTI`.
+        static let multi: UInt16 = 0x2
+        /// `NLM_F_DUMP_INTR`: the dump was interrupted by a change; its result is inconsistent.
+        static let dumpInterrupted: UInt16 = 0x10
+        /// `NLM_F_REPLACE` (on `RTM_NEWROUTE`): the route replaced one with the same key.
+        static let replace: UInt16 = 0x100
+        /// `NLM_F_DUMP` (`NLM_F_ROOT | NLM_F_MATCH`).
+        static let dump: UInt16 = 0x300
+    }
+
+    /// Multicast groups, as bits of `sockaddr_nl.nl_groups` (group n is bit n - 1).
+    enum Group {
+        /// `RTMGRP_LINK`.
+        static let link: UInt32 = 0x1
+        /// `RTMGRP_IPV4_IFADDR`.
+        static let ipv4Address: UInt32 = 0x10
+        /// `RTMGRP_IPV4_ROUTE`.
+        static let ipv4Route: UInt32 = 0x40
+        /// `RTMGRP_IPV4_RULE`.
+        static let ipv4Rule: UInt32 = 0x80
+        /// `RTMGRP_IPV6_IFADDR`.
+        static let ipv6Address: UInt32 = 0x100
+        /// `RTMGRP_IPV6_ROUTE`.
+        static let ipv6Route: UInt32 = 0x400
+        /// `RTNLGRP_IPV6_RULE` (19).
+        static let ipv6Rule: UInt32 = 1 << (19 - 1)
+        /// `RTNLGRP_NEXTHOP` (32).
+        static let nexthop: UInt32 = 1 << (32 - 1)
+
+        /// Everything the monitor subscribes to.
+        static let monitor = link | ipv4Address | ipv4Route | ipv4Rule | ipv6Address | ipv6Route | ipv6Rule | nexthop
+    }
+
+    /// Route attributes (`RTA_*`).
+    enum RouteAttribute {
+        static let destination: UInt16 = 1  // RTA_DST
+        static let outputInterface: UInt16 = 4  // RTA_OIF
+        static let gateway: UInt16 = 5  // RTA_GATEWAY
+        static let priority: UInt16 = 6  // RTA_PRIORITY (the metric)
+        static let preferredSource: UInt16 = 7  // RTA_PREFSRC
+        static let multipath: UInt16 = 9  // RTA_MULTIPATH
+        static let cacheInfo: UInt16 = 12  // RTA_CACHEINFO (struct rta_cacheinfo)
+        static let table: UInt16 = 15  // RTA_TABLE
+        static let via: UInt16 = 18  // RTA_VIA
+        static let nexthopID: UInt16 = 30  // RTA_NH_ID
+    }
+
+    /// `rtm_flags` bits.
+    enum RouteFlag {
+        /// `RTM_F_CLONED`: a cached clone, not a table entry.
+        static let cloned: UInt32 = 0x200
+        /// `RTM_F_LOOKUP_TABLE`: report the table the lookup matched in.
+        static let lookupTable: UInt32 = 0x1000
+        /// `RTM_F_FIB_MATCH`: answer a lookup with the table entry that matched.
+        static let fibMatch: UInt32 = 0x2000
+    }
+
+    /// Route types (`RTN_*`).
+    enum RouteType {
+        static let unicast: UInt8 = 1  // RTN_UNICAST
+        static let local: UInt8 = 2  // RTN_LOCAL
+        static let blackhole: UInt8 = 6  // RTN_BLACKHOLE
+        static let unreachable: UInt8 = 7  // RTN_UNREACHABLE
+        static let prohibit: UInt8 = 8  // RTN_PROHIBIT
+
+        /// The types whose lookups the kernel refuses (a kill switch).
+        static func refuses(_ type: UInt8) -> Bool {
+            type == blackhole || type == unreachable || type == prohibit
+        }
+    }
+
+    /// Routing tables (`RT_TABLE_*`).
+    enum Table {
+        /// `RT_TABLE_UNSPEC`: in a lookup bound to an interface, the kernel's guess that the
+        /// destination is on the link, made when no route matched.
+        static let unspecified: UInt32 = 0
+        /// `RT_TABLE_LOCAL`.
+        static let local: UInt32 = 255
+    }
+
+    /// FIB rule actions (`FR_ACT_*`, `fib_rule_hdr.action`) and flags.
+    enum Rule {
+        static let blackhole: UInt8 = 6  // FR_ACT_BLACKHOLE
+        static let unreachable: UInt8 = 7  // FR_ACT_UNREACHABLE
+        static let prohibit: UInt8 = 8  // FR_ACT_PROHIBIT
+        /// `FIB_RULE_INVERT` (`not …`).
+        static let invert: UInt32 = 0x2
+        /// `FRA_PRIORITY`.
+        static let priorityAttribute: UInt16 = 6
+        /// `FRA_TABLE`.
+        static let tableAttribute: UInt16 = 15
+        /// The attributes that only carry the rule's identity or action, not a selector:
+        /// `FRA_PRIORITY`, `FRA_TABLE`, `FRA_GOTO` (4), `FRA_PAD` (18), `FRA_PROTOCOL` (21),
+        /// `FRA_SUPPRESS_IFGROUP` (13), `FRA_SUPPRESS_PREFIXLEN` (14), `FRA_UNSPEC` (0).
+        static let nonSelectors: [UInt16] = [0, 4, 6, 13, 14, 15, 18, 21]
+    }
+
+    /// Nexthop object attributes (`NHA_*`).
+    enum NexthopAttribute {
+        static let id: UInt16 = 1  // NHA_ID
+        static let group: UInt16 = 2  // NHA_GROUP (struct nexthop_grp[])
+        static let blackhole: UInt16 = 4  // NHA_BLACKHOLE
+        static let outputInterface: UInt16 = 5  // NHA_OIF
+        static let gateway: UInt16 = 6  // NHA_GATEWAY
+    }
+
+    /// `IFA_*` attributes and `IFA_F_*` flags.
+    enum AddressAttribute {
+        static let address: UInt16 = 1  // IFA_ADDRESS
+        static let local: UInt16 = 2  // IFA_LOCAL
+        static let flags: UInt16 = 8  // IFA_FLAGS
+        static let dadFailed: UInt32 = 0x08  // IFA_F_DADFAILED
+        static let tentative: UInt32 = 0x40  // IFA_F_TENTATIVE
+    }
+
+    /// `IFLA_*` attributes.
+    enum LinkAttribute {
+        static let name: UInt16 = 3  // IFLA_IFNAME
+        static let operationalState: UInt16 = 16  // IFLA_OPERSTATE
+        static let linkInfo: UInt16 = 18  // IFLA_LINKINFO
+        static let infoKind: UInt16 = 1  // IFLA_INFO_KIND, inside IFLA_LINKINFO
+    }
+
+    /// `AF_BRIDGE`: link messages of this family are bridge-port news, not links.
+    static let familyBridge: UInt8 = 7
+
+    /// The errno values (Linux's) of refused lookups.
+    enum Errno {
+        static let permissionDenied: Int32 = 13  // EACCES: a prohibit route or rule
+        static let invalidArgument: Int32 = 22  // EINVAL: a blackhole route or rule
+        static let networkUnreachable: Int32 = 101  // ENETUNREACH: no route, or an unreachable rule
+        static let hostUnreachable: Int32 = 113  // EHOSTUNREACH: an unreachable route
+    }
+
+    /// The destinations the monitor asks the kernel about: what an ordinary socket to the
+    /// Internet would be routed as (`ip route get 1.1.1.1`, `ip -6 route get 2606:4700:4700::1111`).
+    static let internetIPv4 = IPAddress(family: IPAddress.inet, high: 0x0101_0101 << 32, low: 0)
+    static let internetIPv6 = IPAddress(family: IPAddress.inet6, high: 0x2606_4700_4700_0000, low: 0x1111)
+
+    static func internetDestination(family: UInt8) -> IPAddress {
+        family == IPAddress.inet ? internetIPv4 : internetIPv6
+    }
+}

@@ -1,0 +1,231 @@
+#if os(Linux) || os(Android)
+import CNetlink
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
+
+/// A `NETLINK_ROUTE` socket subscribed to the monitor's groups, with an `AF_INET` socket
+/// for ioctls beside it, both made in the monitored namespace (SPEC §2.10), and the receive
+/// buffers of its batched reads.
+///
+/// `@unchecked Sendable` without a lock: it is used by one thread at a time (made on the
+/// namespace thread and handed over by its join, then the opening thread, then the
+/// reader); ``wake(_:)`` is the one call made from other threads, and touches no state.
+final class NetlinkSocket: @unchecked Sendable {
+    let descriptor: Int32
+    /// An `AF_INET` datagram socket in the same namespace (wireless ioctl), or -1.
+    let ioctlDescriptor: Int32
+    /// The port id the kernel gave the socket: answers to our requests carry it.
+    let port: UInt32
+
+    static let slotSize = 32 * 1024
+    static let slotCount = 8
+    private let buffer: UnsafeMutableRawBufferPointer
+    /// Per-slot lengths and flags of the last batch (allocated once: the reader receives
+    /// on every wake-up).
+    private let lengths: UnsafeMutableBufferPointer<UInt32>
+    private let flags: UnsafeMutableBufferPointer<Int32>
+    /// The receive timeout in force (`SO_RCVTIMEO`), nanoseconds; 0 waits for ever.
+    private var receiveTimeout: UInt64 = 0
+    /// Set by `cnetlink_recv_batch` on a datagram that did not come from the kernel.
+    static let notFromKernel: Int32 = 0x4000_0000
+
+    private init(descriptor: Int32, ioctlDescriptor: Int32) {
+        self.descriptor = descriptor
+        self.ioctlDescriptor = ioctlDescriptor
+        var address = sockaddr_nl()
+        var length = socklen_t(MemoryLayout<sockaddr_nl>.size)
+        let named = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(descriptor, $0, &length) }
+        }
+        port = named == 0 ? address.nl_pid : 0
+        buffer = .allocate(byteCount: NetlinkSocket.slotSize * NetlinkSocket.slotCount, alignment: 16)
+        lengths = .allocate(capacity: NetlinkSocket.slotCount)
+        lengths.initialize(repeating: 0)
+        flags = .allocate(capacity: NetlinkSocket.slotCount)
+        flags.initialize(repeating: 0)
+    }
+
+    deinit {
+        buffer.deallocate()
+        lengths.deallocate()
+        flags.deallocate()
+    }
+
+    func close() {
+        Syscall.close(descriptor)
+        if ioctlDescriptor >= 0 { Syscall.close(ioctlDescriptor) }
+    }
+
+    // MARK: - Opening
+
+    /// Opens the sockets in `namespace` (on a short-lived thread of our own), or in the
+    /// caller's namespace.
+    ///
+    /// - Throws: ``NetPathError`` naming the namespace, or the failed call.
+    static func open(in namespace: NetworkNamespace?, receiveBufferSize: Int32) throws -> NetlinkSocket {
+        guard let namespace else { return try create(receiveBufferSize: receiveBufferSize) }
+        return try namespace.runInside(threadName: "netpath-netns") {
+            try create(receiveBufferSize: receiveBufferSize)
+        }
+    }
+
+    private static func create(receiveBufferSize: Int32) throws -> NetlinkSocket {
+        // A blocking socket: the reader thread waits in recvmmsg itself; every read that
+        // must not wait passes MSG_DONTWAIT.
+        let netlink: Int32
+        switch Syscall.retrying({ socket(AF_NETLINK, Int32(SOCK_RAW.rawValue) | Int32(SOCK_CLOEXEC.rawValue), NETLINK_ROUTE) }) {
+        case .success(let fd): netlink = fd
+        case .failure(let error):
+            let code = error.rawValue
+            throw NetPathError(code == EACCES || code == EPERM ? .permissionDenied : .netlinkFailure,
+                               "cannot open a NETLINK_ROUTE socket", errno: code)
+        }
+        var size = receiveBufferSize
+        // SO_RCVBUFFORCE passes rmem_max when privileged; otherwise SO_RCVBUF (capped) does.
+        if setsockopt(netlink, SOL_SOCKET, SO_RCVBUFFORCE, &size, socklen_t(MemoryLayout<Int32>.size)) != 0 {
+            _ = setsockopt(netlink, SOL_SOCKET, SO_RCVBUF, &size, socklen_t(MemoryLayout<Int32>.size))
+        }
+        var address = sockaddr_nl()
+        address.nl_family = sa_family_t(AF_NETLINK)
+        address.nl_groups = Netlink.Group.monitor
+        let bound = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { pointer in
+                Syscall.retrying { bind(netlink, pointer, socklen_t(MemoryLayout<sockaddr_nl>.size)) }
+            }
+        }
+        if case .failure(let error) = bound {
+            Syscall.close(netlink)
+            throw NetPathError(.netlinkFailure, "cannot bind the NETLINK_ROUTE socket", errno: error.rawValue)
+        }
+        let ioctlSocket = socket(AF_INET, Int32(SOCK_DGRAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        return NetlinkSocket(descriptor: netlink, ioctlDescriptor: ioctlSocket)
+    }
+
+    // MARK: - Sending and receiving
+
+    /// Sends one datagram of requests to the kernel.
+    ///
+    /// - Throws: ``NetPathError`` with the errno of `sendto`.
+    func send(_ bytes: [UInt8]) throws {
+        var kernel = sockaddr_nl()
+        kernel.nl_family = sa_family_t(AF_NETLINK)
+        let result = bytes.withUnsafeBytes { payload in
+            withUnsafePointer(to: &kernel) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { address in
+                    Syscall.retrying {
+                        sendto(descriptor, payload.baseAddress, payload.count, 0, address, socklen_t(MemoryLayout<sockaddr_nl>.size))
+                    }
+                }
+            }
+        }
+        if case .failure(let error) = result {
+            throw NetPathError(.netlinkFailure, "cannot send a netlink request", errno: error.rawValue)
+        }
+    }
+
+    /// What one batched read gave.
+    enum Received {
+        /// Datagrams are in the slots: call ``forEachDatagram(count:_:)``.
+        case datagrams(Int)
+        /// Nothing queued (or the receive timeout passed).
+        case empty
+        /// The kernel dropped events (`ENOBUFS`): the state may be stale.
+        case overrun
+    }
+
+    /// Reads up to ``slotCount`` datagrams; with `blocking`, waits for the first (at most
+    /// the receive timeout).
+    ///
+    /// - Throws: ``NetPathError`` for a failure other than an empty queue or an overrun.
+    func receive(blocking: Bool) throws -> Received {
+        let received = cnetlink_recv_batch(descriptor, buffer.baseAddress, NetlinkSocket.slotSize,
+                                           UInt32(NetlinkSocket.slotCount), lengths.baseAddress, flags.baseAddress,
+                                           blocking ? 1 : 0)
+        if received >= 0 { return received == 0 ? .empty : .datagrams(Int(received)) }
+        let code = errno
+        switch code {
+        case EAGAIN, EWOULDBLOCK: return .empty
+        case ENOBUFS: return .overrun
+        default: throw NetPathError(.netlinkFailure, "reading the netlink socket failed", errno: code)
+        }
+    }
+
+    /// Calls `body` with each datagram of the last batch that came whole from the kernel;
+    /// `truncated` is called for a datagram larger than its slot (its tail is lost).
+    func forEachDatagram(count: Int, truncated: () throws -> Void, _ body: (UnsafeRawBufferPointer) throws -> Void) rethrows {
+        for slot in 0..<count {
+            let slotFlags = flags[slot]
+            if slotFlags & NetlinkSocket.notFromKernel != 0 { continue }
+            if slotFlags & Int32(MSG_TRUNC) != 0 {
+                try truncated()
+                continue
+            }
+            let start = slot * NetlinkSocket.slotSize
+            let length = Int(min(lengths[slot], UInt32(NetlinkSocket.slotSize)))
+            try body(UnsafeRawBufferPointer(rebasing: buffer[start..<(start + length)]))
+        }
+    }
+
+    /// Bounds the next blocking receives to `nanoseconds` (0: wait for ever), the moment
+    /// a route the answer depends on expires. A system call only when it changes.
+    func setReceiveTimeout(nanoseconds: UInt64) {
+        guard nanoseconds != receiveTimeout else { return }
+        receiveTimeout = nanoseconds
+        var value = timeval(tv_sec: Int(nanoseconds / 1_000_000_000), tv_usec: Int(nanoseconds % 1_000_000_000 / 1000))
+        if nanoseconds != 0 && value.tv_sec == 0 && value.tv_usec == 0 { value.tv_usec = 1 }
+        _ = setsockopt(descriptor, SOL_SOCKET, SO_RCVTIMEO, &value, socklen_t(MemoryLayout<timeval>.size))
+    }
+
+    /// Makes the kernel put a datagram on the socket, which ends a blocking receive. Safe
+    /// from any thread.
+    static func wake(_ descriptor: Int32) {
+        _ = cnetlink_request_wake(descriptor, NetlinkSocket.wakeSequence)
+    }
+
+    /// The sequence number of wake-up requests; the engine never uses it.
+    static let wakeSequence = UInt32.max
+}
+
+extension NetworkNamespace {
+    /// Runs `body` on a short-lived thread of our own that entered this namespace: `setns`
+    /// changes only the calling thread (SPEC §2.10). Sockets made there stay in it.
+    ///
+    /// - Throws: ``NetPathError`` when the namespace cannot be opened or entered, or what
+    ///   `body` throws.
+    func runInside<T: Sendable>(threadName: String, _ body: @escaping @Sendable () throws -> T) throws -> T {
+        guard hasValidName else {
+            throw NetPathError(.namespaceNotFound, "invalid network namespace name '\(name ?? "")'")
+        }
+        let opened = Syscall.retrying { Glibc.open(path, O_RDONLY | O_CLOEXEC) }
+        let namespaceFD: Int32
+        switch opened {
+        case .success(let fd): namespaceFD = fd
+        case .failure(let error):
+            let code = error.rawValue
+            if code == EACCES || code == EPERM {
+                throw NetPathError(.permissionDenied, "cannot open \(self)", errno: code)
+            }
+            throw NetPathError(.namespaceNotFound, "\(self) does not exist", errno: code)
+        }
+        defer { Syscall.close(namespaceFD) }
+        let namespace = self
+        let outcome = OwnThread.run(name: threadName) { () -> Result<T, NetPathError> in
+            if cnetlink_setns_net(namespaceFD) != 0 {
+                let code = errno
+                if code == EPERM {
+                    return .failure(NetPathError(.permissionDenied, "no permission to enter \(namespace) (needs CAP_SYS_ADMIN)", errno: code))
+                }
+                return .failure(NetPathError(.namespaceNotFound, "\(namespace) is not a network namespace", errno: code))
+            }
+            return Result { try body() }.mapError { $0 as? NetPathError ?? NetPathError(.netlinkFailure, "\($0)") }
+        }
+        guard let outcome else {
+            throw NetPathError(.netlinkFailure, "cannot start a thread to enter \(self)")
+        }
+        return try outcome.get()
+    }
+}
+#endif

@@ -1,0 +1,245 @@
+/// One route lookup the monitor asks the kernel (SPEC §2.1): a family, and for a filtered
+/// monitor the interface the lookup is bound to.
+struct RouteLookup: Hashable, Sendable {
+    var family: UInt8
+    /// `RTA_OIF`: answer as for a socket bound to this interface (`SO_BINDTODEVICE`).
+    var interfaceIndex: Int32?
+    /// `RTM_F_FIB_MATCH`: answer with the table entry itself (with its lifetime), not the
+    /// route an ordinary socket would get. Asked only when an expiry passed.
+    var tableEntry = false
+}
+
+/// The kernel's answer to a ``RouteLookup``.
+enum KernelAnswer: Hashable, Sendable {
+    /// The route the kernel would use (`ip route get` prints it).
+    case route(RouteMessage)
+    /// The kernel refused: its errno (`ENETUNREACH` no route or an unreachable rule,
+    /// `EHOSTUNREACH` an unreachable route, `EACCES` prohibit, `EINVAL` blackhole).
+    case refused(errno: Int32)
+}
+
+/// The kernel's answers for one state of the tables, and the path they give.
+///
+/// Pure: the model and the answers in, a path out (SPEC §2.4, §2.5, §2.8).
+struct PathDecision {
+    var state: KernelState
+    var answers: [RouteLookup: KernelAnswer]
+    var filter: InterfaceFilter
+
+    /// The lookups a monitor with `filter` asks for on `state`: one per family, and for a
+    /// filtered monitor one more per family for each admitted interface with carrier.
+    static func lookups(for state: KernelState, filter: InterfaceFilter) -> [RouteLookup] {
+        var result = [RouteLookup(family: IPAddress.inet), RouteLookup(family: IPAddress.inet6)]
+        guard filter != .none else { return result }
+        for link in state.links.values.sorted(by: { $0.index < $1.index })
+        where KernelState.hasCarrier(link) && filter.admits(link.type) {
+            result.append(RouteLookup(family: IPAddress.inet, interfaceIndex: link.index))
+            result.append(RouteLookup(family: IPAddress.inet6, interfaceIndex: link.index))
+        }
+        return result
+    }
+
+    /// A usable answer: the route leaves through a link with carrier, with a usable source.
+    struct Choice {
+        var family: UInt8
+        var link: LinkState
+        var gateway: IPAddress?
+    }
+
+    /// Why an answer is not usable, in the order SPEC 2.5 checks them.
+    enum Refusal: Int, Comparable {
+        case noCarrier, noAddress, blocked, noRoute
+        static func < (a: Refusal, b: Refusal) -> Bool { a.rawValue < b.rawValue }
+    }
+
+    func evaluate(_ answer: KernelAnswer, bound: Int32? = nil) -> Result<Choice, RefusalBox> {
+        switch answer {
+        case .refused(let code):
+            if code == Netlink.Errno.networkUnreachable {
+                return .failure(RefusalBox(state.refusingRules.isEmpty ? .noRoute : .blocked))
+            }
+            let refusing = [Netlink.Errno.hostUnreachable, Netlink.Errno.permissionDenied, Netlink.Errno.invalidArgument]
+            return .failure(RefusalBox(refusing.contains(code) ? .blocked : .noRoute))
+        case .route(let route):
+            if Netlink.RouteType.refuses(route.type) { return .failure(RefusalBox(.blocked)) }
+            // Bound to an interface, the kernel answers "on the link" when no route matched.
+            if bound != nil && route.table == Netlink.Table.unspecified { return .failure(RefusalBox(.noRoute)) }
+            guard route.type == Netlink.RouteType.unicast, let hop = route.nexthops.first,
+                  let link = state.links[hop.interfaceIndex], !KernelState.isLoopback(link) else {
+                return .failure(RefusalBox(.noRoute))
+            }
+            if let bound, bound != link.index { return .failure(RefusalBox(.noRoute)) }
+            guard KernelState.hasCarrier(link) else { return .failure(RefusalBox(.noCarrier)) }
+            guard let source = route.source, state.isUsableSource(source, preferring: link.index) else {
+                return .failure(RefusalBox(.noAddress))
+            }
+            return .success(Choice(family: route.family, link: link, gateway: hop.gateway))
+        }
+    }
+
+    /// `Result` needs an `Error`.
+    struct RefusalBox: Error {
+        var refusal: Refusal
+        init(_ refusal: Refusal) { self.refusal = refusal }
+    }
+
+    /// The path (SPEC §2.5).
+    func path() -> NetworkPath {
+        let families = [IPAddress.inet, IPAddress.inet6]
+        var chosen: [Choice] = []
+        var refusals: [Refusal] = []
+        var usableElsewhere = false
+        for family in families {
+            guard let answer = answers[RouteLookup(family: family)] else { continue }
+            switch evaluate(answer) {
+            case .success(let choice):
+                if filter.admits(choice.link.type) { chosen.append(choice) } else { usableElsewhere = true }
+            case .failure(let box):
+                refusals.append(box.refusal)
+            }
+        }
+        if filter != .none {
+            // The unbound answer first when admitted; then what sockets bound to each
+            // admitted interface would get, best route metric first.
+            for family in families {
+                var bound: [(metric: UInt32, choice: Choice)] = []
+                for (lookup, answer) in answers where lookup.family == family && lookup.interfaceIndex != nil {
+                    switch evaluate(answer, bound: lookup.interfaceIndex) {
+                    case .success(let choice) where filter.admits(choice.link.type):
+                        bound.append((bestMetric(through: choice.link.index, family: family) ?? .max, choice))
+                    case .failure(let box) where box.refusal != .noRoute:
+                        refusals.append(box.refusal)
+                    default:
+                        break
+                    }
+                }
+                bound.sort { ($0.metric, $0.choice.link.index) < ($1.metric, $1.choice.link.index) }
+                for (_, choice) in bound where !chosen.contains(where: { $0.family == family && $0.link.index == choice.link.index }) {
+                    chosen.append(choice)
+                }
+            }
+        }
+
+        let considered = state.links.values
+            .filter { !KernelState.isLoopback($0) && filter.admits($0.type) }
+            .sorted { $0.index < $1.index }
+        let usable = considered.filter(KernelState.hasCarrier)
+        let interfaces = orderedInterfaces(chosen: chosen, usable: usable)
+
+        if !chosen.isEmpty {
+            var gateways: [String] = []
+            for case let gateway? in chosen.map(\.gateway) {
+                let text = gateway.description
+                if !gateways.contains(text) { gateways.append(text) }
+            }
+            return NetworkPath(
+                status: .satisfied,
+                availableInterfaces: interfaces,
+                isExpensive: interfaces.first?.type == .cellular,
+                supportsIPv4: chosen.contains { $0.family == IPAddress.inet },
+                supportsIPv6: chosen.contains { $0.family == IPAddress.inet6 },
+                supportsDNS: state.hasDNSServer,
+                gateways: gateways
+            )
+        }
+
+        let diagnosis: NetworkPath.Diagnosis
+        let refusal = refusals.min()
+        if usableElsewhere {
+            diagnosis = .filtered
+        } else if !considered.contains(where: KernelState.isUp) {
+            diagnosis = .noInterface
+        } else if usable.isEmpty || refusal == .noCarrier {
+            diagnosis = .noCarrier
+        } else if refusal == .noAddress || !usable.contains(where: { state.hasUsableAddress($0.index) })
+                    && !state.hasUsableAddressAnywhere {
+            diagnosis = .noAddress
+        } else if refusal == .blocked {
+            diagnosis = .blocked
+        } else {
+            diagnosis = .noDefaultRoute
+        }
+        let dormant = considered.contains { KernelState.isUp($0) && $0.operationalState == KernelState.operDormant }
+        return NetworkPath(
+            status: dormant ? .requiresConnection : .unsatisfied,
+            unsatisfiedReason: .notAvailable,
+            diagnosis: diagnosis,
+            availableInterfaces: interfaces
+        )
+    }
+
+    /// SPEC 2.8: the kernel's choices, then the links of other usable routes to the Internet
+    /// by best metric, then the other usable links by index.
+    private func orderedInterfaces(chosen: [Choice], usable: [LinkState]) -> [NetworkInterface] {
+        var interfaces: [NetworkInterface] = []
+        var seen: [Int32] = []
+        for choice in chosen where !seen.contains(choice.link.index) {
+            seen.append(choice.link.index)
+            interfaces.append(NetworkInterface(choice.link))
+        }
+        var routed: [(metric: UInt32, link: LinkState)] = []
+        for link in usable where !seen.contains(link.index) {
+            if let metric = bestMetric(through: link.index, family: nil) { routed.append((metric, link)) }
+        }
+        routed.sort { ($0.metric, $0.link.index) < ($1.metric, $1.link.index) }
+        for (_, link) in routed {
+            seen.append(link.index)
+            interfaces.append(NetworkInterface(link))
+        }
+        for link in usable where !seen.contains(link.index) {
+            interfaces.append(NetworkInterface(link))
+        }
+        return interfaces
+    }
+
+    /// The lowest metric of a unicast route to the Internet through `index` whose family
+    /// has a usable address, if any.
+    private func bestMetric(through index: Int32, family: UInt8?) -> UInt32? {
+        var best: UInt32?
+        for (key, entry) in state.routes
+        where key.type == Netlink.RouteType.unicast && key.table != Netlink.Table.local
+            && (family == nil || key.family == family) && state.hasUsableAddress(index, family: key.family) {
+            guard state.hops(of: entry).contains(where: { $0.interfaceIndex == index }) else { continue }
+            best = min(best ?? .max, key.metric)
+        }
+        return best
+    }
+
+    /// When the kernel stops using a route that one of the answers came from (the earliest
+    /// such expiry, CLOCK_MONOTONIC nanoseconds), if any does expire.
+    func earliestExpiry() -> UInt64? {
+        var earliest: UInt64?
+        for (lookup, answer) in answers where !lookup.tableEntry {
+            guard case .route(let route) = answer, let hop = route.nexthops.first else { continue }
+            for (key, entry) in state.routes where entry.expiry != nil && key.family == route.family {
+                // IPv4 answers carry no metric; IPv6 answers carry the route's.
+                guard key.table == route.table || route.table == Netlink.Table.unspecified,
+                      route.family == IPAddress.inet || key.metric == route.metric,
+                      state.hops(of: entry).contains(where: { $0.interfaceIndex == hop.interfaceIndex
+                          && (hop.gateway == nil || $0.gateway == nil || $0.gateway == hop.gateway) })
+                else { continue }
+                earliest = min(earliest ?? .max, entry.expiry!)
+            }
+        }
+        return earliest
+    }
+}
+
+extension KernelState {
+    /// Whether `address` is a usable address (SPEC 2.3) of any link, looked for on
+    /// `preferring` first (usually the one the traffic leaves by).
+    func isUsableSource(_ address: IPAddress, preferring index: Int32) -> Bool {
+        func find(on link: Int32) -> Bool {
+            guard let entries = addresses[link] else { return false }
+            for (key, usable) in entries where key.address == address { return usable }
+            return false
+        }
+        if find(on: index) { return true }
+        for link in addresses.keys where link != index && find(on: link) { return true }
+        return false
+    }
+
+    /// Whether any link, loopback included (unnumbered setups put the global address there),
+    /// holds a usable address.
+    var hasUsableAddressAnywhere: Bool { !usableCounts.isEmpty }
+}
