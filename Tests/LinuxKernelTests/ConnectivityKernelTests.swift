@@ -26,6 +26,28 @@ struct ConnectivityKernelTests {
         #expect(portal.connectivity == .portal && portal.error == "no 'X-NetworkManager-Status: online' header")
     }
 
+    /// Behind a VPN selected by a rule, the check must go through the tunnel, where the
+    /// kernel sends the traffic: here the "tunnel" is the lab's link, selected by a
+    /// wg-quick rule, and the main table's default leads to a dead end.
+    @Test func theCheckGoesWhereTheKernelSendsTraffic() async throws {
+        let lab = try ProbeLab()
+        defer { lab.remove() }
+        try lab.client.addLinks("eth9")
+        try lab.client.batch([
+            "link set eth9 up", "addr add 10.78.0.2/24 dev eth9", "route replace default via 10.78.0.1 dev eth9",
+            "route add default via 10.77.0.1 dev v0 metric 100 table 51820", "rule add not fwmark 51820 table 51820 pref 32764",
+        ])
+        let monitor = PathMonitor(namespace: lab.client.namespace)
+        let recorder = PathRecorder(monitor)
+        try monitor.start()
+        defer { monitor.cancel() }
+        let path = try #require(await recorder.wait { $0.availableInterfaces.map(\.name) == ["v0", "eth9"] })
+        #expect(try KernelDecision.read(lab.client.name).primary == "v0")
+        let check = ConnectivityCheck(endpoints: [try .init("http://check.test:8080/204")], timeout: 3)
+        let result = await check.run(over: path, namespace: lab.client.namespace)
+        #expect(result.connectivity == .full, "\(result)")
+    }
+
     @Test func losingThePathDuringACheckGivesNoneAtOnce() async throws {
         let lab = try ProbeLab()
         defer { lab.remove() }

@@ -246,10 +246,15 @@ struct PathTransitionTests {
         let (monitor, recorder) = try startMonitor(ns)
         defer { monitor.cancel() }
         await recorder.expect("satisfied [d0:wiredEthernet] gw 10.7.0.1 v4")
+        let source = try #require(monitor.storage.state.withLock { $0.source } as? LinuxPathSource)
+        let roundsBefore = source.lookupRounds
         let adds = (0..<3000).map { "addr add 10.\(100 + $0 / 250).\($0 % 250).1/32 dev d0" }
         try ns.batch(adds + ["route del default"])
         await recorder.expect("unsatisfied/noDefaultRoute [d0:wiredEthernet]")
         #expect(recorder.paths.drop { $0.status != .satisfied }.count == 2)
+        // 3,000 addresses and their 3,000 local routes cannot change the kernel's answer: the
+        // kernel was asked again for the route deletion only.
+        #expect(source.lookupRounds - roundsBefore == 1)
     }
 
     @Test func receiveBufferOverrunRedumpsAndEndsOnTheTruePath() async throws {

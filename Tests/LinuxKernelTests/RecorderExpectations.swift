@@ -1,4 +1,3 @@
-import CNetlink
 import Foundation
 import Testing
 import KernelTestSupport
@@ -82,31 +81,4 @@ extension PathRecorder {
         }
         return decision
     }
-}
-
-/// A descriptor attached to a tun device, as a VPN daemon holds it; closing it (once) drops
-/// the device's carrier.
-final class TunAttachment: @unchecked Sendable {
-    // Touched only by the test that owns it.
-    private var descriptor: Int32
-    init(_ descriptor: Int32) { self.descriptor = descriptor }
-    func close() {
-        if descriptor >= 0 { Glibc.close(descriptor) }
-        descriptor = -1
-    }
-}
-
-/// Makes a tun device in `ns` and attaches a descriptor to it, as a VPN daemon does, so it
-/// has carrier (operstate UNKNOWN with LOWER_UP).
-func attachTun(_ ns: TestNamespace, _ name: String) throws -> TunAttachment {
-    try ns.ip("tuntap add dev \(name) mode tun")
-    let namespacePath = "/var/run/netns/\(ns.name)"
-    let descriptor = OwnThread.run(name: "test-tun") { () -> Int32 in
-        let nsFD = open(namespacePath, O_RDONLY | O_CLOEXEC)
-        defer { close(nsFD) }
-        guard cnetlink_setns_net(nsFD) == 0 else { return -1 }
-        return cnetlink_tun_attach(name)
-    } ?? -1
-    guard descriptor >= 0 else { throw NetPathError(.netlinkFailure, "cannot attach to \(name)") }
-    return TunAttachment(descriptor)
 }

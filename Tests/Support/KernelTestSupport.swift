@@ -1,6 +1,7 @@
 import Foundation
 import Synchronization
 import NetPath
+import CTestSupport
 
 /// Whether kernel tests can run: root and `ip`. Under `CI=true` they always run, so a
 /// machine that cannot run them fails the run instead of skipping.
@@ -167,4 +168,26 @@ extension NetworkPath {
         if status != .satisfied && unsatisfiedReason != .notAvailable { words.append("reason?") }
         return words.joined(separator: " ")
     }
+}
+
+/// A descriptor attached to a tun device, as a VPN daemon holds it; closing it (once) drops
+/// the device's carrier.
+public final class TunAttachment: @unchecked Sendable {
+    // Touched only by the test that owns it.
+    private var descriptor: Int32
+    init(_ descriptor: Int32) { self.descriptor = descriptor }
+    public func close() {
+        if descriptor >= 0 { _ = Glibc.close(descriptor) }
+        descriptor = -1
+    }
+    deinit { close() }
+}
+
+/// Makes a tun device `name` in `ns` and attaches a descriptor to it, so it has carrier
+/// (operstate UNKNOWN with LOWER_UP), as with a VPN client running.
+public func attachTun(_ ns: TestNamespace, _ name: String) throws -> TunAttachment {
+    try ns.ip("tuntap add dev \(name) mode tun")
+    let descriptor = ctest_tun_attach_in("/var/run/netns/\(ns.name)", name)
+    guard descriptor >= 0 else { throw CommandFailure(description: "cannot attach to the tun device \(name) in \(ns.name)") }
+    return TunAttachment(descriptor)
 }

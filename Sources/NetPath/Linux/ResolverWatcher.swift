@@ -27,6 +27,7 @@ final class ResolverWatcher: @unchecked Sendable {
     private let inotifyFD: Int32
     private let wakeFD: Int32
     private let paths: [String]
+    private let contentPaths: [String]
     private let onChange: @Sendable () -> Void
     /// The watch descriptors laid, with what each is for.
     private var watches: [Int32: Watch] = [:]
@@ -67,9 +68,18 @@ final class ResolverWatcher: @unchecked Sendable {
                 }
                 if depth < 8, let target = readLink(path) {
                     let absolute = target.hasPrefix("/") ? target : ResolverConfiguration.directory(of: path) + "/" + target
-                    pending.append((absolute, depth + 1))
+                    pending.append((Plan.normalized(absolute), depth + 1))
                 }
             }
+        }
+
+        /// `path` with `.` and `..` resolved lexically (a symlink's relative target).
+        static func normalized(_ path: String) -> String {
+            var parts: [Substring] = []
+            for part in path.split(separator: "/") where part != "." {
+                if part == ".." { _ = parts.popLast() } else { parts.append(part) }
+            }
+            return "/" + parts.joined(separator: "/")
         }
     }
 
@@ -90,8 +100,6 @@ final class ResolverWatcher: @unchecked Sendable {
         }
         layWatches()
     }
-
-    private let contentPaths: [String]
 
     static let contentMask = UInt32(IN_CLOSE_WRITE | IN_MODIFY | IN_ATTRIB | IN_DELETE_SELF | IN_MOVE_SELF)
     static let directoryMask = UInt32(IN_CLOSE_WRITE | IN_MOVED_TO | IN_MOVED_FROM | IN_CREATE | IN_DELETE | IN_ATTRIB

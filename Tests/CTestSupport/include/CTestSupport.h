@@ -8,3 +8,8 @@ int ctest_pipe_cloexec(int fds[2]);
 /// `posix_spawn_file_actions_addclosefrom_np(actions, from)`: the child closes every
 /// descriptor from `from` up before it runs.
 int ctest_spawn_closefrom(posix_spawn_file_actions_t *actions, int from);
+
+/// On a thread of its own (setns switches only the calling thread), enters the network
+/// namespace at `namespace_path` and attaches a descriptor to the tun device `name` there
+/// (TUNSETIFF, IFF_TUN | IFF_NO_PI), as a VPN daemon holds it. Returns the descriptor, or -1.
+int ctest_tun_attach_in(const char *namespace_path, const char *name);
