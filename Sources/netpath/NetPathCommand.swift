@@ -84,7 +84,7 @@ enum NetPathCommand {
         // One line per path, with its newline, as bytes (built directly for JSON).
         let format: @Sendable (NetworkPath) -> [UInt8] = { path in
             guard arguments.json else { return Array((Output.human(path, color: color) + "\n").utf8) }
-            var line = Line()
+            var line = JSONLine()
             line.appendJSON(path, connectivity: withConnectivity, time: nil)
             line.append("\n")
             return line.bytes
@@ -293,58 +293,21 @@ enum Terminal {
     }
 }
 
-/// Hands one value from another thread to the main thread, which waits for it.
-final class Gate<Value: Sendable>: @unchecked Sendable {
-    // `value` is guarded by `mutex`; `condition` signals its arrival.
-    private var mutex = pthread_mutex_t()
-    private var condition = pthread_cond_t()
-    private var value: Value?
-
-    init() {
-        pthread_mutex_init(&mutex, nil)
-        var attributes = pthread_condattr_t()
-        pthread_condattr_init(&attributes)
-        pthread_condattr_setclock(&attributes, CLOCK_MONOTONIC)
-        pthread_cond_init(&condition, &attributes)
-    }
+/// Hands one value from another thread to the main thread, which waits for it: the
+/// package's lock for the value, a semaphore for its arrival.
+final class Gate<Value: Sendable>: Sendable {
+    private let value = Locked<Value?>(nil)
+    private let arrived = DispatchSemaphore(value: 0)
 
     func open(_ newValue: Value) {
-        pthread_mutex_lock(&mutex)
-        if value == nil { value = newValue }
-        pthread_cond_broadcast(&condition)
-        pthread_mutex_unlock(&mutex)
+        value.withLock { $0 = $0 ?? newValue }
+        arrived.signal()
     }
 
     /// The value, or `nil` after `seconds`.
     func wait(seconds: Double) -> Value? {
-        var deadline = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &deadline)
-        let nanoseconds = Int(deadline.tv_nsec) + Int((seconds - seconds.rounded(.down)) * 1e9)
-        deadline.tv_sec += Int(seconds.rounded(.down)) + nanoseconds / 1_000_000_000
-        deadline.tv_nsec = nanoseconds % 1_000_000_000
-        pthread_mutex_lock(&mutex)
-        defer { pthread_mutex_unlock(&mutex) }
-        while value == nil {
-            if pthread_cond_timedwait(&condition, &mutex, &deadline) == ETIMEDOUT { break }
-        }
-        return value
-    }
-}
-
-/// A value guarded by a mutex, for the CLI's handler state.
-final class Locked<Value>: @unchecked Sendable {
-    // `value` is only touched while `mutex` is held.
-    private var mutex = pthread_mutex_t()
-    private var value: Value
-
-    init(_ value: Value) {
-        self.value = value
-        pthread_mutex_init(&mutex, nil)
-    }
-
-    func withLock<Result>(_ body: (inout Value) -> Result) -> Result {
-        pthread_mutex_lock(&mutex)
-        defer { pthread_mutex_unlock(&mutex) }
-        return body(&value)
+        if let ready = value.withLock({ $0 }) { return ready }
+        _ = arrived.wait(timeout: .now() + seconds)
+        return value.withLock { $0 }
     }
 }

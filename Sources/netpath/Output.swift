@@ -9,7 +9,7 @@ import Darwin
 enum Output {
     /// The current UTC time as `2026-11-30T04:10:27.123Z`.
     static func timestamp() -> String {
-        var line = Line()
+        var line = JSONLine()
         line.appendTimestamp()
         return line.text
     }
@@ -17,14 +17,14 @@ enum Output {
     /// Seconds since 1970 as an ISO 8601 UTC time. Computed here, not with `gmtime_r`,
     /// which loads the time-zone file first (a file read on every start of `status`).
     static func utc(seconds: Int64, milliseconds: Int) -> String {
-        var line = Line()
+        var line = JSONLine()
         line.appendUTC(seconds: seconds, milliseconds: milliseconds)
         return line.text
     }
 
     /// A JSON string literal.
     static func quote(_ text: String) -> String {
-        var line = Line()
+        var line = JSONLine()
         line.append(quoted: text)
         return line.text
     }
@@ -36,7 +36,7 @@ enum Output {
     /// One JSON object with exactly SPEC §4's keys, in its order (with `--probe`, also
     /// `connectivity` and `portalURL`).
     static func json(_ path: NetworkPath, connectivity: Bool = false, time: String? = nil) -> String {
-        var line = Line()
+        var line = JSONLine()
         line.appendJSON(path, connectivity: connectivity, time: time)
         return line.text
     }
@@ -75,8 +75,9 @@ enum Output {
         .filtered: "a route exists only through excluded interface types",
         .noInterface: "no network interface is up",
         .noCarrier: "no interface has a link (cable unplugged, radio off)",
-        .noAddress: "no interface has an IP address",
-        .noDefaultRoute: "no default route (no gateway)",
+        .noAddress: "no usable IP address for the route to the Internet",
+        .blocked: "the system refuses traffic to the Internet (a prohibit, blackhole or unreachable route or rule: a kill switch)",
+        .noDefaultRoute: "no route to the Internet (no default route)",
     ]
 
     /// One readable line: status, primary interface and type, gateways, families and DNS
@@ -114,151 +115,5 @@ enum Output {
             if !names.isEmpty { words.append("up: " + names.joined(separator: ", ")) }
         }
         return clock + "  " + words.joined(separator: "  ")
-    }
-}
-
-/// A line of output built as bytes: `watch` formats one for every change, between the
-/// kernel's event and the write, so it is built without intermediate strings.
-struct Line {
-    private(set) var bytes: [UInt8] = []
-
-    init() { bytes.reserveCapacity(512) }
-
-    var text: String { String(decoding: bytes, as: UTF8.self) }
-
-    mutating func append(_ literal: StaticString) {
-        literal.withUTF8Buffer { bytes.append(contentsOf: $0) }
-    }
-
-    mutating func append(_ text: String) {
-        bytes.append(contentsOf: text.utf8)
-    }
-
-    /// `value` in decimal, zero-padded to `width` digits.
-    mutating func append(_ value: Int64, width: Int = 1) {
-        var digits: (UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8,
-                     UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8) =
-            (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
-        var magnitude = value.magnitude
-        var count = 0
-        withUnsafeMutableBytes(of: &digits) { buffer in
-            repeat {
-                buffer[19 - count] = UInt8(ascii: "0") + UInt8(magnitude % 10)
-                magnitude /= 10
-                count += 1
-            } while magnitude > 0 || count < width
-            if value < 0 { bytes.append(UInt8(ascii: "-")) }
-            bytes.append(contentsOf: buffer[(20 - count)...])
-        }
-    }
-
-    /// `text` as a JSON string literal; text without quotes, backslashes or control
-    /// characters (every name and address in practice) is copied whole.
-    mutating func append(quoted text: String) {
-        bytes.append(UInt8(ascii: "\""))
-        for byte in text.utf8 {
-            switch byte {
-            case UInt8(ascii: "\""): append("\\\"")
-            case UInt8(ascii: "\\"): append("\\\\")
-            case UInt8(ascii: "\n"): append("\\n")
-            case UInt8(ascii: "\r"): append("\\r")
-            case UInt8(ascii: "\t"): append("\\t")
-            case 0..<0x20:
-                append("\\u00")
-                bytes.append(byte < 0x10 ? UInt8(ascii: "0") : UInt8(ascii: "1"))
-                let low = byte & 0xF
-                bytes.append(low < 10 ? UInt8(ascii: "0") + low : UInt8(ascii: "a") + low - 10)
-            default: bytes.append(byte)
-            }
-        }
-        bytes.append(UInt8(ascii: "\""))
-    }
-
-    mutating func append(optionalQuoted text: String?) {
-        if let text { append(quoted: text) } else { append("null") }
-    }
-
-    mutating func append(_ flag: Bool) {
-        if flag { append("true") } else { append("false") }
-    }
-
-    mutating func appendTimestamp() {
-        var now = timespec()
-        clock_gettime(CLOCK_REALTIME, &now)
-        appendUTC(seconds: Int64(now.tv_sec), milliseconds: Int(now.tv_nsec / 1_000_000))
-    }
-
-    mutating func appendUTC(seconds: Int64, milliseconds: Int) {
-        let days = seconds >= 0 ? seconds / 86_400 : (seconds - 86_399) / 86_400
-        let secondOfDay = seconds - days * 86_400
-        // Days to a proleptic Gregorian date (H. Hinnant's civil_from_days).
-        let shifted = days + 719_468
-        let era = (shifted >= 0 ? shifted : shifted - 146_096) / 146_097
-        let dayOfEra = shifted - era * 146_097
-        let yearOfEra = (dayOfEra - dayOfEra / 1_460 + dayOfEra / 36_524 - dayOfEra / 146_096) / 365
-        let dayOfYear = dayOfEra - (365 * yearOfEra + yearOfEra / 4 - yearOfEra / 100)
-        let monthIndex = (5 * dayOfYear + 2) / 153
-        let day = dayOfYear - (153 * monthIndex + 2) / 5 + 1
-        let month = monthIndex < 10 ? monthIndex + 3 : monthIndex - 9
-        let year = yearOfEra + era * 400 + (month <= 2 ? 1 : 0)
-        append(year, width: 4)
-        append("-")
-        append(month, width: 2)
-        append("-")
-        append(day, width: 2)
-        append("T")
-        append(secondOfDay / 3_600, width: 2)
-        append(":")
-        append(secondOfDay / 60 % 60, width: 2)
-        append(":")
-        append(secondOfDay % 60, width: 2)
-        append(".")
-        append(Int64(milliseconds), width: 3)
-        append("Z")
-    }
-
-    /// SPEC §4's object for a path; the current time unless `time` is given.
-    mutating func appendJSON(_ path: NetworkPath, connectivity: Bool, time: String?) {
-        append("{\"time\":\"")
-        if let time { append(time) } else { appendTimestamp() }
-        append("\",\"status\":")
-        append(quoted: path.status.rawValue)
-        append(",\"unsatisfiedReason\":")
-        append(optionalQuoted: path.unsatisfiedReason?.rawValue)
-        append(",\"diagnosis\":")
-        append(optionalQuoted: path.diagnosis?.rawValue)
-        append(",\"interfaces\":[")
-        for (position, interface) in path.availableInterfaces.enumerated() {
-            append(position == 0 ? "{\"name\":" : ",{\"name\":")
-            append(quoted: interface.name)
-            append(",\"index\":")
-            append(Int64(interface.index))
-            append(",\"type\":")
-            append(quoted: interface.type.rawValue)
-            append("}")
-        }
-        append("],\"isExpensive\":")
-        append(path.isExpensive)
-        append(",\"isConstrained\":")
-        append(path.isConstrained)
-        append(",\"supportsIPv4\":")
-        append(path.supportsIPv4)
-        append(",\"supportsIPv6\":")
-        append(path.supportsIPv6)
-        append(",\"supportsDNS\":")
-        append(path.supportsDNS)
-        append(",\"gateways\":[")
-        for (position, gateway) in path.gateways.enumerated() {
-            if position > 0 { append(",") }
-            append(quoted: gateway)
-        }
-        append("]")
-        if connectivity {
-            append(",\"connectivity\":")
-            append(quoted: path.connectivity.rawValue)
-            append(",\"portalURL\":")
-            append(optionalQuoted: path.portalURL)
-        }
-        append("}")
     }
 }

@@ -269,11 +269,16 @@ import Testing
         engine.feed(Fixture.link(index: 2, flags: upFlags, name: "eth0"))
         engine.feed(Fixture.route(destinationLength: 24, oif: 2, destination: "10.9.0.0"))
         #expect(engine.startLookups().isEmpty && engine.lookupRounds == rounds)
-        // A route that holds it (OpenVPN's 0.0.0.0/1), a rule, a nexthop: one round for all.
+        // A route that holds it (OpenVPN's 0.0.0.0/1): IPv4 only is asked again.
         engine.feed(Fixture.route(destinationLength: 1, oif: 2, destination: "0.0.0.0"))
+        let ipv4Only = engine.startLookups()
+        #expect(ipv4Only.map(\.lookup.family) == [IPAddress.inet] && engine.lookupRounds == rounds + 1)
+        for (sequence, _) in ipv4Only { engine.feed(Fixture.error(-101, sequence: sequence)) }
+        #expect(engine.isAnswered && engine.answers.count == 2)
+        // A rule and a nexthop object: one round for both families.
         engine.feed(Fixture.rule(action: 1, priority: 5, table: 7))
         engine.feed(Fixture.nexthop(id: 4, oif: 2))
-        #expect(engine.startLookups().count == 2 && engine.lookupRounds == rounds + 1)
+        #expect(engine.startLookups().count == 2 && engine.lookupRounds == rounds + 2)
     }
 
     @Test func anExpiringRouteArmsOneTimer() {

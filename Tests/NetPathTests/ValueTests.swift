@@ -1,3 +1,4 @@
+import Foundation
 import Testing
 @testable import NetPath
 
@@ -58,6 +59,31 @@ import Testing
         #expect(path.primaryInterface?.name == "eth0")
         #expect(Set([path, path]).count == 1)
         #expect(!NetworkPath(status: .unsatisfied, availableInterfaces: path.availableInterfaces).usesInterfaceType(.wiredEthernet))
+    }
+
+    /// One codec: `JSONEncoder`/`JSONDecoder`, the tool's line writer and the trace reader
+    /// agree on every key, so a path survives every pairing of writer and reader.
+    @Test func jsonRoundTripsThroughEveryWriterAndReader() throws {
+        let paths = [
+            NetworkPath(status: .satisfied, availableInterfaces: [NetworkInterface(name: "wg0", index: 7, type: .other),
+                                                                  NetworkInterface(name: "eth\"0", index: 2, type: .wiredEthernet)],
+                        isExpensive: true, isConstrained: true, supportsIPv4: true, supportsIPv6: true, supportsDNS: true,
+                        gateways: ["10.0.0.1", "fe80::1"], connectivity: .portal, portalURL: "http://portal.test/login"),
+            NetworkPath(status: .unsatisfied, unsatisfiedReason: .notAvailable, diagnosis: .blocked),
+            .online(.cellular), .offline(.noCarrier),
+        ]
+        for path in paths {
+            let encoded = String(decoding: try JSONEncoder().encode(path), as: UTF8.self)
+            #expect(try NetworkPath(jsonLine: encoded) == path, "\(encoded)")
+            #expect(try JSONDecoder().decode(NetworkPath.self, from: Data(encoded.utf8)) == path)
+            let line = path.jsonLine(time: "2026-12-01T00:00:00.000Z")
+            #expect(try NetworkPath(jsonLine: line) == path)
+            #expect(try JSONDecoder().decode(NetworkPath.self, from: Data(line.utf8)) == path)
+            // The writer's keys are the codec's, in its order.
+            let keys = try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any]).keys
+            #expect(Set(keys) == Set(NetworkPath.JSONKey.allCases.map(\.rawValue)))
+            #expect(line.hasPrefix("{\"time\":\"2026-12-01T00:00:00.000Z\",\"status\":"))
+        }
     }
 
     @Test func namespaceNames() {

@@ -1,23 +1,11 @@
 import Foundation
 
-/// A value shared between tasks and threads, behind a lock.
-///
-/// A pthread mutex (`NSLock`), not `Synchronization.Mutex`: on Linux that one parks on a
-/// futex inside the uninstrumented standard library, so ThreadSanitizer cannot see its
-/// ordering and reports races on the very state it guards.
-public final class Shared<Value>: @unchecked Sendable {
-    // `value` is only touched while `lock` is held.
-    private let lock = NSLock()
-    private var value: Value
+import NetPath
 
-    public init(_ value: Value) { self.value = value }
-
-    public func withLock<Result>(_ body: (inout Value) throws -> Result) rethrows -> Result {
-        lock.lock()
-        defer { lock.unlock() }
-        return try body(&value)
-    }
-}
+/// A value shared between tasks and threads, behind the package's one lock type (a heap
+/// pthread mutex, which ThreadSanitizer sees; `Synchronization.Mutex` parks on a futex in
+/// the uninstrumented standard library, so TSan would report races on what it guards).
+package typealias Shared<Value> = Locked<Value>
 
 /// The first element of `sequence`, or `nil` when none comes within `seconds`.
 public func first<Sequence: AsyncSequence & Sendable>(of sequence: Sequence, seconds: Double = 10) async -> Sequence.Element?

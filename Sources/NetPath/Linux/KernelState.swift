@@ -97,10 +97,26 @@ struct KernelState: Hashable, Sendable {
     /// Set by every update that can change the path; the reader recomputes the path only
     /// then (a spurious NEWLINK or the thousandth address on a link changes nothing).
     var changed = true
-    /// Set by every update that can change the kernel's routing decision: the reader asks
-    /// the kernel again only then. Implies ``changed``.
-    var answerStale = true {
-        didSet { if answerStale { changed = true } }
+    /// The families whose routing decision an update may have changed (``familyBit(_:)``):
+    /// the reader asks the kernel again only for those (an IPv4 route cannot change the
+    /// IPv6 answer). Implies ``changed``.
+    var staleFamilies: UInt8 = KernelState.bothFamilies {
+        didSet { if staleFamilies != 0 { changed = true } }
+    }
+    static let bothFamilies: UInt8 = 0b11
+
+    /// Whether some family's answer may have changed; setting it marks both.
+    var answerStale: Bool {
+        get { staleFamilies != 0 }
+        set { staleFamilies = newValue ? KernelState.bothFamilies : 0 }
+    }
+
+    static func familyBit(_ family: UInt8) -> UInt8 {
+        family == IPAddress.inet ? 0b01 : family == IPAddress.inet6 ? 0b10 : bothFamilies
+    }
+
+    mutating func markStale(family: UInt8) {
+        staleFamilies |= KernelState.familyBit(family)
     }
 
     // RFC 2863 operational states (IF_OPER_*) and interface flags (IFF_*).
@@ -130,7 +146,7 @@ struct KernelState: Hashable, Sendable {
         // A family's first usable address on a link, or its last: the kernel's choice of
         // source (and the routes it flushes) can change. Another address beside others cannot
         // change whether a usable source exists.
-        if (before == 0) != (after == 0) { answerStale = true }
+        if (before == 0) != (after == 0) { markStale(family: key.address.family) }
     }
 
     // MARK: - Applying messages
@@ -189,7 +205,7 @@ struct KernelState: Hashable, Sendable {
     mutating func addRoute(_ route: RouteMessage, replace: Bool, now: UInt64) {
         guard route.flags & Netlink.RouteFlag.cloned == 0 else { return }
         let key = KernelState.key(of: route)
-        answerStale = true
+        markStale(family: route.family)
         let expiry = route.expiresTicks.map { now &+ UInt64($0) * KernelState.nanosecondsPerTick }
         if replace {
             // The kernel replaced the first route with this prefix, table, TOS and metric,
@@ -219,7 +235,7 @@ struct KernelState: Hashable, Sendable {
         guard route.flags & Netlink.RouteFlag.cloned == 0 else { return }
         let key = KernelState.key(of: route)
         guard var entry = routes[key] else { return }
-        answerStale = true
+        markStale(family: route.family)
         if route.nexthops.isEmpty || route.nexthopID != nil {
             routes[key] = nil
             return
@@ -231,7 +247,7 @@ struct KernelState: Hashable, Sendable {
     /// Records a rule; only rules that refuse every packet are kept (the `blocked`
     /// diagnosis of an answer that says only "network unreachable").
     mutating func updateRule(_ rule: RuleMessage, removed: Bool) {
-        answerStale = true
+        markStale(family: rule.family)
         let key = RuleKey(family: rule.family, priority: rule.priority, action: rule.action)
         let refuses = rule.action == Netlink.Rule.unreachable || rule.action == Netlink.Rule.prohibit
             || rule.action == Netlink.Rule.blackhole
@@ -266,7 +282,7 @@ struct KernelState: Hashable, Sendable {
     private mutating func removeNexthops(family: UInt8? = nil, where shouldRemove: (Nexthop) -> Bool) {
         for (key, entry) in routes where family == nil || key.family == family {
             guard entry.nexthops.contains(where: shouldRemove) else { continue }
-            answerStale = true
+            markStale(family: key.family)
             let kept = entry.nexthops.filter { !shouldRemove($0) }
             routes[key] = kept.isEmpty && entry.nexthopID == nil ? nil : RouteEntry(nexthops: kept, nexthopID: entry.nexthopID, expiry: entry.expiry)
         }

@@ -89,10 +89,12 @@ struct NetlinkEngine {
     /// one round per family per batch of messages.
     mutating func startLookups() -> [(sequence: UInt32, lookup: RouteLookup)] {
         guard dumping == nil, pendingLookups.isEmpty, state.answerStale else { return [] }
-        state.answerStale = false
+        let stale = state.staleFamilies
+        state.staleFamilies = 0
         lookupRounds += 1
-        collecting = [:]
-        var lookups = PathDecision.lookups(for: state, filter: filter)
+        // The other family's answers still hold.
+        collecting = answers.filter { KernelState.familyBit($0.key.family) & stale == 0 }
+        var lookups = PathDecision.lookups(for: state, filter: filter).filter { KernelState.familyBit($0.family) & stale != 0 }
         if refreshLifetimes {
             refreshLifetimes = false
             lookups.append(RouteLookup(family: IPAddress.inet6, tableEntry: true))
@@ -131,9 +133,9 @@ struct NetlinkEngine {
         switch message {
         case .newRoute(let route) where lookup.tableEntry:
             // The table entry itself, with the lifetime in force now: not a change.
-            let stale = state.answerStale
+            let stale = state.staleFamilies
             state.addRoute(route, replace: true, now: now)
-            state.answerStale = stale
+            state.staleFamilies = stale
         case .newRoute(let route):
             collecting[lookup] = .route(route)
         case .error(let code) where code < 0:

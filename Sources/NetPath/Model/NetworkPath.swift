@@ -2,7 +2,7 @@
 ///
 /// It mirrors `NWPath`, as plain values, and adds ``diagnosis``: the reason a path is not
 /// satisfied, in finer steps than Apple's ``UnsatisfiedReason``.
-public struct NetworkPath: Hashable, Sendable, Codable {
+public struct NetworkPath: Hashable, Sendable {
     /// Whether the path can be used.
     public enum Status: String, Hashable, Sendable, Codable, CaseIterable {
         /// A usable default route exists.
