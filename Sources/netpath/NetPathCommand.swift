@@ -95,6 +95,7 @@ enum NetPathCommand {
             Terminal.write(bytes: format(path))
             finish(path.status == .satisfied ? .success : .failure)
         case .status:
+            endOnSignal()
             let monitor = makeMonitor()
             start(monitor)
             guard var path = monitor.currentPath else { fail("no path was reported", .runtime) }
@@ -143,6 +144,7 @@ enum NetPathCommand {
             finish(.failure)
         case .probe:
             guard let check else { fail("no connectivity check configured", .usage) }
+            endOnSignal()
             let path = readPath(arguments, namespace: namespace)
             let verdict = Gate<ConnectivityResult>()
             Task.detached { verdict.open(await check.run(over: path, namespace: namespace)) }
@@ -173,6 +175,27 @@ enum NetPathCommand {
         } catch {
             fail("\(error)", .runtime)
         }
+    }
+
+    /// For the commands that wait for a check's verdict on the main thread: a thread that
+    /// takes SIGINT or SIGTERM (blocked everywhere, so only `sigwait` receives them) and ends
+    /// the process at once, exit 1 with one line, instead of waiting out the check's timeout.
+    static func endOnSignal() {
+        #if canImport(Darwin)
+        var thread: pthread_t?
+        #else
+        var thread = pthread_t()
+        #endif
+        let created = pthread_create(&thread, nil, { _ in
+            var signals = sigset_t()
+            sigemptyset(&signals)
+            sigaddset(&signals, SIGINT)
+            sigaddset(&signals, SIGTERM)
+            var received: Int32 = 0
+            while sigwait(&signals, &received) != 0 {}
+            NetPathCommand.fail("interrupted (\(received == SIGINT ? "SIGINT" : "SIGTERM")) before the check finished", .failure)
+        }, nil)
+        if created != 0 { fail("cannot start a thread to take SIGINT and SIGTERM", .runtime) }
     }
 
     /// Blocks until SIGINT or SIGTERM (returns `true`) or `timeout` seconds (`false`).

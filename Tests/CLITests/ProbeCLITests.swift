@@ -56,6 +56,41 @@ struct ProbeCLITests {
         }
     }
 
+    /// SIGINT or SIGTERM ends `probe` and `status --probe` at once, not after the check's
+    /// timeout (60 s here, against an endpoint that never answers).
+    @Test(arguments: [SIGINT, SIGTERM])
+    func aCheckInFlightEndsOnSignal(_ signal: Int32) throws {
+        let lab = try ProbeLab()
+        defer { lab.remove() }
+        for command in [["probe", "--timeout", "60"], ["status", "--probe", "--probe-timeout", "60"]] {
+            let tool = try RunningTool(command + ["--netns", lab.client.name, "--url", "\(ProbeCLITests.server)/never"])
+            #expect(tool.isHandling(signal))
+            tool.signal(signal)
+            let outcome = try #require(tool.finish(seconds: 5), "\(command) did not end on signal \(signal)")
+            #expect(outcome.status == 1 && outcome.standardError.contains("interrupted"),
+                    "\(command): \(outcome.status) \(outcome.standardOutput) \(outcome.standardError)")
+        }
+    }
+
+    /// A DNS server that never answers: the check ends when name resolution times out
+    /// (3 s), with `local`, not when the whole check does (10 s).
+    @Test func aSilentDNSServerEndsTheCheckAtTheResolutionTimeout() throws {
+        let lab = try ProbeLab()
+        defer { lab.remove() }
+        try lab.server.ip("addr add 10.77.0.53/24 dev v1")
+        try lab.start([Kernel.ipPath, "netns", "exec", lab.server.name, "/usr/bin/env", "python3", "-c",
+                       "import socket,sys; s=socket.socket(2,2); s.bind(('10.77.0.53',53)); print('ready', flush=True); sys.stdin.read()"],
+                      readyWhenOutputContains: "ready")
+        try "nameserver 10.77.0.53\n".write(toFile: lab.client.resolverDirectory + "/resolv.conf", atomically: true, encoding: .utf8)
+        let started = Date()
+        let outcome = try #require(try runTool(netpathBinary, ["probe", "--json", "--netns", lab.client.name,
+                                                               "--url", "http://check.test:8080/204", "--timeout", "10"], seconds: 15))
+        let elapsed = Date().timeIntervalSince(started)
+        let result = try jsonObject(try #require(outcome.lines.first))
+        #expect(result["connectivity"] as? String == "local" && outcome.status == 1, "\(outcome.standardOutput)")
+        #expect(elapsed < 8, "ended after \(elapsed) s: the 10 s check timeout, not the 3 s resolution timeout")
+    }
+
     @Test func aDNSHijackingPortalThenLogin() throws {
         let lab = try ProbeLab(hijackDNS: true, mode: "portal")
         defer { lab.remove() }

@@ -67,8 +67,8 @@ public final class ProbeLab: @unchecked Sendable {
     }
 
     /// Starts a program and waits, at most 10 s, until its output shows it is ready. Its
-    /// standard input stays open until ``remove()``.
-    private func start(_ command: [String], readyWhenOutputContains marker: String) throws {
+    /// standard input stays open until ``remove()``, which stops it.
+    public func start(_ command: [String], readyWhenOutputContains marker: String) throws {
         let child = try Child(command[0], Array(command.dropFirst()), pipeInput: true, errorsToOutput: true)
         children.append(child)
         let descriptor = child.output

@@ -127,15 +127,20 @@ struct LinuxProbe {
             let now = LinuxProbe.now()
             if now >= deadline { break }
             if now >= resolutionDeadline {
+                var closed = false
                 for (fd, role) in roles {
                     guard case .query(let index, _, _) = role else { continue }
                     roles[fd] = nil
                     Syscall.close(fd)
+                    closed = true
                     runs[index].pendingQueries -= 1
                     if runs[index].pendingQueries == 0 && runs[index].addresses.isEmpty {
                         finish(index, "name resolution timed out")
                     }
                 }
+                // The runs just finished may have been the last: look again before waiting
+                // (otherwise the loop waits on the cancel descriptor alone until `deadline`).
+                if closed { continue }
             }
             var descriptors = [pollfd(fd: cancelFD, events: Int16(POLLIN), revents: 0)]
             var order: [Int32] = []
