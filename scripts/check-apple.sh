@@ -49,6 +49,25 @@ echo "== NetPathUI against the stubs"
 swiftc -parse-as-library -warnings-as-errors -emit-module -module-name NetPathUI -I "$out" -I "$out/CNetlink" \
   Sources/NetPathUI/*.swift "$out/BundleModule.swift" -emit-module-path "$out/NetPathUI.swiftmodule"
 
+# Each platform Package.swift declares: the stubs with that platform's `unavailable`
+# marks made absolute, and NetPathUI with `os(…)` true for that platform only, so a use of
+# a symbol that does not exist there (`Material.bar` on tvOS and watchOS) fails here.
+for platform in iOS macOS tvOS watchOS visionOS; do
+  echo "== NetPathUI as compiled for $platform"
+  variant="$out/$platform"
+  mkdir -p "$variant/ui"
+  sed -E "s/@available\($platform, unavailable\)/@available(*, unavailable)/" scripts/apple-stubs/SwiftUI.swift >"$variant/SwiftUI.swift"
+  swiftc -parse-as-library -enable-library-evolution -emit-module -module-name SwiftUI -I "$out" \
+    "$variant/SwiftUI.swift" -emit-module-path "$variant/SwiftUI.swiftmodule" 2>"$variant/stub.log" \
+    || { cat "$variant/stub.log"; exit 1; }
+  for file in Sources/NetPathUI/*.swift; do
+    sed -E -e "s/os\($platform\)/true/g" -e "s/os\((iOS|macOS|tvOS|watchOS|visionOS|Linux|Android|Windows)\)/false/g" \
+      "$file" >"$variant/ui/$(basename "$file")"
+  done
+  swiftc -parse-as-library -warnings-as-errors -typecheck -I "$variant" -I "$out" -I "$out/CNetlink" \
+    "$variant"/ui/*.swift "$out/BundleModule.swift"
+done
+
 echo "== README examples (scripts/apple-examples) against the stubs"
 swiftc -parse-as-library -warnings-as-errors -typecheck -I "$out" -I "$out/CNetlink" scripts/apple-examples/*.swift
 

@@ -40,7 +40,11 @@ public struct OfflineBanner: View {
         .font(.footnote)
         .padding(8)
         .frame(maxWidth: .infinity)
+        #if os(tvOS) || os(watchOS)
+        .background(.regularMaterial)  // the bar material does not exist there
+        #else
         .background(.bar)
+        #endif
     }
 }
 

@@ -181,21 +181,22 @@ enum NetPathCommand {
     /// takes SIGINT or SIGTERM (blocked everywhere, so only `sigwait` receives them) and ends
     /// the process at once, exit 1 with one line, instead of waiting out the check's timeout.
     static func endOnSignal() {
-        #if canImport(Darwin)
-        var thread: pthread_t?
-        #else
-        var thread = pthread_t()
-        #endif
-        let created = pthread_create(&thread, nil, { _ in
-            var signals = sigset_t()
-            sigemptyset(&signals)
-            sigaddset(&signals, SIGINT)
-            sigaddset(&signals, SIGTERM)
-            var received: Int32 = 0
-            while sigwait(&signals, &received) != 0 {}
-            NetPathCommand.fail("interrupted (\(received == SIGINT ? "SIGINT" : "SIGTERM")) before the check finished", .failure)
-        }, nil)
-        if created != 0 { fail("cannot start a thread to take SIGINT and SIGTERM", .runtime) }
+        let started = OwnThread.start(name: "netpath-signal") {
+            let received = takeSignal()
+            fail("interrupted (\(received == SIGINT ? "SIGINT" : "SIGTERM")) before the check finished", .failure)
+        }
+        if started == nil { fail("cannot start a thread to take SIGINT and SIGTERM", .runtime) }
+    }
+
+    /// Waits in `sigwait` for SIGINT or SIGTERM (blocked in every thread) and returns it.
+    static func takeSignal() -> Int32 {
+        var signals = sigset_t()
+        sigemptyset(&signals)
+        sigaddset(&signals, SIGINT)
+        sigaddset(&signals, SIGTERM)
+        var received: Int32 = 0
+        while sigwait(&signals, &received) != 0 {}
+        return received
     }
 
     /// Blocks until SIGINT or SIGTERM (returns `true`) or `timeout` seconds (`false`).
@@ -234,19 +235,13 @@ enum NetPathCommand {
             }
         }
         #endif
-        guard let timeout else {
-            var received: Int32 = 0
-            while sigwait(&signals, &received) != 0 {}
-            return true
+        // Elsewhere (or if epoll failed): a thread takes the signal in `sigwait`; the main
+        // thread waits for it, at most `timeout` (no `sigtimedwait` on Darwin).
+        let arrived = DispatchSemaphore(value: 0)
+        guard OwnThread.start(name: "netpath-signal", { _ = takeSignal(); arrived.signal() }) != nil else {
+            fail("cannot start a thread to take SIGINT and SIGTERM", .runtime)
         }
-        let end = now() + timeout
-        while true {
-            let left = end - now()
-            if left <= 0 { return false }
-            var wait = timespec(tv_sec: Int(left), tv_nsec: Int((left - Double(Int(left))) * 1e9))
-            if sigtimedwait(&signals, nil, &wait) > 0 { return true }
-            if errno != EINTR && errno != EAGAIN { return false }
-        }
+        return arrived.wait(timeout: timeout.map { .now() + $0 } ?? .distantFuture) == .success
     }
 
     static func now() -> Double {
@@ -281,6 +276,12 @@ enum NetPathCommand {
     }
 }
 
+#if canImport(Glibc)
+private let systemWrite = Glibc.write
+#elseif canImport(Darwin)
+private let systemWrite = Darwin.write
+#endif
+
 /// Unbuffered, whole-line writes: each line reaches a pipe as soon as it is produced.
 enum Terminal {
     static func write(_ text: String) {
@@ -304,7 +305,7 @@ enum Terminal {
         guard let base = bytes.baseAddress else { return }
         var offset = 0
         while offset < bytes.count {
-            let written = Glibc.write(descriptor, base + offset, bytes.count - offset)
+            let written = systemWrite(descriptor, base + offset, bytes.count - offset)
             if written < 0 {
                 if errno == EINTR { continue }
                 // The reader went away (EPIPE): nothing more can be shown; end quietly.

@@ -442,6 +442,7 @@ public struct Material: Sendable {
     public static let thinMaterial: Material = Material()
     public static let ultraThinMaterial: Material = Material()
     public static let ultraThickMaterial: Material = Material()
+    @available(tvOS, unavailable)
     @available(watchOS, unavailable)
     public static let bar: Material = Material()
     internal init() {}
@@ -474,6 +475,7 @@ extension ShapeStyle where Self == Material {
     public static var thinMaterial: Material { fatalError() }
     public static var ultraThinMaterial: Material { fatalError() }
     public static var ultraThickMaterial: Material { fatalError() }
+    @available(tvOS, unavailable)
     @available(watchOS, unavailable)
     public static var bar: Material { fatalError() }
 }

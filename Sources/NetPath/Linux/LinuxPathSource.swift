@@ -113,16 +113,13 @@ final class LinuxPathSource: @unchecked Sendable {
             if options.watchesResolverFiles {
                 // A named namespace can be deleted (`ip netns del`): its file is watched too.
                 let descriptor = socket.descriptor
-                source.watcher = ResolverWatcher(
+                source.watcher = try ResolverWatcher(
                     paths: resolver.watchedFiles + (namespace.map { [$0.path] } ?? []),
                     contentPaths: resolver.watchedFiles
                 ) {
                     // One wake-up outstanding at most: the reader takes the flag when it runs.
                     let pending = changed.withLock { value in defer { value = true }; return value }
                     if !pending { NetlinkSocket.wake(descriptor) }
-                }
-                guard source.watcher != nil else {
-                    throw NetPathError(.netlinkFailure, "cannot create the monitor's inotify watch", errno: errno)
                 }
             }
             source.engine.setHasDNSServer(resolver.hasServer(read: { Syscall.readFile($0) }))
@@ -232,6 +229,7 @@ final class LinuxPathSource: @unchecked Sendable {
     /// kernel answers on the socket; a route's expiry, with the socket's receive timeout.
     private func runLoop() {
         defer { closeDescriptors() }
+        var failures = 0
         while true {
             if control.withLock({ $0.stopped }) { return }
             options.beforeRead?()
@@ -243,9 +241,17 @@ final class LinuxPathSource: @unchecked Sendable {
                     expiry.retries += 1
                 }
                 if engine.isSettled { try settle() }
+                failures = 0
             } catch {
-                // A socket error other than an overrun cannot be recovered: resynchronise
-                // once, as after an overrun, and carry on.
+                // A socket error other than an overrun: resynchronise, as after an overrun,
+                // and carry on; an error that persists is waited out with a growing pause
+                // (1 ms doubling to 1 s), so a broken socket cannot spin the thread.
+                failures += 1
+                if failures > 1 {
+                    let milliseconds = 1 << min(failures - 2, 10)
+                    var pause = timespec(tv_sec: milliseconds / 1000, tv_nsec: (milliseconds % 1000) * 1_000_000)
+                    _ = nanosleep(&pause, nil)
+                }
                 try? resynchronize()
             }
             if control.withLock({ $0.stopped }) { return }

@@ -87,17 +87,21 @@ final class ResolverWatcher: @unchecked Sendable {
     ///   - paths: The resolver files, and any other file whose appearance or removal
     ///     matters (a named namespace's file: only its directory is watched).
     ///   - contentPaths: Those of `paths` whose content matters.
-    init?(paths: [String], contentPaths: [String], onChange: @escaping @Sendable () -> Void) {
-        inotifyFD = inotify_init1(Int32(IN_NONBLOCK | IN_CLOEXEC))
-        wakeFD = cnetlink_eventfd()
+    /// - Throws: ``NetPathError`` when the inotify instance or the eventfd cannot be made.
+    init(paths: [String], contentPaths: [String], onChange: @escaping @Sendable () -> Void) throws {
+        let inotify = Syscall.retrying { inotify_init1(Int32(IN_NONBLOCK | IN_CLOEXEC)) }
+        let wake = Syscall.retrying { cnetlink_eventfd() }
+        switch (inotify, wake) {
+        case (.success(let inotifyFD), .success(let wakeFD)):
+            self.inotifyFD = inotifyFD
+            self.wakeFD = wakeFD
+        case (.failure(let error), let other), (let other, .failure(let error)):
+            if case .success(let fd) = other { Syscall.close(fd) }
+            throw NetPathError(.netlinkFailure, "cannot create the monitor's resolver watch", errno: error.rawValue)
+        }
         self.paths = paths
         self.contentPaths = contentPaths
         self.onChange = onChange
-        guard inotifyFD >= 0, wakeFD >= 0 else {
-            if inotifyFD >= 0 { Syscall.close(inotifyFD) }
-            if wakeFD >= 0 { Syscall.close(wakeFD) }
-            return nil
-        }
         layWatches()
     }
 

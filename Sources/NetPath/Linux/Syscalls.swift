@@ -6,8 +6,11 @@ import Glibc
 import Musl
 #endif
 
-/// Thin wrappers over the system calls the Linux backend makes: `EINTR` is retried, and
-/// failures come back as the errno.
+/// The one layer over the system calls the Linux backend makes (swift-nio's
+/// `syscall(blocking:)`, swift-system's `valueOrErrno`): errno is read right after the call
+/// and nowhere else, `EINTR` is retried, and `EBADF` or `EFAULT` — a descriptor or pointer
+/// the package itself got wrong — stops the process rather than being reported as a
+/// condition of the environment.
 enum Syscall {
     /// Runs `call` until it does not fail with `EINTR`; returns its result or the errno.
     @inline(__always)
@@ -16,13 +19,39 @@ enum Syscall {
             let result = call()
             if result >= 0 { return .success(result) }
             let code = errno
-            if code != EINTR { return .failure(Errno(code)) }
+            if code == EINTR { continue }
+            checkProgrammerError(code)
+            return .failure(Errno(code))
         }
+    }
+
+    /// Stops on an errno that only a bug in the package can cause.
+    @inline(__always)
+    static func checkProgrammerError(_ code: Int32) {
+        precondition(code != EBADF && code != EFAULT, "a system call failed with \(Errno(code).name): a bug in NetPath")
     }
 
     static func close(_ descriptor: Int32) {
         // Linux closes the descriptor even when close fails with EINTR: never retry.
-        _ = Glibc.close(descriptor)
+        if Glibc.close(descriptor) != 0 {
+            let code = errno
+            if code != EINTR { checkProgrammerError(code) }
+        }
+    }
+
+    /// `socket(2)`, close-on-exec.
+    static func socket(_ domain: Int32, _ type: Int32, _ protocolNumber: Int32 = 0) -> Result<Int32, Errno> {
+        retrying { Glibc.socket(domain, type | Int32(SOCK_CLOEXEC.rawValue), protocolNumber) }
+    }
+
+    /// `recv(2)`: the bytes read, 0 at end of stream, or the errno.
+    static func receive(_ descriptor: Int32, into buffer: UnsafeMutableRawBufferPointer, flags: Int32 = 0) -> Result<Int, Errno> {
+        retrying { recv(descriptor, buffer.baseAddress, buffer.count, flags) }
+    }
+
+    /// `poll(2)`: the number of ready descriptors (0 after `milliseconds`), or the errno.
+    static func poll(_ descriptors: inout [pollfd], milliseconds: Int32) -> Result<Int32, Errno> {
+        retrying { Glibc.poll(&descriptors, nfds_t(descriptors.count), milliseconds) }
     }
 
     /// Reads a whole small file (at most `limit` bytes); `nil` when it cannot be read.
@@ -52,46 +81,17 @@ enum Syscall {
 struct Errno: Error, Hashable, Sendable {
     var rawValue: Int32
     init(_ rawValue: Int32) { self.rawValue = rawValue }
-}
 
-/// Runs work on a thread of our own, never a Dispatch or Swift-concurrency pool thread:
-/// `setns` switches only the calling thread (SPEC §2.10), and a monitor's blocking read
-/// loop must not hold a pool thread.
-enum OwnThread {
-    private final class Box {
-        let body: () -> Void
-        init(_ body: @escaping () -> Void) { self.body = body }
-    }
-
-    /// Starts `body` on a new joinable thread named `name`.
-    static func start(name: String, _ body: @escaping @Sendable () -> Void) -> pthread_t? {
-        let box = Unmanaged.passRetained(Box(body)).toOpaque()
-        var thread = pthread_t()
-        let result = pthread_create(&thread, nil, { context in
-            let box = Unmanaged<Box>.fromOpaque(context!).takeRetainedValue()
-            box.body()
-            return nil
-        }, box)
-        guard result == 0 else {
-            Unmanaged<Box>.fromOpaque(box).release()
-            return nil
+    /// `EBADF`, `EINTR`, …: the C name, for messages that must name it.
+    var name: String {
+        switch rawValue {
+        case EBADF: "EBADF"
+        case EFAULT: "EFAULT"
+        case EINTR: "EINTR"
+        case EAGAIN: "EAGAIN"
+        default: "errno \(rawValue)"
         }
-        _ = cnetlink_set_thread_name(thread, String(name.prefix(15)))
-        return thread
-    }
-
-    /// Runs `body` on a short-lived thread of our own and returns its result.
-    static func run<T: Sendable>(name: String, _ body: @escaping @Sendable () -> T) -> T? {
-        let result = ResultBox<T>()
-        guard let thread = start(name: name, { result.value = body() }) else { return nil }
-        pthread_join(thread, nil)
-        return result.value
-    }
-
-    // Written by the short-lived thread before pthread_join returns, read after:
-    // the join orders the two, so no lock is needed.
-    private final class ResultBox<T>: @unchecked Sendable {
-        var value: T?
     }
 }
+
 #endif

@@ -76,13 +76,18 @@ struct LinuxProbe {
         }
 
         func connect(_ index: Int, to address: IPAddress) {
-            let fd = socket(address.family == IPAddress.inet ? AF_INET : AF_INET6,
-                            Int32(SOCK_STREAM.rawValue) | Int32(SOCK_NONBLOCK.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
-            guard fd >= 0 else { runs[index].error = "cannot open a socket: \(Errno(errno))"; return }
+            let opened = Syscall.socket(address.family == IPAddress.inet ? AF_INET : AF_INET6,
+                                        Int32(SOCK_STREAM.rawValue) | Int32(SOCK_NONBLOCK.rawValue))
+            guard case .success(let fd) = opened else {
+                if case .failure(let error) = opened { runs[index].error = "cannot open a socket: \(error)" }
+                return
+            }
             bindToInterface(fd)
-            let result = withSocketAddress(address, port: runs[index].endpoint.target.port) { Glibc.connect(fd, $0, $1) }
-            if result != 0 && errno != EINPROGRESS {
-                runs[index].error = "cannot connect to \(address): \(Errno(errno))"
+            let connected = withSocketAddress(address, port: runs[index].endpoint.target.port) { address, length in
+                Syscall.retrying { Glibc.connect(fd, address, length) }
+            }
+            if case .failure(let error) = connected, error.rawValue != EINPROGRESS {
+                runs[index].error = "cannot connect to \(address): \(error)"
                 Syscall.close(fd)
                 return
             }
@@ -104,9 +109,9 @@ struct LinuxProbe {
                 for type in [DNSMessage.typeA, DNSMessage.typeAAAA] {
                     nextID &+= 1
                     guard let query = DNSMessage.query(id: nextID, name: run.endpoint.target.host, type: type) else { continue }
-                    let fd = socket(server.family == IPAddress.inet ? AF_INET : AF_INET6,
-                                    Int32(SOCK_DGRAM.rawValue) | Int32(SOCK_NONBLOCK.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
-                    guard fd >= 0 else { continue }
+                    guard case .success(let fd) = Syscall.socket(server.family == IPAddress.inet ? AF_INET : AF_INET6,
+                                                                 Int32(SOCK_DGRAM.rawValue) | Int32(SOCK_NONBLOCK.rawValue))
+                    else { continue }
                     if !server.isLoopback { bindToInterface(fd) }
                     // Connected: the kernel then only lets answers from that server through.
                     let sent = withSocketAddress(server, port: 53) { address, length in
@@ -151,16 +156,22 @@ struct LinuxProbe {
                 order.append(fd)
             }
             let wake = min(deadline, roles.values.contains { if case .query = $0 { true } else { false } } ? resolutionDeadline : deadline)
-            let ready = poll(&descriptors, nfds_t(descriptors.count), Int32(max(0, (wake - now) * 1000).rounded(.up)))
-            if ready < 0 && errno != EINTR { break }
-            if ready <= 0 { continue }
+            guard case .success(let ready) = Syscall.poll(&descriptors, milliseconds: Int32(max(0, (wake - now) * 1000).rounded(.up)))
+            else { break }
+            if ready == 0 { continue }
             if descriptors[0].revents != 0 { cancelled = true; break }
             for (slot, fd) in order.enumerated() where descriptors[slot + 1].revents != 0 {
                 guard let role = roles[fd] else { continue }
                 switch role {
                 case .query(let index, let id, let type):
-                    let count = recv(fd, &buffer, buffer.count, 0)
-                    if count < 0 && (errno == EAGAIN || errno == EINTR) { continue }
+                    let received = buffer.withUnsafeMutableBytes { Syscall.receive(fd, into: $0) }
+                    if case .failure(let error) = received, error.rawValue == EAGAIN { continue }
+                    // The errno, taken at the call: the closes below would overwrite it.
+                    let count: Int, failure: Errno?
+                    switch received {
+                    case .success(let read): (count, failure) = (read, nil)
+                    case .failure(let error): (count, failure) = (-1, error)
+                    }
                     let answer = count > 0 ? DNSMessage.parse(Array(buffer[0..<count]), id: id, type: type) : .invalid
                     if answer == .invalid && count > 0 { continue }  // not our answer: keep waiting
                     roles[fd] = nil
@@ -176,7 +187,7 @@ struct LinuxProbe {
                         }
                     }
                     if run.pendingQueries == 0 && run.addresses.isEmpty {
-                        finish(index, count < 0 ? "the DNS server did not answer: \(Errno(errno))" : "the name '\(run.endpoint.target.host)' did not resolve")
+                        finish(index, failure.map { "the DNS server did not answer: \($0)" } ?? "the name '\(run.endpoint.target.host)' did not resolve")
                     } else if run.pendingQueries == 0 && run.connecting.isEmpty && run.active < 0 {
                         finish(index, run.error ?? "cannot connect")
                     }
@@ -211,15 +222,22 @@ struct LinuxProbe {
                 case .read(let index):
                     let run = runs[index]
                     let room = min(buffer.count, check.maximumResponseSize - run.buffer.count)
-                    let count = room > 0 ? recv(fd, &buffer, room, 0) : 0
-                    if count < 0 && (errno == EAGAIN || errno == EINTR) { continue }
+                    let received: Result<Int, Errno> = room > 0
+                        ? buffer.withUnsafeMutableBytes { Syscall.receive(fd, into: UnsafeMutableRawBufferPointer(rebasing: $0[0..<room])) }
+                        : .success(0)
+                    if case .failure(let error) = received, error.rawValue == EAGAIN { continue }
+                    let count: Int, failure: Errno?
+                    switch received {
+                    case .success(let read): (count, failure) = (read, nil)
+                    case .failure(let error): (count, failure) = (-1, error)
+                    }
                     if count > 0 { run.buffer.append(contentsOf: buffer[0..<count]) }
                     let finished = count <= 0 || run.buffer.count >= check.maximumResponseSize
                     let verdict = run.classifier.verdict(run.buffer, finished: finished)
                     if verdict != .needMore {
                         run.verdict = verdict
                         if case .malformed(let reason) = verdict { run.error = reason }
-                        finish(index, count < 0 ? "reading failed: \(Errno(errno))" : "")
+                        finish(index, failure.map { "reading failed: \($0)" } ?? "")
                     } else if finished {
                         finish(index, "the connection closed early")
                     }
