@@ -8,6 +8,9 @@ let package = Package(
     products: [
         .library(name: "NetPath", targets: ["NetPath"]),
         .library(name: "NetPathUI", targets: ["NetPathUI"]),
+        // For app tests: the simulated network, trace replay, example paths. Kept out of
+        // NetPath so release builds of apps do not carry it.
+        .library(name: "NetPathTestKit", targets: ["NetPathTestKit"]),
         .executable(name: "netpath", targets: ["netpath"]),
     ],
     targets: [
@@ -16,6 +19,7 @@ let package = Package(
             name: "NetPath",
             dependencies: [.target(name: "CNetlink", condition: .when(platforms: [.linux, .android]))]
         ),
+        .target(name: "NetPathTestKit", dependencies: ["NetPath"]),
         // SwiftUI views and modifiers; compiled empty where SwiftUI does not exist.
         .target(
             name: "NetPathUI",
@@ -37,7 +41,7 @@ let package = Package(
                              .when(platforms: [.linux], configuration: .release)),
             ]
         ),
-        .testTarget(name: "NetPathTests", dependencies: ["NetPath", "KernelTestSupport"]),
+        .testTarget(name: "NetPathTests", dependencies: ["NetPath", "NetPathTestKit", "KernelTestSupport"]),
         // Shared by the kernel and CLI tests: namespaces, `ip`, a path recorder. Not a product.
         .target(name: "CTestSupport", path: "Tests/CTestSupport"),
         .target(name: "KernelTestSupport", dependencies: ["NetPath", "CTestSupport"], path: "Tests/Support", exclude: ["probe_server.py"]),

@@ -45,6 +45,10 @@ import Foundation
 extension Foundation.Bundle { static let module: Bundle = .main }
 SWIFT
 
+echo "== NetPathTestKit"
+swiftc -parse-as-library -warnings-as-errors -emit-module -module-name NetPathTestKit -I "$out" -I "$out/CNetlink" \
+  Sources/NetPathTestKit/*.swift -emit-module-path "$out/NetPathTestKit.swiftmodule"
+
 echo "== NetPathUI against the stubs"
 swiftc -parse-as-library -warnings-as-errors -emit-module -module-name NetPathUI -I "$out" -I "$out/CNetlink" \
   Sources/NetPathUI/*.swift "$out/BundleModule.swift" -emit-module-path "$out/NetPathUI.swiftmodule"

@@ -2,6 +2,7 @@ import Dispatch
 import Observation
 import Testing
 @testable import NetPath
+import NetPathTestKit
 
 /// `NetworkMonitor` and the public test kit, on Linux, without a network and without sleeps.
 @MainActor

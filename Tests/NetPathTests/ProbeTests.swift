@@ -1,6 +1,7 @@
 import KernelTestSupport
 import Testing
 @testable import NetPath
+import NetPathTestKit
 
 @Suite struct HTTPClassifierTests {
     func verdict(_ response: String, _ expectation: ConnectivityCheck.Expectation = .noContent, finished: Bool = true,
@@ -170,7 +171,7 @@ import Testing
         let monitor = PathMonitor(requiredInterfaceType: nil, prohibitedInterfaceTypes: [], namespace: nil, connectivityCheck: check,
                                   makeSource: ConnectivitySource.wrap(network.factory, check: check, clock: clock, checker: checker.checker))
         let seen = Shared<[NetworkPath]>([])
-        monitor.storage.addObserverForTests { path in seen.withLock { $0.append(path) } }
+        monitor.pathUpdateHandler = { path in seen.withLock { $0.append(path) } }
         try monitor.start()
         return (monitor, network, clock, checker, seen)
     }

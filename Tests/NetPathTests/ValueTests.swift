@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import NetPath
+import NetPathTestKit
 
 @Suite struct ValueTests {
     @Test(arguments: [

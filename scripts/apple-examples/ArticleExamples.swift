@@ -2,6 +2,7 @@
 // against the Apple API stubs. Keep them in step with the README.
 import Combine
 import NetPath
+import NetPathTestKit
 import NetPathUI
 import SwiftUI
 

@@ -1,6 +1,7 @@
 // The README's Linux library examples, type-checked by scripts/check-readme.sh against the
 // NetPath module that `swift test` built. Keep them in step with the README.
 import NetPath
+import NetPathTestKit
 
 func quickStart() async throws {
     let monitor = PathMonitor()

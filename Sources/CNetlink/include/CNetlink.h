@@ -16,6 +16,8 @@
 #include <linux/if_link.h>
 #include <linux/if_addr.h>
 #include <linux/if_arp.h>
+#include <linux/fib_rules.h>
+#include <linux/nexthop.h>
 
 // Layout facts the Swift parser relies on (it reads fields at these offsets).
 _Static_assert(sizeof(struct nlmsghdr) == 16, "nlmsghdr");
@@ -30,6 +32,22 @@ _Static_assert(sizeof(struct rtmsg) == 12, "rtmsg");
 _Static_assert(offsetof(struct rtmsg, rtm_flags) == 8, "rtm_flags");
 _Static_assert(sizeof(struct rtattr) == 4, "rtattr");
 _Static_assert(sizeof(struct rtnexthop) == 8, "rtnexthop");
+_Static_assert(sizeof(struct rta_cacheinfo) == 32, "rta_cacheinfo");
+_Static_assert(offsetof(struct rta_cacheinfo, rta_expires) == 8, "rta_expires");
+_Static_assert(sizeof(struct fib_rule_hdr) == 12, "fib_rule_hdr");
+_Static_assert(offsetof(struct fib_rule_hdr, action) == 7, "fib_rule_hdr.action");
+_Static_assert(offsetof(struct fib_rule_hdr, flags) == 8, "fib_rule_hdr.flags");
+_Static_assert(sizeof(struct nhmsg) == 8, "nhmsg");
+_Static_assert(sizeof(struct nexthop_grp) == 8, "nexthop_grp");
+// The constants NetlinkConstants.swift spells out (Swift cannot import them all).
+_Static_assert(RTM_NEWRULE == 32 && RTM_GETRULE == 34, "rule message types");
+_Static_assert(RTM_NEWNEXTHOP == 104 && RTM_GETNEXTHOP == 106, "nexthop message types");
+_Static_assert(RTNLGRP_IPV6_RULE == 19 && RTNLGRP_NEXTHOP == 32, "rule and nexthop groups");
+_Static_assert(RTA_PREFSRC == 7 && RTA_CACHEINFO == 12 && RTA_NH_ID == 30, "route attributes");
+_Static_assert(RTM_F_CLONED == 0x200 && RTM_F_LOOKUP_TABLE == 0x1000 && RTM_F_FIB_MATCH == 0x2000, "route flags");
+_Static_assert(FR_ACT_BLACKHOLE == 6 && FR_ACT_UNREACHABLE == 7 && FR_ACT_PROHIBIT == 8, "rule actions");
+_Static_assert(NHA_ID == 1 && NHA_GROUP == 2 && NHA_BLACKHOLE == 4 && NHA_OIF == 5 && NHA_GATEWAY == 6, "nexthop attributes");
+_Static_assert(IF_OPER_DORMANT == 5 && IF_OPER_UP == 6, "operational states");
 
 /// Interface flags from <net/if.h>, which cannot be included beside the Linux headers.
 enum {

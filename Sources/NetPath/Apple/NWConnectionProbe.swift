@@ -65,10 +65,7 @@ final class NWConnectionProbe: ScheduledWork, @unchecked Sendable {
         switch state {
         case .ready:
             outcomes[index].resolved = true
-            let target = check.endpoints[index].target
-            let request = "GET \(target.path) HTTP/1.1\r\nHost: \(target.hostHeader)\r\n"
-                + "User-Agent: NetPath/0.1 (connectivity check)\r\nAccept: */*\r\nCache-Control: no-cache\r\nConnection: close\r\n\r\n"
-            connection.send(content: Data(request.utf8), completion: .contentProcessed { _ in })
+            connection.send(content: Data(check.endpoints[index].target.request), completion: .contentProcessed { _ in })
             receive(index: index, connection: connection)
         case .waiting(let error), .failed(let error):
             if case .dns = error {

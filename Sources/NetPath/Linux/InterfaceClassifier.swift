@@ -3,7 +3,7 @@ enum InterfaceClassifier {
     // ARPHRD_* from <linux/if_arp.h>.
     static let ether: UInt16 = 1, ppp: UInt16 = 512, rawIP: UInt16 = 519
     static let tunnel: UInt16 = 768, tunnel6: UInt16 = 769, loopback: UInt16 = 772
-    static let sit: UInt16 = 776, ipgre: UInt16 = 778, ip6gre: UInt16 = 823, none: UInt16 = 0xFFFE
+    static let sit: UInt16 = 776, ipgre: UInt16 = 778, ip6gre: UInt16 = 823, none: UInt16 = 65534  // ARPHRD_NONE
 
     // Arrays, not sets: a handful of entries, and a Set's first use costs start-up time (the
     // runtime looks up its element's Hashable conformance by scanning every conformance).

@@ -10,13 +10,18 @@ struct LinkState: Hashable, Sendable {
 }
 
 /// The interface-type filter of a monitor (`requiredInterfaceType`, `prohibitedInterfaceTypes`).
-struct InterfaceFilter: Hashable, Sendable {
-    var required: NetworkInterface.InterfaceType?
-    var prohibited: Set<NetworkInterface.InterfaceType>
+package struct InterfaceFilter: Hashable, Sendable {
+    package var required: NetworkInterface.InterfaceType?
+    package var prohibited: Set<NetworkInterface.InterfaceType>
 
-    static let none = InterfaceFilter(required: nil, prohibited: [])
+    package static let none = InterfaceFilter(required: nil, prohibited: [])
 
-    func admits(_ type: NetworkInterface.InterfaceType) -> Bool {
+    package init(required: NetworkInterface.InterfaceType?, prohibited: Set<NetworkInterface.InterfaceType>) {
+        self.required = required
+        self.prohibited = prohibited
+    }
+
+    package func admits(_ type: NetworkInterface.InterfaceType) -> Bool {
         if let required, required != type { return false }
         return !prohibited.contains(type)
     }
@@ -119,11 +124,10 @@ struct KernelState: Hashable, Sendable {
         staleFamilies |= KernelState.familyBit(family)
     }
 
-    // RFC 2863 operational states (IF_OPER_*) and interface flags (IFF_*).
-    static let operUnknown: UInt8 = 0, operDormant: UInt8 = 5, operUp: UInt8 = 6
-    static let flagUp: UInt32 = 0x1, flagLoopback: UInt32 = 0x8, flagLowerUp: UInt32 = 0x10000
-    static let scopeUniverse: UInt8 = 0  // RT_SCOPE_UNIVERSE
-    static let hardwareLoopback: UInt16 = 772  // ARPHRD_LOOPBACK
+    static let operUnknown = Netlink.Link.operUnknown, operDormant = Netlink.Link.operDormant, operUp = Netlink.Link.operUp
+    static let flagUp = Netlink.Link.flagUp, flagLoopback = Netlink.Link.flagLoopback, flagLowerUp = Netlink.Link.flagLowerUp
+    static let scopeUniverse = Netlink.Link.scopeUniverse
+    static let hardwareLoopback = Netlink.Link.hardwareLoopback
 
     mutating func removeAll() {
         links.removeAll(keepingCapacity: true)

@@ -151,6 +151,23 @@ enum Netlink {
         static let infoKind: UInt16 = 1  // IFLA_INFO_KIND, inside IFLA_LINKINFO
     }
 
+    /// Link facts: RFC 2863 operational states (`IF_OPER_*`), interface flags (`IFF_*`),
+    /// hardware types (`ARPHRD_*`) and address scopes (`RT_SCOPE_*`).
+    enum Link {
+        static let operUnknown: UInt8 = 0  // IF_OPER_UNKNOWN
+        static let operDormant: UInt8 = 5  // IF_OPER_DORMANT
+        static let operUp: UInt8 = 6  // IF_OPER_UP
+        static let flagUp: UInt32 = 0x1  // IFF_UP
+        static let flagLoopback: UInt32 = 0x8  // IFF_LOOPBACK
+        static let flagLowerUp: UInt32 = 0x10000  // IFF_LOWER_UP
+        static let hardwareLoopback: UInt16 = 772  // ARPHRD_LOOPBACK
+        static let scopeUniverse: UInt8 = 0  // RT_SCOPE_UNIVERSE
+    }
+
+    /// `NLA_F_NESTED | NLA_F_NET_BYTEORDER`: flags in the top two bits of an attribute's
+    /// type; the type is what remains.
+    static let attributeTypeMask: UInt16 = 0x3FFF
+
     /// `AF_BRIDGE`: link messages of this family are bridge-port news, not links.
     static let familyBridge: UInt8 = 7
 

@@ -75,8 +75,7 @@ enum NetlinkParser {
         var offset = 0
         while bytes.count - offset >= 4 {
             let length = Int(bytes.loadUnaligned(fromByteOffset: offset, as: UInt16.self))
-            // NLA_F_NESTED and NLA_F_NET_BYTEORDER live in the top two bits of the type.
-            let type = bytes.loadUnaligned(fromByteOffset: offset + 2, as: UInt16.self) & 0x3FFF
+            let type = bytes.loadUnaligned(fromByteOffset: offset + 2, as: UInt16.self) & Netlink.attributeTypeMask
             guard length >= 4, length <= bytes.count - offset else { return }
             body(type, UnsafeRawBufferPointer(rebasing: bytes[(offset + 4)..<(offset + length)]))
             offset += (length + 3) & ~3

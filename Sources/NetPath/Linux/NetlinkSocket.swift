@@ -190,37 +190,51 @@ final class NetlinkSocket: @unchecked Sendable {
 }
 
 extension NetworkNamespace {
-    /// Runs `body` on a short-lived thread of our own that entered this namespace: `setns`
-    /// changes only the calling thread (SPEC §2.10). Sockets made there stay in it.
+    /// Opens the namespace file (read-only, close-on-exec).
+    ///
+    /// - Throws: ``NetPathError``: `permissionDenied`, or `namespaceNotFound`.
+    func open() throws -> Int32 {
+        guard hasValidName else {
+            throw NetPathError(.namespaceNotFound, "invalid network namespace name '\(name ?? "")'")
+        }
+        switch Syscall.retrying({ Glibc.open(path, O_RDONLY | O_CLOEXEC) }) {
+        case .success(let fd):
+            return fd
+        case .failure(let error) where error.rawValue == EACCES || error.rawValue == EPERM:
+            throw NetPathError(.permissionDenied, "cannot open \(self)", errno: error.rawValue)
+        case .failure(let error):
+            throw NetPathError(.namespaceNotFound, "\(self) does not exist", errno: error.rawValue)
+        }
+    }
+
+    /// Switches the calling thread into the namespace behind `descriptor` (from ``open()``).
+    /// Only ever on a thread of our own: `setns` changes the calling thread alone.
+    ///
+    /// - Throws: ``NetPathError``: `permissionDenied` (needs `CAP_SYS_ADMIN`), or
+    ///   `namespaceNotFound` when the file is not a network namespace.
+    func enter(_ descriptor: Int32) throws {
+        if case .failure(let error) = Syscall.retrying({ cnetlink_setns_net(descriptor) }) {
+            if error.rawValue == EPERM {
+                throw NetPathError(.permissionDenied, "no permission to enter \(self) (needs CAP_SYS_ADMIN)", errno: error.rawValue)
+            }
+            throw NetPathError(.namespaceNotFound, "\(self) is not a network namespace", errno: error.rawValue)
+        }
+    }
+
+    /// Runs `body` on a short-lived thread of our own that entered this namespace (SPEC
+    /// §2.10). Sockets made there stay in it.
     ///
     /// - Throws: ``NetPathError`` when the namespace cannot be opened or entered, or what
     ///   `body` throws.
     func runInside<T: Sendable>(threadName: String, _ body: @escaping @Sendable () throws -> T) throws -> T {
-        guard hasValidName else {
-            throw NetPathError(.namespaceNotFound, "invalid network namespace name '\(name ?? "")'")
-        }
-        let opened = Syscall.retrying { Glibc.open(path, O_RDONLY | O_CLOEXEC) }
-        let namespaceFD: Int32
-        switch opened {
-        case .success(let fd): namespaceFD = fd
-        case .failure(let error):
-            let code = error.rawValue
-            if code == EACCES || code == EPERM {
-                throw NetPathError(.permissionDenied, "cannot open \(self)", errno: code)
-            }
-            throw NetPathError(.namespaceNotFound, "\(self) does not exist", errno: code)
-        }
-        defer { Syscall.close(namespaceFD) }
+        let descriptor = try open()
+        defer { Syscall.close(descriptor) }
         let namespace = self
         let outcome = OwnThread.run(name: threadName) { () -> Result<T, NetPathError> in
-            if cnetlink_setns_net(namespaceFD) != 0 {
-                let code = errno
-                if code == EPERM {
-                    return .failure(NetPathError(.permissionDenied, "no permission to enter \(namespace) (needs CAP_SYS_ADMIN)", errno: code))
-                }
-                return .failure(NetPathError(.namespaceNotFound, "\(namespace) is not a network namespace", errno: code))
-            }
-            return Result { try body() }.mapError { $0 as? NetPathError ?? NetPathError(.netlinkFailure, "\($0)") }
+            Result {
+                try namespace.enter(descriptor)
+                return try body()
+            }.mapError { $0 as? NetPathError ?? NetPathError(.netlinkFailure, "\($0)") }
         }
         guard let outcome else {
             throw NetPathError(.netlinkFailure, "cannot start a thread to enter \(self)")

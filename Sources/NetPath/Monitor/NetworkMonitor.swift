@@ -118,18 +118,6 @@ public final class NetworkMonitor {
         )
     }
 
-    /// A monitor of a ``SimulatedNetwork``: for unit tests and SwiftUI previews.
-    ///
-    /// - Parameters:
-    ///   - network: The simulated network.
-    ///   - assumeConnected: ``isConnected`` before the first path.
-    ///   - isConnectedMeans: Whether ``isConnected`` follows the path or the simulated
-    ///     paths' `connectivity`.
-    public convenience init(simulating network: SimulatedNetwork, assumeConnected: Bool = true,
-                            isConnectedMeans: ConnectedMeaning = .pathSatisfied) {
-        self.init(monitor: PathMonitor(simulating: network), assumeConnected: assumeConnected, isConnectedMeans: isConnectedMeans)
-    }
-
     /// A monitor built on `monitor`, which it starts and stops.
     ///
     /// - Parameters:

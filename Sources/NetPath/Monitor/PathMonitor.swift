@@ -80,6 +80,16 @@ public final class PathMonitor: Sendable {
         )
     }
 
+    /// A monitor of another source of paths (NetPathTestKit's simulated network).
+    package convenience init(
+        requiredInterfaceType: NetworkInterface.InterfaceType?,
+        prohibitedInterfaceTypes: [NetworkInterface.InterfaceType],
+        source makeSource: @escaping PathSourceFactory
+    ) {
+        self.init(requiredInterfaceType: requiredInterfaceType, prohibitedInterfaceTypes: prohibitedInterfaceTypes,
+                  namespace: nil, makeSource: makeSource)
+    }
+
     init(
         requiredInterfaceType: NetworkInterface.InterfaceType?,
         prohibitedInterfaceTypes: [NetworkInterface.InterfaceType],

@@ -1,7 +1,7 @@
 /// A running backend that produces paths: the Linux netlink source, Apple's
-/// `NWPathMonitor`, or a simulation. Internal: users pick one through ``PathMonitor``'s
-/// initialisers.
-protocol PathSource: AnyObject, Sendable {
+/// `NWPathMonitor`, or a simulation (NetPathTestKit). Package-wide, not public: users pick
+/// one through ``PathMonitor``'s initialisers.
+package protocol PathSource: AnyObject, Sendable {
     /// The path at the moment the source opened, or `nil` when it comes later.
     var initialPath: NetworkPath? { get }
     /// Begins delivering changes. Returns `false` when it could not.
@@ -12,7 +12,7 @@ protocol PathSource: AnyObject, Sendable {
 
 /// Opens a source for a filter; `deliver` receives each path that differs from the last,
 /// `terminate` the reason when the source ends by itself (its namespace was deleted).
-typealias PathSourceFactory = @Sendable (
+package typealias PathSourceFactory = @Sendable (
     _ filter: InterfaceFilter,
     _ deliver: @escaping @Sendable (NetworkPath) -> Void,
     _ terminate: @escaping @Sendable (NetPathError) -> Void

@@ -110,11 +110,6 @@ final class PathStorage: @unchecked Sendable {
         }
     }
 
-    /// For tests: an observer for the storage's whole life.
-    func addObserverForTests(_ observer: @escaping @Sendable (NetworkPath) -> Void) {
-        _ = addObserver(observer)
-    }
-
     func removeObserver(_ id: UInt64) {
         _ = state.withLock { $0.observers.removeValue(forKey: id) }
     }

@@ -71,13 +71,14 @@ extension ConnectivityCheck {
         let check = self
         let thread = OwnThread.start(name: "netpath-probe") {
             if let namespace {
-                let fd = open(namespace.path, O_RDONLY | O_CLOEXEC)
-                guard fd >= 0, cnetlink_setns_net(fd) == 0 else {
-                    if fd >= 0 { Syscall.close(fd) }
-                    completion(ConnectivityResult(connectivity: .unknown, error: "cannot enter \(namespace)"))
+                do {
+                    let descriptor = try namespace.open()
+                    defer { Syscall.close(descriptor) }
+                    try namespace.enter(descriptor)
+                } catch {
+                    completion(ConnectivityResult(connectivity: .unknown, error: "\(error)"))
                     return
                 }
-                Syscall.close(fd)
             }
             let probe = LinuxProbe(check: check, interface: interface,
                                    resolver: ResolverConfiguration.forNamespace(namespace), cancelFD: handle.cancelFD)

@@ -140,6 +140,13 @@ struct HTTPTarget: Hashable, Sendable {
         return port == 80 ? bracketed : "\(bracketed):\(port)"
     }
 
+    /// The check's request, the same for both backends: a plain GET that asks caches and
+    /// proxies for a fresh answer and closes the connection after it.
+    var request: [UInt8] {
+        Array(("GET \(path) HTTP/1.1\r\nHost: \(hostHeader)\r\n"
+            + "User-Agent: NetPath/0.1 (connectivity check)\r\nAccept: */*\r\nCache-Control: no-cache\r\nConnection: close\r\n\r\n").utf8)
+    }
+
     init(_ url: String) throws {
         func invalid(_ reason: String) -> NetPathError {
             NetPathError(.invalidInput, "invalid URL '\(url)': \(reason)")

@@ -207,8 +207,7 @@ struct LinuxProbe {
                     // The first connection wins; the others for this endpoint are dropped.
                     for other in run.connecting where roles.removeValue(forKey: other) != nil { Syscall.close(other) }
                     run.connecting.removeAll()
-                    let request = Array(("GET \(run.endpoint.target.path) HTTP/1.1\r\nHost: \(run.endpoint.target.hostHeader)\r\n"
-                        + "User-Agent: NetPath/0.1 (connectivity check)\r\nAccept: */*\r\nCache-Control: no-cache\r\nConnection: close\r\n\r\n").utf8)
+                    let request = run.endpoint.target.request
                     let sent = request.withUnsafeBytes { send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
                     guard sent == request.count else {
                         roles[fd] = nil

@@ -1,3 +1,5 @@
+import NetPath
+
 /// A network that exists only in a test: it plays scripted paths, or a trace recorded with
 /// `netpath watch --json`, to every ``PathMonitor`` and ``NetworkMonitor`` built on it.
 ///
@@ -91,7 +93,7 @@ public final class SimulatedNetwork: Sendable {
 
     // MARK: - Source
 
-    var factory: PathSourceFactory {
+    package var factory: PathSourceFactory {
         { [self] filter, deliver, _ in
             let source = SimulatedSource(network: self, filter: filter, deliver: deliver)
             let initial: NetworkPath = state.withLock { state in
@@ -131,7 +133,7 @@ final class SimulatedSource: PathSource, @unchecked Sendable {
     private let deliver: @Sendable (NetworkPath) -> Void
     private let stopped = Locked(false)
     var id: UInt64 = 0
-    var initialPath: NetworkPath?
+    package var initialPath: NetworkPath?
 
     init(network: SimulatedNetwork, filter: InterfaceFilter, deliver: @escaping @Sendable (NetworkPath) -> Void) {
         self.network = network
@@ -139,14 +141,14 @@ final class SimulatedSource: PathSource, @unchecked Sendable {
         self.deliver = deliver
     }
 
-    func startReading() -> Bool { true }
+    package func startReading() -> Bool { true }
 
     func receive(_ path: NetworkPath) {
         guard !stopped.withLock({ $0 }) else { return }
         deliver(SimulatedNetwork.apply(filter, to: path))
     }
 
-    func stop() {
+    package func stop() {
         stopped.withLock { $0 = true }
         network.remove(id)
     }
@@ -167,10 +169,24 @@ extension PathMonitor {
         self.init(
             requiredInterfaceType: requiredInterfaceType,
             prohibitedInterfaceTypes: prohibitedInterfaceTypes,
-            namespace: nil,
-            makeSource: network.factory
+            source: network.factory
         )
     }
+}
+
+extension NetworkMonitor {
+    /// A monitor of a ``SimulatedNetwork``: for unit tests and SwiftUI previews.
+    ///
+    /// - Parameters:
+    ///   - network: The simulated network.
+    ///   - assumeConnected: ``isConnected`` before the first path.
+    ///   - isConnectedMeans: Whether ``isConnected`` follows the path or the simulated
+    ///     paths' `connectivity`.
+    public convenience init(simulating network: SimulatedNetwork, assumeConnected: Bool = true,
+                            isConnectedMeans: ConnectedMeaning = .pathSatisfied) {
+        self.init(monitor: PathMonitor(simulating: network), assumeConnected: assumeConnected, isConnectedMeans: isConnectedMeans)
+    }
+
 }
 
 extension Substring {
