@@ -1,6 +1,9 @@
 // swift-tools-version:6.0
 import PackageDescription
 
+// The strictness swift-log uses: `any` spelled out, imports visible where members are used.
+let strict: [SwiftSetting] = [.enableUpcomingFeature("ExistentialAny"), .enableUpcomingFeature("MemberImportVisibility")]
+
 let package = Package(
     name: "NetPath",
     defaultLocalization: "en",
@@ -17,19 +20,22 @@ let package = Package(
         .target(name: "CNetlink"),
         .target(
             name: "NetPath",
-            dependencies: [.target(name: "CNetlink", condition: .when(platforms: [.linux, .android]))]
+            dependencies: [.target(name: "CNetlink", condition: .when(platforms: [.linux, .android]))],
+            swiftSettings: strict
         ),
-        .target(name: "NetPathTestKit", dependencies: ["NetPath"]),
+        .target(name: "NetPathTestKit", dependencies: ["NetPath"], swiftSettings: strict),
         // SwiftUI views and modifiers; compiled empty where SwiftUI does not exist.
         .target(
             name: "NetPathUI",
             dependencies: ["NetPath"],
-            resources: [.process("Resources")]
+            resources: [.process("Resources")],
+            swiftSettings: strict
         ),
         .executableTarget(
             name: "netpath",
             dependencies: ["NetPath", .target(name: "CNetlink", condition: .when(platforms: [.linux, .android]))],
             exclude: ["StaticLink"],
+            swiftSettings: strict,
             // Start-up of the release tool on Linux (BENCHMARKS.md, "Start-up"): no PIE, so
             // no relocations to apply and no copied pages at exec; libgcc and, with
             // --static-swift-stdlib, libstdc++ linked in rather than loaded (StaticLink/ holds

@@ -10,7 +10,7 @@ export PATH="/opt/swift/usr/bin:$PATH"
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
 
-swiftc() { command swiftc -swift-version 6 -package-name NetPath "$@"; }
+swiftc() { command swiftc -swift-version 6 -package-name NetPath -enable-upcoming-feature ExistentialAny -enable-upcoming-feature MemberImportVisibility "$@"; }
 
 # The stubs, built like Apple's frameworks (library evolution: `@unknown default` matters).
 for module in Network Combine SwiftUI; do
