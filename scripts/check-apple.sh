@@ -72,6 +72,19 @@ for platform in iOS macOS tvOS watchOS visionOS; do
     "$variant"/ui/*.swift "$out/BundleModule.swift"
 done
 
+# The tool as it compiles on macOS: its sources with the Darwin branches taken, against a
+# stub Darwin module that declares only what Apple's libc has, so a Glibc-only call
+# (sigtimedwait, pthread_condattr_setclock, Glibc.write, …) fails here.
+echo "== the netpath tool as compiled for macOS"
+mkdir -p "$out/darwin/cli"
+swiftc -parse-as-library -emit-module -module-name Darwin scripts/apple-stubs/Darwin.swift \
+  -emit-module-path "$out/darwin/Darwin.swiftmodule"
+for file in Sources/netpath/*.swift; do
+  sed -E -e 's/canImport\((Glibc|Musl)\)/false/g' -e 's/os\((Linux|Android)\)/false/g' \
+    -e 's/canImport\(Darwin\)/true/g' -e 's/os\(macOS\)/true/g' "$file" >"$out/darwin/cli/$(basename "$file")"
+done
+swiftc -warnings-as-errors -typecheck -module-name netpath -I "$out/darwin" -I "$out" -I "$out/CNetlink" "$out"/darwin/cli/*.swift
+
 echo "== README examples (scripts/apple-examples) against the stubs"
 swiftc -parse-as-library -warnings-as-errors -typecheck -I "$out" -I "$out/CNetlink" scripts/apple-examples/*.swift
 

@@ -1,0 +1,44 @@
+// Stub of the part of Apple's Darwin module (libc) the `netpath` tool uses, for
+// scripts/check-apple.sh: the tool's sources are type-checked as they compile on macOS,
+// with every Glibc-only call (epoll, signalfd, sigtimedwait, …) unavailable. Declarations
+// only, in Apple's spelling (from the macOS SDK's Darwin overlay and <signal.h>, <time.h>,
+// <unistd.h>); nothing here is ever run.
+
+public typealias sigset_t = UInt32
+public typealias sig_t = @convention(c) (Int32) -> Void
+public typealias mode_t = UInt16
+
+public var SIGINT: Int32 { 2 }
+public var SIGPIPE: Int32 { 13 }
+public var SIGTERM: Int32 { 15 }
+public var SIG_BLOCK: Int32 { 1 }
+public var SIG_IGN: sig_t? { fatalError() }
+public var EINTR: Int32 { 4 }
+public var EPIPE: Int32 { 32 }
+public var EAGAIN: Int32 { 35 }
+public var errno: Int32 { get { fatalError() } set { fatalError() } }
+
+@discardableResult public func sigemptyset(_ set: UnsafeMutablePointer<sigset_t>!) -> Int32 { fatalError() }
+@discardableResult public func sigaddset(_ set: UnsafeMutablePointer<sigset_t>!, _ signal: Int32) -> Int32 { fatalError() }
+@discardableResult public func pthread_sigmask(_ how: Int32, _ set: UnsafePointer<sigset_t>!, _ old: UnsafeMutablePointer<sigset_t>!) -> Int32 { fatalError() }
+@discardableResult public func sigwait(_ set: UnsafePointer<sigset_t>!, _ signal: UnsafeMutablePointer<Int32>!) -> Int32 { fatalError() }
+@discardableResult public func signal(_ signal: Int32, _ handler: sig_t!) -> sig_t! { fatalError() }
+
+@discardableResult public func write(_ descriptor: Int32, _ buffer: UnsafeRawPointer!, _ count: Int) -> Int { fatalError() }
+@discardableResult public func isatty(_ descriptor: Int32) -> Int32 { fatalError() }
+public func _exit(_ status: Int32) -> Never { fatalError() }
+@discardableResult public func getenv(_ name: UnsafePointer<CChar>!) -> UnsafeMutablePointer<CChar>! { fatalError() }
+
+public struct timespec {
+    public var tv_sec: Int
+    public var tv_nsec: Int
+    public init() { tv_sec = 0; tv_nsec = 0 }
+    public init(tv_sec: Int, tv_nsec: Int) { self.tv_sec = tv_sec; self.tv_nsec = tv_nsec }
+}
+public struct clockid_t: Equatable, RawRepresentable {
+    public var rawValue: UInt32
+    public init(rawValue: UInt32) { self.rawValue = rawValue }
+}
+public var CLOCK_REALTIME: clockid_t { clockid_t(rawValue: 0) }
+public var CLOCK_MONOTONIC: clockid_t { clockid_t(rawValue: 6) }
+@discardableResult public func clock_gettime(_ clock: clockid_t, _ time: UnsafeMutablePointer<timespec>!) -> Int32 { fatalError() }
