@@ -54,18 +54,25 @@ enum NetPathCommand {
         }
     }
 
-    static func run(_ arguments: Arguments, signals: sigset_t) -> Never {
+    /// What every command needs from the arguments: the check, the namespace, the format.
+    struct Session: Sendable {
+        let arguments: Arguments
         let check: ConnectivityCheck?
-        do {
-            check = try arguments.connectivityCheck()
-        } catch let error as Arguments.UsageError {
-            fail(error.message, .usage)
-        } catch {
-            fail("\(error)", .usage)
+        let namespace: NetworkNamespace?
+        let color: Bool
+        var withConnectivity: Bool { check != nil }
+
+        /// One line per path, with its newline, as bytes (built directly for JSON).
+        func format(_ path: NetworkPath) -> [UInt8] {
+            guard arguments.json else { return Array((Output.human(path, color: color) + "\n").utf8) }
+            var line = JSONLine()
+            line.appendJSON(path, connectivity: withConnectivity, time: nil)
+            line.append("\n")
+            return line.bytes
         }
-        let namespace = arguments.namespace.map(NetworkNamespace.named)
-        // Made only by the commands that watch: `status` and `probe` read the path once, and
-        // a monitor's first use costs start-up time (generic metadata of its subscribers).
+
+        /// Made only by the commands that watch: `status` and `probe` read the path once,
+        /// and a monitor's first use costs start-up time (generic metadata of its subscribers).
         func makeMonitor() -> PathMonitor {
             let monitor = PathMonitor(
                 requiredInterfaceType: arguments.required,
@@ -79,79 +86,106 @@ enum NetPathCommand {
             monitor.terminationHandler = { error in fail(error.description, .runtime) }
             return monitor
         }
-        let color = isatty(1) == 1 && (getenv("NO_COLOR").map { $0.pointee == 0 } ?? true)
-        let withConnectivity = check != nil
-        // One line per path, with its newline, as bytes (built directly for JSON).
-        let format: @Sendable (NetworkPath) -> [UInt8] = { path in
-            guard arguments.json else { return Array((Output.human(path, color: color) + "\n").utf8) }
-            var line = JSONLine()
-            line.appendJSON(path, connectivity: withConnectivity, time: nil)
-            line.append("\n")
-            return line.bytes
+    }
+
+    static func run(_ arguments: Arguments, signals: sigset_t) -> Never {
+        let check: ConnectivityCheck?
+        do {
+            check = try arguments.connectivityCheck()
+        } catch let error as Arguments.UsageError {
+            fail(error.message, .usage)
+        } catch {
+            fail("\(error)", .usage)
         }
+        let session = Session(
+            arguments: arguments, check: check, namespace: arguments.namespace.map(NetworkNamespace.named),
+            color: isatty(1) == 1 && (getenv("NO_COLOR").map { $0.pointee == 0 } ?? true)
+        )
         switch arguments.command {
-        case .status where !withConnectivity:
-            let path = readPath(arguments, namespace: namespace)
-            Terminal.write(bytes: format(path))
-            finish(path.status == .satisfied ? .success : .failure)
-        case .status:
-            endOnSignal()
-            let monitor = makeMonitor()
-            start(monitor)
-            guard var path = monitor.currentPath else { fail("no path was reported", .runtime) }
-            if path.connectivity == .unknown {
-                // Print once, with the check's verdict: wait for it (it is time-bounded).
-                let verdict = Gate<NetworkPath>()
-                monitor.pathUpdateHandler = { path in if path.connectivity != .unknown { verdict.open(path) } }
-                if let settled = monitor.currentPath, settled.connectivity != .unknown { verdict.open(settled) }
-                path = verdict.wait(seconds: (check?.timeout ?? 5) + 2) ?? path
-            }
-            Terminal.write(bytes: format(path))
-            finish(path.status == .satisfied ? .success : .failure)
-        case .watch:
-            let monitor = makeMonitor()
-            let printed = Locked(0)
-            let limit = arguments.count
-            // Called inline: the first time inside `start` on the main thread, then on the
-            // monitor's reader thread. Never concurrently: paths arrive in order.
-            monitor.pathUpdateHandler = { @Sendable path in
-                Terminal.write(bytes: format(path))
-                let count = printed.withLock { count in
-                    count += 1
-                    return count
-                }
-                if let limit, count >= limit { finish(.success) }
-            }
-            start(monitor)
-            waitForSignal(signals, timeout: nil, endWhenReaderLeaves: true)
-            finish(.success)
-        case .wait:
-            let monitor = makeMonitor()
-            let done: @Sendable (NetworkPath) -> Bool = { path in
-                withConnectivity ? path.connectivity == .full : path.status == .satisfied
-            }
-            monitor.pathUpdateHandler = { @Sendable path in
-                if done(path) { finish(.success) }
-            }
-            start(monitor)
-            // `start` returns with the first path known: no need to wait if it is satisfied.
-            if let path = monitor.currentPath, done(path) { finish(.success) }
-            let timeout = arguments.timeout ?? 30
-            if waitForSignal(signals, timeout: timeout) { finish(.success) }
-            if isatty(2) == 1 {
-                Terminal.writeError("netpath: the path was not satisfied within \(Help.seconds(timeout))\n")
-            }
-            finish(.failure)
-        case .probe:
-            guard let check else { fail("no connectivity check configured", .usage) }
-            endOnSignal()
-            let path = readPath(arguments, namespace: namespace)
-            let verdict = Gate<ConnectivityResult>()
-            Task.detached { verdict.open(await check.run(over: path, namespace: namespace)) }
-            guard let result = verdict.wait(seconds: check.timeout + 5) else { fail("the check did not finish", .runtime) }
-            Terminal.write((arguments.json ? Output.json(result) : Output.human(result, color: color)) + "\n")
-            finish(result.connectivity == .full ? .success : .failure)
+        case .status where check == nil: status(session)
+        case .status: statusWithCheck(session)
+        case .watch: watch(session, signals: signals)
+        case .wait: wait(session, signals: signals)
+        case .probe: probe(session)
         }
+    }
+
+    /// `status`: the path read once.
+    static func status(_ session: Session) -> Never {
+        let path = readPath(session.arguments, namespace: session.namespace)
+        Terminal.write(bytes: session.format(path))
+        finish(path.status == .satisfied ? .success : .failure)
+    }
+
+    /// `status --probe`: the path with the check's verdict, printed once.
+    static func statusWithCheck(_ session: Session) -> Never {
+        endOnSignal()
+        let monitor = session.makeMonitor()
+        start(monitor)
+        guard var path = monitor.currentPath else { fail("no path was reported", .runtime) }
+        if path.connectivity == .unknown {
+            // Wait for the verdict (it is time-bounded).
+            let verdict = Gate<NetworkPath>()
+            monitor.pathUpdateHandler = { path in if path.connectivity != .unknown { verdict.open(path) } }
+            if let settled = monitor.currentPath, settled.connectivity != .unknown { verdict.open(settled) }
+            path = verdict.wait(seconds: (session.check?.timeout ?? 5) + 2) ?? path
+        }
+        Terminal.write(bytes: session.format(path))
+        finish(path.status == .satisfied ? .success : .failure)
+    }
+
+    /// `watch`: a line now and one per change, until a signal or `--count` lines.
+    static func watch(_ session: Session, signals: sigset_t) -> Never {
+        let monitor = session.makeMonitor()
+        let printed = Locked(0)
+        let limit = session.arguments.count
+        // Called inline: the first time inside `start` on the main thread, then on the
+        // monitor's reader thread. Never concurrently: paths arrive in order.
+        monitor.pathUpdateHandler = { @Sendable path in
+            Terminal.write(bytes: session.format(path))
+            let count = printed.withLock { count in
+                count += 1
+                return count
+            }
+            if let limit, count >= limit { finish(.success) }
+        }
+        start(monitor)
+        waitForSignal(signals, timeout: nil, endWhenReaderLeaves: true)
+        finish(.success)
+    }
+
+    /// `wait`: exit 0 once the path is satisfied (with `--probe`, the Internet answers).
+    static func wait(_ session: Session, signals: sigset_t) -> Never {
+        let monitor = session.makeMonitor()
+        let withConnectivity = session.withConnectivity
+        let done: @Sendable (NetworkPath) -> Bool = { path in
+            withConnectivity ? path.connectivity == .full : path.status == .satisfied
+        }
+        monitor.pathUpdateHandler = { @Sendable path in
+            if done(path) { finish(.success) }
+        }
+        start(monitor)
+        // `start` returns with the first path known: no need to wait if it is satisfied.
+        if let path = monitor.currentPath, done(path) { finish(.success) }
+        let timeout = session.arguments.timeout ?? 30
+        if waitForSignal(signals, timeout: timeout) { finish(.success) }
+        if isatty(2) == 1 {
+            Terminal.writeError("netpath: the path was not satisfied within \(Help.seconds(timeout))\n")
+        }
+        finish(.failure)
+    }
+
+    /// `probe`: one check now.
+    static func probe(_ session: Session) -> Never {
+        guard let check = session.check else { fail("no connectivity check configured", .usage) }
+        endOnSignal()
+        let path = readPath(session.arguments, namespace: session.namespace)
+        let verdict = Gate<ConnectivityResult>()
+        let namespace = session.namespace
+        Task.detached { verdict.open(await check.run(over: path, namespace: namespace)) }
+        guard let result = verdict.wait(seconds: check.timeout + 5) else { fail("the check did not finish", .runtime) }
+        Terminal.write((session.arguments.json ? Output.json(result) : Output.human(result, color: session.color)) + "\n")
+        finish(result.connectivity == .full ? .success : .failure)
     }
 
     /// The path now, read once (no thread, no watch: the fastest start and exit).

@@ -5,6 +5,9 @@ import Musl
 #elseif canImport(Darwin)
 import Darwin
 #endif
+#if canImport(CNetlink)
+import CNetlink  // on Linux, clock_gettime's timespec comes through the shim's headers
+#endif
 
 extension NetworkPath {
     /// The keys of a path's JSON object, in the order it is written (`netpath watch

@@ -2,8 +2,8 @@ extension NetworkPath {
     /// Reads one line of `netpath watch --json` (or `status --json`) back into a path.
     ///
     /// - Parameters:
-    ///   - line: One JSON object with SPEC §4's keys, and `connectivity` and `portalURL`
-    ///     when present (`--probe`); `time` and unknown keys are ignored.
+    ///   - line: One JSON object with the keys of ``JSONKey``; `connectivity` and
+    ///     `portalURL` when present (`--probe`); `time` and unknown keys are ignored.
     /// - Throws: ``NetPathError`` with code ``NetPathError/Code/invalidInput`` naming the
     ///   key at fault.
     public init(jsonLine line: String) throws {
@@ -11,66 +11,78 @@ extension NetworkPath {
         do {
             value = try JSONValue.parse(line)
         } catch let error as JSONValue.SyntaxError {
-            throw NetPathError(.invalidInput, "not JSON at byte \(error.offset): \(error.reason)")
+            let hint = error.offset <= 2 ? " (a trace is recorded with `netpath watch --json`)" : ""
+            throw NetPathError(.invalidInput, "not JSON at byte \(error.offset): \(error.reason)\(hint)")
         }
         guard case .object = value else { throw NetPathError(.invalidInput, "a path line must be a JSON object") }
-        func text(_ jsonKey: JSONKey) throws -> String? {
-            let key = jsonKey.rawValue
-            switch value[key] {
-            case .string(let text)?: return text
-            case .null?, nil: return nil
-            default: throw NetPathError(.invalidInput, "'\(key)' must be a string or null")
-            }
-        }
-        func flag(_ jsonKey: JSONKey) throws -> Bool {
-            let key = jsonKey.rawValue
-            switch value[key] {
-            case .bool(let flag)?: return flag
-            case nil: return false
-            default: throw NetPathError(.invalidInput, "'\(key)' must be true or false")
-            }
-        }
-        func decode<T: RawRepresentable>(_ key: JSONKey, as type: T.Type) throws -> T? where T.RawValue == String {
-            guard let raw = try text(key) else { return nil }
-            guard let decoded = T(rawValue: raw) else { throw NetPathError(.invalidInput, "unknown \(key.rawValue) '\(raw)'") }
-            return decoded
-        }
-        guard let status = try decode(.status, as: Status.self) else {
+        let reader = PathLineReader(value: value)
+        guard let status = try reader.decode(.status, as: Status.self) else {
             throw NetPathError(.invalidInput, "a path line needs a 'status'")
         }
-        var interfaces: [NetworkInterface] = []
-        if case .array(let list)? = value[JSONKey.interfaces.rawValue] {
-            for entry in list {
+        self.init(
+            status: status,
+            unsatisfiedReason: try reader.decode(.unsatisfiedReason, as: UnsatisfiedReason.self),
+            diagnosis: try reader.decode(.diagnosis, as: Diagnosis.self),
+            availableInterfaces: try reader.interfaces(),
+            isExpensive: try reader.flag(.isExpensive),
+            isConstrained: try reader.flag(.isConstrained),
+            supportsIPv4: try reader.flag(.supportsIPv4),
+            supportsIPv6: try reader.flag(.supportsIPv6),
+            supportsDNS: try reader.flag(.supportsDNS),
+            gateways: try reader.gateways(),
+            connectivity: try reader.decode(.connectivity, as: Connectivity.self) ?? .unknown,
+            portalURL: try reader.text(.portalURL)
+        )
+    }
+}
+
+/// Reads the values of one path object, each with the error that names its key.
+private struct PathLineReader {
+    let value: JSONValue
+
+    func text(_ key: NetworkPath.JSONKey) throws -> String? {
+        switch value[key.rawValue] {
+        case .string(let text)?: return text
+        case .null?, nil: return nil
+        default: throw NetPathError(.invalidInput, "'\(key.rawValue)' must be a string or null")
+        }
+    }
+
+    func flag(_ key: NetworkPath.JSONKey) throws -> Bool {
+        switch value[key.rawValue] {
+        case .bool(let flag)?: return flag
+        case nil: return false
+        default: throw NetPathError(.invalidInput, "'\(key.rawValue)' must be true or false")
+        }
+    }
+
+    func decode<T: RawRepresentable>(_ key: NetworkPath.JSONKey, as type: T.Type) throws -> T? where T.RawValue == String {
+        guard let raw = try text(key) else { return nil }
+        guard let decoded = T(rawValue: raw) else { throw NetPathError(.invalidInput, "unknown \(key.rawValue) '\(raw)'") }
+        return decoded
+    }
+
+    func interfaces() throws -> [NetworkInterface] {
+        switch value[NetworkPath.JSONKey.interfaces.rawValue] {
+        case nil: return []
+        case .array(let list)?:
+            return try list.map { entry in
                 guard case .string(let name)? = entry["name"], case .number(let index)? = entry["index"],
                       index >= 0, index < 1e9, index == index.rounded(),
                       case .string(let typeName)? = entry["type"], let type = NetworkInterface.InterfaceType(rawValue: typeName) else {
                     throw NetPathError(.invalidInput, "each interface needs a 'name', an 'index' and a known 'type'")
                 }
-                interfaces.append(NetworkInterface(name: name, index: Int(index), type: type))
+                return NetworkInterface(name: name, index: Int(index), type: type)
             }
-        } else if value[JSONKey.interfaces.rawValue] != nil {
-            throw NetPathError(.invalidInput, "'interfaces' must be an array")
+        default: throw NetPathError(.invalidInput, "'interfaces' must be an array")
         }
-        var gateways: [String] = []
-        if case .array(let list)? = value[JSONKey.gateways.rawValue] {
-            for entry in list {
-                guard case .string(let gateway) = entry else { throw NetPathError(.invalidInput, "'gateways' must hold strings") }
-                gateways.append(gateway)
-            }
+    }
+
+    func gateways() throws -> [String] {
+        guard case .array(let list)? = value[NetworkPath.JSONKey.gateways.rawValue] else { return [] }
+        return try list.map { entry in
+            guard case .string(let gateway) = entry else { throw NetPathError(.invalidInput, "'gateways' must hold strings") }
+            return gateway
         }
-        self.init(
-            status: status,
-            unsatisfiedReason: try decode(.unsatisfiedReason, as: UnsatisfiedReason.self),
-            diagnosis: try decode(.diagnosis, as: Diagnosis.self),
-            availableInterfaces: interfaces,
-            isExpensive: try flag(.isExpensive),
-            isConstrained: try flag(.isConstrained),
-            supportsIPv4: try flag(.supportsIPv4),
-            supportsIPv6: try flag(.supportsIPv6),
-            supportsDNS: try flag(.supportsDNS),
-            gateways: gateways,
-            connectivity: try decode(.connectivity, as: Connectivity.self) ?? .unknown,
-            portalURL: try text(.portalURL)
-        )
     }
 }
