@@ -2,8 +2,8 @@ import NetPath
 
 /// The command line, parsed: a command and its options. Pure, so it is fuzzed and tested
 /// without running anything.
-struct Arguments: Equatable {
-    enum Command: String, CaseIterable {
+struct Arguments: Equatable, Sendable {
+    enum Command: String, CaseIterable, Sendable {
         case status, watch, wait, probe
     }
 
@@ -35,26 +35,97 @@ struct Arguments: Equatable {
         case version
     }
 
-    /// Which options each command takes (SPEC §4).
-    static func accepts(_ option: String, _ command: Command) -> Bool {
-        switch option {
-        case "--json": return command != .wait
-        case "--probe": return command != .probe
-        case "--netns", "--help", "-h": return true
-        case "--require": return command != .probe
-        case "--prohibit", "--metered", "--constrained": return command == .status || command == .watch
-        case "--count": return command == .watch
-        case "--timeout": return command == .wait || command == .probe
-        case "--url", "--expect-status", "--expect-body": return true
-        case "--probe-timeout": return command != .probe
-        default: return false
-        }
+    /// One option, described once: its name, its value, the commands that take it, its
+    /// help, and what it does to the arguments. Parsing, validation, usage lines and
+    /// `--help` all come from ``options`` (swift-argument-parser's shape, by hand).
+    struct Option: Sendable {
+        var name: String
+        var aliases: [String] = []
+        /// The value's placeholder (`NAME`, `SECONDS`), or `nil` for a flag.
+        var value: String?
+        var commands: [Command]
+        var repeatable = false
+        /// Help lines; the first is the summary.
+        var help: [String]
+        var apply: @Sendable (inout Arguments, String, String) throws -> Void
+
+        func takes(_ command: Command) -> Bool { commands.contains(command) }
     }
 
-    static let valueOptions: [String] = [
-        "--netns", "--require", "--prohibit", "--count", "--timeout", "--url", "--expect-status",
-        "--expect-body", "--probe-timeout", "--metered", "--constrained",
+    static let allCommands = Command.allCases
+    static let watching: [Command] = [.status, .watch, .wait]
+
+    /// Every option, in the order `--help` lists them.
+    static let options: [Option] = [
+        Option(name: "--json", commands: [.status, .watch, .probe], help: ["JSON: one object per line (keys in the README)"]) { result, _, _ in
+            result.json = true
+        },
+        Option(name: "--probe", commands: watching,
+               help: ["also check that the Internet answers (adds connectivity and portalURL);",
+                      "while the answer is not full, again after 1 s, doubling to 5 min"]) { result, _, _ in
+            result.probe = true
+        },
+        Option(name: "--netns", value: "NAME", commands: allCommands,
+               help: ["the network namespace NAME (ip netns) instead of our own"]) { result, value, option in
+            guard !value.isEmpty, !value.contains("/"), value != ".", value != ".." else {
+                throw UsageError(message: "invalid namespace name '\(value)' for '\(option)'")
+            }
+            result.namespace = value
+        },
+        Option(name: "--require", value: "TYPE", commands: watching, help: ["consider only interfaces of TYPE"]) { result, value, option in
+            result.required = try interfaceType(value, option: option)
+        },
+        Option(name: "--prohibit", value: "TYPE", commands: [.status, .watch], repeatable: true,
+               help: ["ignore interfaces of TYPE"]) { result, value, option in
+            result.prohibited.append(try interfaceType(value, option: option))
+        },
+        Option(name: "--metered", value: "NAMES", commands: [.status, .watch], repeatable: true,
+               help: ["interfaces that are metered, comma-separated names or patterns",
+                      "('enx*', 'usb?'): a path through one is expensive"]) { result, value, option in
+            result.metered += try interfacePatterns(value, option: option)
+        },
+        Option(name: "--constrained", value: "NAMES", commands: [.status, .watch], repeatable: true,
+               help: ["the same for constrained paths"]) { result, value, option in
+            result.constrained += try interfacePatterns(value, option: option)
+        },
+        Option(name: "--count", value: "N", commands: [.watch], help: ["stop after N lines"]) { result, value, option in
+            result.count = Int(try number(value, option: option, in: 1...1_000_000_000, what: "a whole number of lines", whole: true))
+        },
+        Option(name: "--timeout", value: "SECONDS", commands: [.wait],
+               help: ["give up after this long (default 30, at most 86400)"]) { result, value, option in
+            result.timeout = try number(value, option: option, in: 0...maximumSeconds, what: "seconds")
+        },
+        Option(name: "--timeout", value: "SECONDS", commands: [.probe],
+               help: ["bound on the check (default 5, at most 300)"]) { result, value, option in
+            result.timeout = try number(value, option: option, in: 0...maximumCheckSeconds, what: "the check's seconds", aboveLower: true)
+        },
+        Option(name: "--url", value: "URL", commands: allCommands, repeatable: true,
+               help: ["an http:// endpoint for the check; default: five operators'"]) { result, value, _ in
+            result.urls.append(value)
+        },
+        Option(name: "--expect-status", value: "N", commands: allCommands,
+               help: ["the status the endpoints must answer (default: 204, or 200 with an empty body)"]) { result, value, option in
+            result.expectStatus = Int(try number(value, option: option, in: 100...599, what: "an HTTP status", whole: true))
+        },
+        Option(name: "--expect-body", value: "TEXT", commands: allCommands,
+               help: ["text the endpoints' bodies must start with"]) { result, value, _ in
+            result.expectBody = value
+        },
+        Option(name: "--probe-timeout", value: "SECONDS", commands: watching,
+               help: ["bound on each check (default 5, at most 300)"]) { result, value, option in
+            result.probeTimeout = try number(value, option: option, in: 0...maximumCheckSeconds, what: "the check's seconds", aboveLower: true)
+        },
+        Option(name: "--help", aliases: ["-h"], commands: allCommands, help: ["this text"]) { result, _, _ in
+            result.help = true
+        },
     ]
+
+    /// The option `word` names for `command` (an option may be described once per command
+    /// when its default or range differs), or any option of that name.
+    static func option(named word: String, for command: Command) -> Option? {
+        let named = options.filter { $0.name == word || $0.aliases.contains(word) }
+        return named.first { $0.takes(command) } ?? named.first
+    }
 
     /// Parses `words` (the arguments after the program name).
     ///
@@ -75,76 +146,35 @@ struct Arguments: Equatable {
             throw UsageError(message: "unknown command '\(first)' (expected status, watch, wait or probe)")
         }
         var result = Arguments(command: command)
-        var index = 1
-        while index < words.count {
-            var word = words[index]
-            var inlineValue: String?
-            if word.hasPrefix("--"), let equals = word.firstIndex(of: "=") {
-                inlineValue = String(word[word.index(after: equals)...])
-                word = String(word[..<equals])
+        var given: [String] = []
+        var rest = words.dropFirst()
+        while let word = rest.popFirst() {
+            let (name, inlineValue) = split(word)
+            guard name.hasPrefix("-") else {
+                throw UsageError(message: "unexpected argument '\(name)' for 'netpath \(command.rawValue)'")
             }
-            index += 1
-            guard word.hasPrefix("-") else {
-                throw UsageError(message: "unexpected argument '\(word)' for 'netpath \(command.rawValue)'")
+            guard let option = option(named: name, for: command) else {
+                throw UsageError(message: "unknown option '\(name)' for 'netpath \(command.rawValue)'")
             }
-            let known = valueOptions.contains(word) || ["--json", "--probe", "--help", "-h"].contains(word)
-            guard known else {
-                throw UsageError(message: "unknown option '\(word)' for 'netpath \(command.rawValue)'")
+            guard option.takes(command) else {
+                throw UsageError(message: "option '\(name)' does not apply to 'netpath \(command.rawValue)'")
             }
-            guard accepts(word, command) else {
-                throw UsageError(message: "option '\(word)' does not apply to 'netpath \(command.rawValue)'")
+            guard option.repeatable || option.value == nil || !given.contains(option.name) else {
+                throw UsageError(message: "option '\(option.name)' given twice")
             }
+            given.append(option.name)
             var value = ""
-            if valueOptions.contains(word) {
+            if option.value != nil {
                 if let inlineValue {
                     value = inlineValue
                 } else {
-                    guard index < words.count else { throw UsageError(message: "option '\(word)' needs a value") }
-                    value = words[index]
-                    index += 1
+                    guard let next = rest.popFirst() else { throw UsageError(message: "option '\(name)' needs a value") }
+                    value = next
                 }
             } else if inlineValue != nil {
-                throw UsageError(message: "option '\(word)' takes no value")
+                throw UsageError(message: "option '\(name)' takes no value")
             }
-            switch word {
-            case "--help", "-h": result.help = true
-            case "--json": result.json = true
-            case "--probe": result.probe = true
-            case "--netns":
-                guard !value.isEmpty, !value.contains("/"), value != ".", value != ".." else {
-                    throw UsageError(message: "invalid namespace name '\(value)' for '--netns'")
-                }
-                guard result.namespace == nil else { throw UsageError(message: "option '--netns' given twice") }
-                result.namespace = value
-            case "--require":
-                guard result.required == nil else { throw UsageError(message: "option '--require' given twice") }
-                result.required = try interfaceType(value, option: word)
-            case "--prohibit":
-                result.prohibited.append(try interfaceType(value, option: word))
-            case "--metered":
-                result.metered += try interfacePatterns(value, option: word)
-            case "--constrained":
-                result.constrained += try interfacePatterns(value, option: word)
-            case "--count":
-                guard let count = Int(value), count > 0 else {
-                    throw UsageError(message: "invalid count '\(value)' for '--count' (a whole number of lines, at least 1)")
-                }
-                result.count = count
-            case "--timeout", "--probe-timeout":
-                let seconds = try parseSeconds(value, option: word)
-                if word == "--timeout" { result.timeout = seconds } else { result.probeTimeout = seconds }
-            case "--url":
-                result.urls.append(value)
-            case "--expect-status":
-                guard let status = Int(value), (100...599).contains(status) else {
-                    throw UsageError(message: "invalid HTTP status '\(value)' for '--expect-status' (100 to 599)")
-                }
-                result.expectStatus = status
-            case "--expect-body":
-                result.expectBody = value
-            default:
-                break
-            }
+            try option.apply(&result, value, option.name)
         }
         if result.help { return .help(command) }
         if let required = result.required, result.prohibited.contains(required) {
@@ -153,18 +183,40 @@ struct Arguments: Equatable {
         return .run(result)
     }
 
+    /// `--name=value` as its two parts; any other word whole.
+    static func split(_ word: String) -> (String, String?) {
+        guard word.hasPrefix("--"), let equals = word.firstIndex(of: "=") else { return (word, nil) }
+        return (String(word[..<equals]), String(word[word.index(after: equals)...]))
+    }
+
     /// One day: longer timeouts are surely a mistake (`systemd` uses minutes, not weeks).
     static let maximumSeconds = 86_400.0
+    /// Five minutes: the longest one connectivity check may take.
+    static let maximumCheckSeconds = 300.0
 
-    static func parseSeconds(_ text: String, option: String) throws -> Double {
-        guard let seconds = Double(text), seconds.isFinite, !text.lowercased().contains("n") else {
-            throw UsageError(message: "invalid number of seconds '\(text)' for '\(option)'")
+    /// The one number parser, with the one wording: decimal only (no hex, no `nan`, no
+    /// infinity), 
+    /// within `range` (above its lower bound, not at it, when `aboveLower`).
+    ///
+    /// - Throws: ``UsageError``: "invalid … 'TEXT' for 'OPTION' (WHAT, from LOW to HIGH)".
+    static func number(_ text: String, option: String, in range: ClosedRange<Double>, what: String,
+                       whole: Bool = false, aboveLower: Bool = false) throws -> Double {
+        let digits = text.hasPrefix("-") ? text.dropFirst() : Substring(text)
+        let decimal = digits.first.map { $0.isASCII && ($0.isNumber || $0 == ".") } == true && digits.allSatisfy { character in
+            character.isASCII && (character.isNumber || (!whole && ".eE+-".contains(character)))
         }
-        guard seconds >= 0 else { throw UsageError(message: "negative timeout '\(text)' for '\(option)'") }
-        guard seconds <= maximumSeconds else {
-            throw UsageError(message: "timeout '\(text)' for '\(option)' is too long (at most \(Int(maximumSeconds)) seconds)")
+        func bounds() -> String {
+            func show(_ value: Double) -> String { value == value.rounded() ? String(Int(value)) : String(value) }
+            let low = show(range.lowerBound), high = show(range.upperBound)
+            return aboveLower ? "\(what), more than \(low) and at most \(high)" : "\(what), from \(low) to \(high)"
         }
-        return seconds
+        guard decimal, let value = Double(text), value.isFinite, !whole || value == value.rounded() else {
+            throw UsageError(message: "invalid value '\(text)' for '\(option)' (\(bounds()))")
+        }
+        guard range.contains(value), !aboveLower || value > range.lowerBound else {
+            throw UsageError(message: "value '\(text)' for '\(option)' is out of range (\(bounds()))")
+        }
+        return value
     }
 
     static let typeNames: [String: NetworkInterface.InterfaceType] = [
@@ -195,8 +247,6 @@ struct Arguments: Equatable {
             }
         }
         let seconds = (command == .probe ? timeout : probeTimeout) ?? 5
-        guard seconds > 0 else { throw UsageError(message: "the check's timeout must be more than 0 seconds") }
-        guard seconds <= 300 else { throw UsageError(message: "the check's timeout must be at most 300 seconds") }
         return ConnectivityCheck(endpoints: endpoints.isEmpty ? ConnectivityCheck.defaultEndpoints : endpoints, timeout: seconds,
                                  resolutionTimeout: min(3, seconds))
     }
