@@ -11,7 +11,7 @@ struct Arguments: Equatable, Sendable {
     var help = false
     var json = false
     var probe = false
-    var namespace: String?
+    var namespace: NetworkNamespace?
     var required: NetworkInterface.InterfaceType?
     var prohibited: [NetworkInterface.InterfaceType] = []
     var metered: [String] = []
@@ -65,12 +65,18 @@ struct Arguments: Equatable, Sendable {
                       "while the answer is not full, again after 1 s, doubling to 5 min"]) { result, _, _ in
             result.probe = true
         },
-        Option(name: "--netns", value: "NAME", commands: allCommands,
-               help: ["the network namespace NAME (ip netns) instead of our own"]) { result, value, option in
-            guard !value.isEmpty, !value.contains("/"), value != ".", value != ".." else {
-                throw UsageError(message: "invalid namespace name '\(value)' for '\(option)'")
+        Option(name: "--netns", value: "NAME|PATH", commands: allCommands,
+               help: ["the network namespace NAME (ip netns) or namespace file PATH",
+                      "(/proc/PID/ns/net: a container's) instead of our own"]) { result, value, option in
+            if value.hasPrefix("/") {
+                result.namespace = .path(value)
+                return
             }
-            result.namespace = value
+            let named = NetworkNamespace.named(value)
+            guard named.hasValidName else {
+                throw UsageError(message: "invalid namespace name '\(value)' for '\(option)' (an ip netns name, or a path such as /proc/PID/ns/net)")
+            }
+            result.namespace = named
         },
         Option(name: "--require", value: "TYPE", commands: watching, help: ["consider only interfaces of TYPE"]) { result, value, option in
             result.required = try interfaceType(value, option: option)

@@ -98,7 +98,7 @@ enum NetPathCommand {
             fail("\(error)", .usage)
         }
         let session = Session(
-            arguments: arguments, check: check, namespace: arguments.namespace.map(NetworkNamespace.named),
+            arguments: arguments, check: check, namespace: arguments.namespace,
             color: isatty(1) == 1 && (getenv("NO_COLOR").map { $0.pointee == 0 } ?? true)
         )
         switch arguments.command {
@@ -191,7 +191,7 @@ enum NetPathCommand {
     /// The path now, read once (no thread, no watch: the fastest start and exit).
     static func readPath(_ arguments: Arguments, namespace: NetworkNamespace?) -> NetworkPath {
         do {
-            return try PathMonitor.currentPath(requiredInterfaceType: arguments.required,
+            return try PathMonitor.snapshot(requiredInterfaceType: arguments.required,
                                                prohibitedInterfaceTypes: arguments.prohibited, namespace: namespace,
                                                meteredInterfaces: arguments.metered, constrainedInterfaces: arguments.constrained)
         } catch let error as NetPathError {

@@ -119,3 +119,43 @@ struct CLIOptionTests {
 func runTool(_ program: String, _ arguments: [String], environment: [String: String] = [:], seconds: Double = 15) throws -> Outcome? {
     try RunningTool(arguments, executable: program, environment: environment).finish(seconds: seconds)
 }
+
+/// `--netns` takes a namespace file as the library does: a container's `/proc/PID/ns/net`.
+@Suite(.enabled(if: Kernel.canRun, "needs root and iproute2"))
+struct CLINamespaceFileTests {
+    @Test func aContainersNamespaceByItsProcessFileWithItsOwnResolver() throws {
+        let ns = try TestNamespace("cliproc")
+        defer { ns.remove() }
+        try ns.addLinks("eth0")
+        try ns.batch(["link set eth0 up", "addr add 10.42.0.2/24 dev eth0", "route add default via 10.42.0.1"])
+        // The "container": a process in the namespace whose /etc/resolv.conf (bind-mounted by
+        // `ip netns exec` from /etc/netns/NAME/) names no server, while the host's does.
+        try FileManager.default.createDirectory(atPath: ns.resolverDirectory, withIntermediateDirectories: true)
+        try "# no servers here\n".write(toFile: ns.resolverDirectory + "/resolv.conf", atomically: true, encoding: .utf8)
+        let container = Process()
+        container.executableURL = URL(fileURLWithPath: Kernel.ipPath)
+        container.arguments = ["netns", "exec", ns.name, "sh", "-c", "echo ready; exec sleep 60"]
+        let ready = Pipe()
+        container.standardOutput = ready
+        try container.run()
+        defer { container.terminate(); container.waitUntilExit() }
+        // `ip netns exec` enters the namespace, mounts, then execs: the same process id
+        // prints "ready" once it is inside.
+        #expect(String(decoding: ready.fileHandleForReading.availableData, as: UTF8.self) == "ready\n")
+        let file = "/proc/\(container.processIdentifier)/ns/net"
+        let byName = try #require(try netpath("wait", "--netns", ns.name, "--timeout", "10"))
+        #expect(byName.status == 0)
+        let byFile = try #require(try netpath("status", "--json", "--netns", file))
+        let path = try jsonObject(byFile.lines[0])
+        #expect(byFile.status == 0 && path["status"] as? String == "satisfied")
+        #expect((path["interfaces"] as? [[String: Any]])?.first?["name"] as? String == "eth0")
+        #expect(path["supportsDNS"] as? Bool == false, "the container's resolv.conf, not the host's")
+        let host = try String(contentsOfFile: "/etc/resolv.conf", encoding: .utf8)
+        #expect(host.contains("nameserver"), "the test needs a host resolv.conf that names a server")
+        // A bad path is a runtime error that names the file; a relative word is a name.
+        let missing = try #require(try netpath("status", "--netns", "/proc/999999999/ns/net"))
+        #expect(missing.status == 3 && missing.standardError.contains("/proc/999999999/ns/net"))
+        let bad = try #require(try netpath("status", "--netns", "a/b"))
+        #expect(bad.status == 2 && bad.standardError.contains("'a/b'"))
+    }
+}

@@ -128,7 +128,7 @@ struct ProbeCLITests {
         defer { ns.remove() }
         let outcome = try #require(try runTool(netpathBinary, ["probe", "--json", "--netns", ns.name]))
         let result = try jsonObject(try #require(outcome.lines.first))
-        #expect(outcome.status == 1 && result["connectivity"] as? String == "none" && result["url"] is NSNull)
+        #expect(outcome.status == 1 && result["connectivity"] as? String == "offline" && result["url"] is NSNull)
     }
 
     @Test(arguments: [

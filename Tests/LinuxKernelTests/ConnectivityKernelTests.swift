@@ -60,7 +60,7 @@ struct ConnectivityKernelTests {
         #expect(monitor.currentPath?.connectivity == .unknown)
         try lab.client.ip("link set v0 down")
         let lost = await recorder.wait(seconds: 10) { $0.status != .satisfied }
-        #expect(lost?.connectivity == Connectivity.none)
+        #expect(lost?.connectivity == Connectivity.offline)
         #expect(!recorder.paths.contains { $0.connectivity == .limited })
     }
 

@@ -61,8 +61,9 @@ struct FaultInjectionTests {
     }
 
     @Test func aThousandSubscribersComeAndGoWhileTheLinkFlaps() async throws {
-        let ns = try TestNamespace("subflap"), peer = "\(try TestNamespace("subflap").name)"
-        defer { ns.remove(); _ = try? run(Kernel.ipPath, ["netns", "del", peer]) }
+        let ns = try TestNamespace("subflap"), peerNamespace = try TestNamespace("subflap")
+        let peer = peerNamespace.name
+        defer { ns.remove(); peerNamespace.remove() }
         try ns.ip("link add eth0 type veth peer name p0 netns \(peer)")
         try run(Kernel.ipPath, ["-n", peer, "link", "set", "p0", "up"])
         try ns.batch(["link set eth0 up", "addr add 10.61.0.2/24 dev eth0", "route add default via 10.61.0.1"])

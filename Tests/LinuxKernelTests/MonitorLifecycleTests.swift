@@ -44,7 +44,7 @@ struct MonitorLifecycleTests {
     @Test func oneShotCurrentPathReadsTheKernelAndKeepsNothingOpen() async throws {
         let ns = try TestNamespace("once")
         defer { ns.remove() }
-        #expect(try PathMonitor.currentPath(namespace: ns.namespace).summary == "unsatisfied/noInterface []")
+        #expect(try PathMonitor.snapshot(namespace: ns.namespace).summary == "unsatisfied/noInterface []")
         try ns.addLinks("eth0")
         try ns.batch(["addr add 10.31.0.2/24 dev eth0", "link set eth0 up", "route add default via 10.31.0.1"])
         let recorder = PathRecorder()
@@ -53,10 +53,10 @@ struct MonitorLifecycleTests {
         try monitor.start()
         _ = await recorder.wait(seconds: 10) { $0.status == .satisfied }  // the veth carrier comes late
         monitor.cancel()
-        #expect(try PathMonitor.currentPath(namespace: ns.namespace).summary == "satisfied [eth0:wiredEthernet] gw 10.31.0.1 v4")
-        #expect(try PathMonitor.currentPath(requiredInterfaceType: .wifi, namespace: ns.namespace).status == .unsatisfied)
+        #expect(try PathMonitor.snapshot(namespace: ns.namespace).summary == "satisfied [eth0:wiredEthernet] gw 10.31.0.1 v4")
+        #expect(try PathMonitor.snapshot(requiredInterfaceType: .wifi, namespace: ns.namespace).status == .unsatisfied)
         #expect(try netlinkSocketsOfThisProcess(in: ns) == 0)
-        #expect(throws: NetPathError.self) { try PathMonitor.currentPath(namespace: .named("np-no-such-namespace")) }
+        #expect(throws: NetPathError.self) { try PathMonitor.snapshot(namespace: .named("np-no-such-namespace")) }
     }
 
     @Test func asyncSubscribersOnTheKernelMonitorSeeEveryChange() async throws {

@@ -75,7 +75,7 @@ extension PathRecorder {
                          sourceLocation: sourceLocation)
             return decision
         }
-        let fresh = try PathMonitor.currentPath(requiredInterfaceType: required, namespace: ns.namespace)
+        let fresh = try PathMonitor.snapshot(requiredInterfaceType: required, namespace: ns.namespace)
         if !decision.agrees(with: fresh) {
             Issue.record("a fresh status disagrees with the kernel: \(decision); status: \(fresh.summary)", sourceLocation: sourceLocation)
         }

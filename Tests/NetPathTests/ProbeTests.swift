@@ -214,9 +214,9 @@ import NetPathTestKit
         #expect(monitor.currentPath?.connectivity == .unknown && monitor.currentPath?.availableInterfaces.first?.type == .cellular)
         checker.answer(.limited)
         #expect(clock.pending == [1])
-        // The path is lost: `none` at once, the timer cancelled, nothing sent.
+        // The path is lost: `offline` at once, the timer cancelled, nothing sent.
         network.send(.offline(.noCarrier))
-        #expect(monitor.currentPath?.connectivity == Connectivity.none && clock.pending.isEmpty)
+        #expect(monitor.currentPath?.connectivity == Connectivity.offline && clock.pending.isEmpty)
         clock.advance(by: 1000)
         #expect(checker.count == 4)
     }

@@ -237,7 +237,7 @@ extension NetworkNamespace {
             }.mapError { $0 as? NetPathError ?? NetPathError(.netlinkFailure, "\($0)") }
         }
         guard let outcome else {
-            throw NetPathError(.netlinkFailure, "cannot start a thread to enter \(self)")
+            throw NetPathError(.threadFailure, "cannot start a thread to enter \(self)")
         }
         return try outcome.get()
     }

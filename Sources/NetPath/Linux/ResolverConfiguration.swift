@@ -10,11 +10,25 @@ struct ResolverConfiguration: Sendable {
     var upstreamFile: String = ResolverConfiguration.systemdUpstream
 
     /// For a named namespace, `/etc/netns/NAME/resolv.conf` while it exists (the `ip netns
-    /// exec` convention), else `/etc/resolv.conf`.
+    /// exec` convention); for a process's namespace (`/proc/PID/ns/net`, a container's),
+    /// that process's own `/etc/resolv.conf` (`/proc/PID/root/etc/resolv.conf`, and its
+    /// systemd-resolved upstream file the same way); else `/etc/resolv.conf`.
     static func forNamespace(_ namespace: NetworkNamespace?) -> ResolverConfiguration {
+        if let root = namespace.flatMap(processRoot) {
+            return ResolverConfiguration(candidates: [root + "/etc/resolv.conf"], upstreamFile: root + systemdUpstream)
+        }
         var candidates = ["/etc/resolv.conf"]
         if let name = namespace?.name { candidates.insert("/etc/netns/\(name)/resolv.conf", at: 0) }
         return ResolverConfiguration(candidates: candidates)
+    }
+
+    /// `/proc/PID/root` for a namespace file `/proc/PID/ns/net`, else `nil`.
+    static func processRoot(of namespace: NetworkNamespace) -> String? {
+        let parts = namespace.path.split(separator: "/", omittingEmptySubsequences: false)
+        guard parts.count == 5, parts[0].isEmpty, parts[1] == "proc", parts[3] == "ns", parts[4] == "net",
+              !parts[2].isEmpty, parts[2].allSatisfy(\.isASCII), parts[2].allSatisfy(\.isNumber) || parts[2] == "self"
+        else { return nil }
+        return "/proc/\(parts[2])/root"
     }
 
     /// The `nameserver` addresses of a resolv.conf text, in order.

@@ -2,8 +2,9 @@
 public enum Connectivity: String, Hashable, Sendable, Codable, CaseIterable {
     /// Not checked (yet), or the check is off.
     case unknown
-    /// The path is not satisfied.
-    case none
+    /// The path is not satisfied: nothing was sent. (Named `offline`, not `none`, so
+    /// that it never reads as `Optional.none`.)
+    case offline
     /// Satisfied, but no endpoint's name could be resolved: DNS does not work.
     case local
     /// A name resolved (or the URL holds an address), but no endpoint answered HTTP in time.

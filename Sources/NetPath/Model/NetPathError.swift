@@ -18,6 +18,12 @@ public struct NetPathError: Error, Hashable, Sendable, CustomStringConvertible {
         public static let permissionDenied = Code("permissionDenied")
         /// A netlink socket call failed.
         public static let netlinkFailure = Code("netlinkFailure")
+        /// The system could not start a thread that NetPath needs (a monitor's reader, the
+        /// thread that enters a namespace, a connectivity check's).
+        public static let threadFailure = Code("threadFailure")
+        /// An answer did not come within its time bound (Apple platforms: the first path of
+        /// ``PathMonitor/snapshot(requiredInterfaceType:prohibitedInterfaceTypes:namespace:meteredInterfaces:constrainedInterfaces:)``).
+        public static let timedOut = Code("timedOut")
         /// Input NetPath was given (a trace, a URL, an expectation) is malformed.
         public static let invalidInput = Code("invalidInput")
         /// The feature does not exist on this platform.

@@ -80,10 +80,10 @@ public final class NetworkMonitor {
     /// Whether the path is constrained (Low Data Mode, or configured as constrained).
     public var isConstrained: Bool { path?.isConstrained ?? false }
 
-    /// Whether the network is available right now, read from the underlying monitor's
-    /// current path (the articles' `monitor.currentPath.status == .satisfied`).
+    /// Whether the latest path is satisfied (the articles' `monitor.currentPath.status ==
+    /// .satisfied`); `false` before the first path. Observable, as it follows ``path``.
     public var isNetworkAvailable: Bool {
-        monitor.currentPath?.status == .satisfied
+        path?.status == .satisfied
     }
 
     /// The underlying monitor (for its `paths` sequence or Combine publisher).
@@ -98,21 +98,29 @@ public final class NetworkMonitor {
     ///   - assumeConnected: ``isConnected`` before the first path (`true`: optimistic).
     ///   - requiredInterfaceType: Consider only interfaces of this type.
     ///   - prohibitedInterfaceTypes: Never consider interfaces of these types.
+    ///   - namespace: On Linux, the network namespace to watch instead of the process's own.
     ///   - connectivityCheck: Check that the Internet answers (``connectivity``);
     ///     `.internetReachable` uses the default check when this is `nil`.
+    ///   - meteredInterfaces: Interfaces to treat as metered, by name or shell-style pattern
+    ///     (`"enx*"`): a path through one is ``isExpensive``.
+    ///   - constrainedInterfaces: Interfaces to treat as constrained, the same way.
     ///   - isConnectedMeans: Whether ``isConnected`` follows the path (default) or the
     ///     Internet check.
     public convenience init(
         assumeConnected: Bool = true,
         requiredInterfaceType: NetworkInterface.InterfaceType? = nil,
         prohibitedInterfaceTypes: [NetworkInterface.InterfaceType] = [],
+        namespace: NetworkNamespace? = nil,
         connectivityCheck: ConnectivityCheck? = nil,
+        meteredInterfaces: [String] = [],
+        constrainedInterfaces: [String] = [],
         isConnectedMeans: ConnectedMeaning = .pathSatisfied
     ) {
         let check = connectivityCheck ?? (isConnectedMeans == .internetReachable ? .default : nil)
         self.init(
             monitor: PathMonitor(requiredInterfaceType: requiredInterfaceType, prohibitedInterfaceTypes: prohibitedInterfaceTypes,
-                                 connectivityCheck: check),
+                                 namespace: namespace, connectivityCheck: check,
+                                 meteredInterfaces: meteredInterfaces, constrainedInterfaces: constrainedInterfaces),
             assumeConnected: assumeConnected,
             isConnectedMeans: isConnectedMeans
         )
@@ -139,7 +147,8 @@ public final class NetworkMonitor {
 
     /// Starts monitoring; does nothing when already monitoring. A failure is kept in
     /// ``lastError`` (on Apple platforms only a monitor of a network namespace fails:
-    /// `.unsupported`).
+    /// `.unsupported`), and then ``isConnected`` is `false` and ``connectionType``
+    /// `unknown`, whatever was assumed or seen before: the monitor knows nothing.
     public func start() {
         guard !isMonitoring else { return }
         run &+= 1
@@ -161,6 +170,10 @@ public final class NetworkMonitor {
         } catch {
             lastError = error as? NetPathError ?? NetPathError(.netlinkFailure, "\(error)")
             stop()
+            path = nil
+            isConnected = false
+            connectionType = .unknown
+            completion?(false)
         }
     }
 

@@ -19,7 +19,7 @@ public struct NetworkNamespace: Hashable, Sendable, CustomStringConvertible {
     public var description: String { name.map { "network namespace '\($0)'" } ?? "network namespace file '\(path)'" }
 
     /// Whether a name is acceptable to `ip netns` (not empty, no slash, not `.` or `..`).
-    var hasValidName: Bool {
+    package var hasValidName: Bool {
         guard let name else { return true }
         return !name.isEmpty && !name.contains("/") && name != "." && name != ".."
     }

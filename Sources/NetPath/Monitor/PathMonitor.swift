@@ -180,12 +180,17 @@ public final class PathMonitor: Sendable {
         }
         guard started else {
             cancel()
-            throw NetPathError(.netlinkFailure, "cannot start the monitor's reader thread")
+            throw NetPathError(.threadFailure, "cannot start the monitor's reader thread")
         }
     }
 
-    /// The current path, read once: on Linux one netlink dump, with no thread and no file
-    /// watch left behind (what `netpath status` uses).
+    /// The current path, read once, without a running monitor: on Linux one netlink dump,
+    /// with no thread and no file watch left behind (what `netpath status` uses).
+    ///
+    /// ```swift
+    /// let path = try PathMonitor.snapshot()
+    /// print(path)   // satisfied via eth0 (wiredEthernet), IPv4 IPv6 DNS
+    /// ```
     ///
     /// - Parameters:
     ///   - requiredInterfaceType: Consider only interfaces of this type.
@@ -194,8 +199,9 @@ public final class PathMonitor: Sendable {
     ///   - meteredInterfaces: Interfaces to treat as metered (see ``meteredInterfaces``).
     ///   - constrainedInterfaces: Interfaces to treat as constrained.
     /// - Returns: The path now.
-    /// - Throws: ``NetPathError`` as ``start(queue:)`` does.
-    public static func currentPath(
+    /// - Throws: ``NetPathError`` as ``start(queue:)`` does; on Apple platforms
+    ///   `.timedOut` when `NWPathMonitor` reports no path within 5 s.
+    public static func snapshot(
         requiredInterfaceType: NetworkInterface.InterfaceType? = nil,
         prohibitedInterfaceTypes: [NetworkInterface.InterfaceType] = [],
         namespace: NetworkNamespace? = nil,
@@ -227,7 +233,7 @@ public final class PathMonitor: Sendable {
         if let path = first.withLock({ $0 }) { return path }
         // Apple's backend reports its first path asynchronously.
         guard arrived.wait(timeout: .now() + 5) == .success, let path = first.withLock({ $0 }) else {
-            throw NetPathError(.netlinkFailure, "no path was reported within 5 s")
+            throw NetPathError(.timedOut, "no path was reported within 5 s")
         }
         return path
     }
@@ -255,6 +261,7 @@ public final class PathMonitor: Sendable {
         }
 
         /// Iterates one subscription; the subscription ends when the iterator is released.
+        /// An iterator belongs to the task that iterates; it is not `Sendable`.
         public struct Iterator: AsyncIteratorProtocol {
             let subscription: Subscription
 
@@ -272,7 +279,7 @@ public final class PathMonitor: Sendable {
     }
 
     /// One subscriber's registration; releasing it unsubscribes.
-    public final class Subscription: Sendable {
+    final class Subscription: Sendable {
         let storage: PathStorage
         let id: UInt64
 
@@ -308,6 +315,9 @@ extension PathMonitor {
         #endif
     }
 }
+
+@available(*, unavailable)
+extension PathMonitor.Paths.Iterator: Sendable {}
 
 #if os(Linux) || os(Android)
 typealias LinuxSourceOptionsIfAny = LinuxSourceOptions

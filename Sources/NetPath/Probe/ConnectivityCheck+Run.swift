@@ -35,12 +35,12 @@ extension ConnectivityCheck {
     ///
     /// - Parameters:
     ///   - path: The path to check over: its primary interface is used (`SO_BINDTODEVICE`),
-    ///     and an unsatisfied path gives `none` without sending anything. `nil`: unbound.
+    ///     and an unsatisfied path gives `offline` without sending anything. `nil`: unbound.
     ///   - namespace: On Linux, the network namespace to check from (its DNS servers too).
     /// - Returns: The verdict, within ``timeout`` seconds.
     public func run(over path: NetworkPath? = nil, namespace: NetworkNamespace? = nil) async -> ConnectivityResult {
         if let path, path.status != .satisfied {
-            return ConnectivityResult(connectivity: .none, error: "the path is not satisfied")
+            return ConnectivityResult(connectivity: .offline, error: "the path is not satisfied")
         }
         let box = ResultBox()
         return await withTaskCancellationHandler {

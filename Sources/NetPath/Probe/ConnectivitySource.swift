@@ -164,15 +164,15 @@ final class ConnectivitySource: PathSource, @unchecked Sendable {
         if current { startCheck() }
     }
 
-    /// The path with its connectivity: `none` when not satisfied, `unknown` until checked.
+    /// The path with its connectivity: `offline` when not satisfied, `unknown` until checked.
     static func annotate(_ raw: NetworkPath, result: ConnectivityResult?) -> NetworkPath {
         var path = raw
         if raw.status != .satisfied {
-            path.connectivity = .none
+            path.connectivity = .offline
             path.portalURL = nil
         } else if let result {
             // A cancelled or failed check is not a verdict on the Internet: `limited`.
-            path.connectivity = result.connectivity == .unknown || result.connectivity == .none ? .limited : result.connectivity
+            path.connectivity = result.connectivity == .unknown || result.connectivity == .offline ? .limited : result.connectivity
             path.portalURL = result.connectivity == .portal ? result.portalURL : nil
         } else {
             path.connectivity = .unknown

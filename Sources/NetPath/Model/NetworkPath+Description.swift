@@ -1,0 +1,73 @@
+extension NetworkPath: CustomStringConvertible {
+    /// One readable line, as `netpath status` prints it: online, the primary interface and
+    /// its type, the connectivity when checked, gateways, families and DNS, costs and the
+    /// other interfaces; offline, the diagnosis in words and the usable interfaces.
+    ///
+    /// `online  via eth0 (wiredEthernet)  gateway 192.0.2.1  IPv4 IPv6 DNS`
+    public var description: String {
+        summary(painting: { text, _ in text })
+    }
+
+    /// How a word of the summary is meant to be shown (the tool colours it on a terminal).
+    package enum Emphasis: Sendable {
+        case good, bad, pending, quiet
+    }
+
+    /// ``description`` with each emphasised word passed through `paint`.
+    package func summary(painting paint: (String, Emphasis) -> String) -> String {
+        var words: [String] = []
+        switch status {
+        case .satisfied: words.append(paint("online", .good))
+        case .unsatisfied: words.append(paint("offline", .bad))
+        case .requiresConnection: words.append(paint("connecting", .pending))
+        }
+        let names = availableInterfaces.map { "\($0.name) (\($0.type.rawValue))" }
+        guard status == .satisfied else {
+            if let diagnosis { words.append(paint(diagnosis.explanation, .quiet)) }
+            if !names.isEmpty { words.append("up: " + names.joined(separator: ", ")) }
+            return words.joined(separator: "  ")
+        }
+        words.append("via " + (names.first ?? "?"))
+        if connectivity != .unknown {
+            words.append("Internet: " + connectivity.rawValue + (portalURL.map { " (login at \($0))" } ?? ""))
+        }
+        if !gateways.isEmpty { words.append("gateway " + gateways.joined(separator: ", ")) }
+        var families: [String] = []
+        if supportsIPv4 { families.append("IPv4") }
+        if supportsIPv6 { families.append("IPv6") }
+        families.append(supportsDNS ? "DNS" : "no DNS")
+        words.append(families.joined(separator: " "))
+        if isExpensive { words.append("expensive") }
+        if isConstrained { words.append("constrained") }
+        if names.count > 1 { words.append("also " + names.dropFirst().joined(separator: ", ")) }
+        return words.joined(separator: "  ")
+    }
+}
+
+extension NetworkPath.Diagnosis {
+    /// The diagnosis in words, for people.
+    public var explanation: String {
+        switch self {
+        case .filtered: "a route exists only through excluded interface types"
+        case .noInterface: "no network interface is up"
+        case .noCarrier: "no interface has a link (cable unplugged, radio off)"
+        case .noAddress: "no usable IP address for the route to the Internet"
+        case .blocked: "the system refuses traffic to the Internet (a prohibit, blackhole or unreachable route or rule: a kill switch)"
+        case .noDefaultRoute: "no route to the Internet (no default route)"
+        }
+    }
+}
+
+extension Connectivity {
+    /// The verdict in words, for people.
+    public var explanation: String {
+        switch self {
+        case .unknown: "not checked"
+        case .offline: "no network path"
+        case .local: "DNS does not work"
+        case .limited: "no Internet (no endpoint answered)"
+        case .portal: "behind a captive portal"
+        case .full: "Internet reachable"
+        }
+    }
+}
