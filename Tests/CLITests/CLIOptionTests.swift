@@ -138,7 +138,8 @@ struct CLINamespaceFileTests {
         let ready = Pipe()
         container.standardOutput = ready
         try container.run()
-        defer { container.terminate(); container.waitUntilExit() }
+        // SIGKILL: the child inherits this process's signal mask, which may block SIGTERM.
+        defer { kill(container.processIdentifier, SIGKILL); container.waitUntilExit() }
         // `ip netns exec` enters the namespace, mounts, then execs: the same process id
         // prints "ready" once it is inside.
         #expect(String(decoding: ready.fileHandleForReading.availableData, as: UTF8.self) == "ready\n")
