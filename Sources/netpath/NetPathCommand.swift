@@ -169,9 +169,10 @@ enum NetPathCommand {
         if let path = monitor.currentPath, done(path) { finish(.success) }
         let timeout = session.arguments.timeout ?? 30
         if waitForSignal(signals, timeout: timeout) { finish(.success) }
-        if isatty(2) == 1 {
-            Terminal.writeError("netpath: the path was not satisfied within \(Help.seconds(timeout))\n")
-        }
+        var goal = withConnectivity ? "the Internet to answer" : "a satisfied path"
+        if let required = session.arguments.required { goal += " through \(required.rawValue)" }
+        let last = monitor.currentPath.map { $0.description + (withConnectivity ? "  (Internet: \($0.connectivity.rawValue))" : "") }
+        Terminal.writeError("netpath: waited \(Help.seconds(timeout)) for \(goal); the path: \(last ?? "none reported")\n")
         finish(.failure)
     }
 

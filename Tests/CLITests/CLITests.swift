@@ -85,7 +85,11 @@ struct CLIKernelTests {
         let ns = try TestNamespace("cliwt")
         defer { ns.remove() }
         let timedOut = try #require(try netpath("wait", "--netns", ns.name, "--timeout", "0.3"))
-        #expect(timedOut.status == 1)
+        // One line on stderr: what it waited for, and the path it saw. Nothing on stdout.
+        #expect(timedOut.status == 1 && timedOut.standardOutput.isEmpty)
+        #expect(timedOut.standardError == "netpath: waited 0.3 s for a satisfied path; the path: offline  no network interface is up\n")
+        let forWifi = try #require(try netpath("wait", "--netns", ns.name, "--timeout", "0.2", "--require", "wifi"))
+        #expect(forWifi.standardError.hasPrefix("netpath: waited 0.2 s for a satisfied path through wifi; the path: offline"))
         try ns.addLinks("eth0")
         try ns.batch(["link set eth0 up", "addr add 10.22.0.2/24 dev eth0"])
         let waiting = try RunningTool(["wait", "--netns", ns.name, "--timeout", "20"])
