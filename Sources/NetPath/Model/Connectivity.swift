@@ -1,4 +1,6 @@
-/// Whether the Internet really answers over a satisfied path (SPEC §3).
+/// Whether the Internet really answers over a satisfied path: the verdict of a
+/// ``ConnectivityCheck``. A satisfied path only says a route exists; behind a captive portal
+/// or with broken DNS it is still satisfied, and this says what actually answers.
 public enum Connectivity: String, Hashable, Sendable, Codable, CaseIterable {
     /// Not checked (yet), or the check is off.
     case unknown

@@ -3,7 +3,7 @@ import Dispatch
 import Observation
 
 /// The network monitor app code writes again and again, done once: observable, on the
-/// main actor, with the names the articles use (`isConnected`, `connectionType`).
+/// main actor, with the names apps already use for it (`isConnected`, `connectionType`).
 ///
 /// ```swift
 /// @State private var network = NetworkMonitor()
@@ -21,7 +21,7 @@ import Observation
 @MainActor
 @Observable
 public final class NetworkMonitor {
-    /// The kind of connection, in the articles' words.
+    /// The kind of connection, as an app shows it.
     public enum ConnectionType: String, Hashable, Sendable, CaseIterable {
         /// Wi-Fi.
         case wifi
@@ -80,8 +80,9 @@ public final class NetworkMonitor {
     /// Whether the path is constrained (Low Data Mode, or configured as constrained).
     public var isConstrained: Bool { path?.isConstrained ?? false }
 
-    /// Whether the latest path is satisfied (the articles' `monitor.currentPath.status ==
-    /// .satisfied`); `false` before the first path. Observable, as it follows ``path``.
+    /// Whether the latest path is satisfied (what apps read as `monitor.currentPath.status
+    /// == .satisfied` from `NWPathMonitor`); `false` before the first path. Observable, as it
+    /// follows ``path``.
     public var isNetworkAvailable: Bool {
         path?.status == .satisfied
     }
@@ -189,7 +190,7 @@ public final class NetworkMonitor {
     }
 
     /// Starts monitoring and calls `completion` on the main actor with ``isConnected`` for
-    /// the first path and every change (the articles' callback style).
+    /// the first path and every change (the callback style of many apps).
     public func startMonitoring(_ completion: @escaping @MainActor (Bool) -> Void) {
         self.completion = completion
         start()
