@@ -13,6 +13,7 @@ struct ProbeCLITests {
         var connectivity: String
         var status: Int?
         var portalURL: String?
+        var error: String?
         var testDescription: String { arguments.joined(separator: " ") }
     }
 
@@ -25,6 +26,13 @@ struct ProbeCLITests {
         Case(arguments: ["--url", "\(server)/success", "--expect-body", "success"], connectivity: "full", status: 200),
         Case(arguments: ["--url", "\(server)/success", "--expect-status", "200", "--expect-body", "welcome"], connectivity: "portal", status: 200),
         Case(arguments: ["--url", "\(server)/204", "--expect-status", "200"], connectivity: "portal", status: 204),
+        // The endpoint's own HTTP errors are not a portal: `limited`, with the status.
+        Case(arguments: ["--url", "\(server)/status/404"], connectivity: "limited", status: 404, error: "HTTP 404"),
+        Case(arguments: ["--url", "\(server)/status/500"], connectivity: "limited", status: 500, error: "HTTP 500"),
+        Case(arguments: ["--url", "\(server)/status/511"], connectivity: "portal", status: 511),
+        Case(arguments: ["--url", "\(server)/status/404", "--expect-status", "404"], connectivity: "full", status: 404),
+        Case(arguments: ["--url", "\(server)/status/404", "--url", "\(server)/redirect"], connectivity: "portal", status: 302,
+             portalURL: "http://portal.test/login"),
         Case(arguments: ["--url", "\(server)/never", "--timeout", "1"], connectivity: "limited"),
         Case(arguments: ["--url", "http://10.77.0.1:8081/204", "--timeout", "2"], connectivity: "limited"),
         Case(arguments: ["--url", "\(server)/endless"], connectivity: "portal", status: 200),
@@ -52,6 +60,9 @@ struct ProbeCLITests {
             #expect(outcome.status == (testCase.connectivity == "full" ? 0 : 1), "\(testCase.testDescription)")
             if testCase.connectivity != "full" {
                 #expect((result["error"] as? String)?.isEmpty == false, "\(testCase.testDescription): \(line)")
+            }
+            if let error = testCase.error {
+                #expect((result["error"] as? String)?.contains(error) == true, "\(testCase.testDescription): \(line)")
             }
         }
     }
@@ -123,7 +134,7 @@ struct ProbeCLITests {
         #expect(stuck.status == 1)
     }
 
-    @Test func anUnsatisfiedPathIsNoneWithoutTraffic() throws {
+    @Test func anUnsatisfiedPathIsOfflineWithoutTraffic() throws {
         let ns = try TestNamespace("pnone")
         defer { ns.remove() }
         let outcome = try #require(try runTool(netpathBinary, ["probe", "--json", "--netns", ns.name]))

@@ -36,6 +36,23 @@ import NetPathTestKit
                 .unexpected(status: 204, location: nil, reason: "HTTP 204, expected 200"))
     }
 
+    /// An endpoint's own HTTP error is not a portal's answer; 511 is; an expected error passes.
+    @Test func httpErrorsAreTheEndpointsNotAPortal() throws {
+        let reason404 = "the endpoint answered HTTP 404, an error, not a portal's page"
+        #expect(verdict("HTTP/1.1 404 Not Found\r\nContent-Length: 9\r\n\r\nnot here\n") == .httpError(status: 404, reason: reason404))
+        #expect(verdict("HTTP/1.1 503 Busy\r\n\r\n", finished: false) ==
+                .httpError(status: 503, reason: "the endpoint answered HTTP 503, an error, not a portal's page"))
+        #expect(verdict("HTTP/1.1 511 Network Authentication Required\r\n\r\n") ==
+                .unexpected(status: 511, location: nil, reason: "HTTP 511, expected 204 or an empty 200"))
+        #expect(verdict("HTTP/1.1 404 Not Found\r\n\r\n", ConnectivityCheck.Expectation(status: 404)) == .pass(status: 404))
+        let a = try ConnectivityCheck.Endpoint("http://a.test/"), b = try ConnectivityCheck.Endpoint("http://b.test/")
+        let limited = ProbeVerdict.of([(a, true, .httpError(status: 404, reason: reason404), nil, 4), (b, true, nil, "refused", nil)])
+        #expect(limited.connectivity == .limited && limited.httpStatus == 404 && limited.error == reason404 && limited.url == "http://a.test/")
+        let portal = ProbeVerdict.of([(a, true, .httpError(status: 404, reason: reason404), nil, 4),
+                                      (b, true, .unexpected(status: 302, location: "/login", reason: "r"), nil, 3)])
+        #expect(portal.connectivity == .portal)
+    }
+
     @Test func brokenServersAreMalformedNotCrashes() {
         #expect(verdict("\u{7}\u{1}garbage") == .malformed(reason: "not an HTTP response"))
         #expect(verdict("", finished: true) == .malformed(reason: "no answer before the connection closed"))

@@ -15,7 +15,8 @@ DEFAULT_ANSWERS = {
     ("www.msftconnecttest.com", "/connecttest.txt"): (200, [], b"Microsoft Connect Test"),
     ("captive.apple.com", "/hotspot-detect.html"): (200, [], b"<HTML><HEAD><TITLE>Success</TITLE></HEAD><BODY>Success</BODY></HTML>"),
 }
-REASONS = {200: "OK", 204: "No Content", 302: "Found", 404: "Not Found"}
+REASONS = {200: "OK", 204: "No Content", 302: "Found", 404: "Not Found", 500: "Internal Server Error",
+           511: "Network Authentication Required"}
 
 
 def answer(conn, status, headers=(), body=b"", length=True):
@@ -66,6 +67,8 @@ def handle(conn, mode_file):
             conn.sendall(b"HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\n\r\n")
             while True:
                 conn.sendall(b"x" * 65536)
+        elif path.startswith("/status/") and path[8:].isdigit():
+            answer(conn, int(path[8:]), [], b"status page\n")
         elif path == "/garbage":
             conn.sendall(os.urandom(3000))
         elif path == "/hugeheader":

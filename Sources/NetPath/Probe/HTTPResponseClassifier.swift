@@ -11,6 +11,9 @@ struct HTTPResponseClassifier {
         case unexpected(status: Int, location: String?, reason: String)
         /// Not HTTP, or cut short: the endpoint did not really answer.
         case malformed(reason: String)
+        /// An HTTP error (4xx, 5xx other than 511) that was not the expected status: the
+        /// endpoint itself is broken or gone, which is not what a captive portal does.
+        case httpError(status: Int, reason: String)
     }
 
     struct Head: Equatable {
@@ -83,6 +86,9 @@ struct HTTPResponseClassifier {
     /// - Parameters:
     ///   - bytes: Everything received, at most `limit` bytes.
     ///   - finished: The server closed the connection (or the size bound was reached).
+    /// 511 Network Authentication Required (RFC 6585): what a captive portal answers.
+    static let networkAuthenticationRequired = 511
+
     func verdict(_ bytes: [UInt8], finished: Bool) -> Verdict {
         let finished = finished || bytes.count >= limit
         guard let parsed = HTTPResponseClassifier.parseHead(bytes, limit: limit) else {
@@ -96,6 +102,9 @@ struct HTTPResponseClassifier {
         let location = (300..<400).contains(head.status) ? head.header("Location") : nil
         func unexpected(_ reason: String) -> Verdict {
             .unexpected(status: head.status, location: location, reason: reason)
+        }
+        if (400..<600).contains(head.status), head.status != Self.networkAuthenticationRequired, head.status != expectation.status {
+            return .httpError(status: head.status, reason: "the endpoint answered HTTP \(head.status), an error, not a portal's page")
         }
         if let status = expectation.status {
             guard head.status == status else { return unexpected("HTTP \(head.status), expected \(status)") }

@@ -1,7 +1,8 @@
-/// SPEC §3's verdict from the outcome of each endpoint. Pure.
+/// The check's verdict from the outcome of each endpoint. Pure.
 enum ProbeVerdict {
-    /// SPEC §3 from the endpoints' outcomes: `full` if one passed; `portal` if one answered
-    /// otherwise; `limited` if a name resolved; else `local`.
+    /// `full` if one endpoint passed; `portal` if one answered as a portal does (an
+    /// unexpected 2xx/3xx, a redirect, 511); `limited` if one answered with an HTTP error
+    /// (its status in the result) or a name resolved; else `local`.
     static func of(
         _ outcomes: [(endpoint: ConnectivityCheck.Endpoint, resolved: Bool, verdict: HTTPResponseClassifier.Verdict?, error: String?, latency: Double?)],
         elapsed: Double = 0
@@ -18,6 +19,14 @@ enum ProbeVerdict {
         if let portal = answered.first(where: { $0.2 != nil }) ?? answered.first {
             return ConnectivityResult(connectivity: .portal, portalURL: portal.2.map { absolute($0, from: portal.0.target) },
                                       url: portal.0.url, httpStatus: portal.1, latencyMilliseconds: portal.4 ?? elapsed, error: portal.3)
+        }
+        // An endpoint that answered with an HTTP error is there but broken: `limited`, with
+        // its status, not a portal.
+        for outcome in outcomes {
+            if case .httpError(let status, let reason) = outcome.verdict {
+                return ConnectivityResult(connectivity: .limited, url: outcome.endpoint.url, httpStatus: status,
+                                          latencyMilliseconds: outcome.latency ?? elapsed, error: reason)
+            }
         }
         let first = outcomes.first { $0.resolved } ?? outcomes.first
         let error = first?.error.flatMap { $0.isEmpty ? nil : $0 }
