@@ -49,6 +49,36 @@ enum Syscall {
         retrying { recv(descriptor, buffer.baseAddress, buffer.count, flags) }
     }
 
+    /// `connect(2)`. On a non-blocking socket `EINPROGRESS` is a failure here, for the
+    /// caller to take as "in progress".
+    static func connect(_ descriptor: Int32, to address: UnsafePointer<sockaddr>, length: socklen_t) -> Result<Int32, Errno> {
+        retrying { Glibc.connect(descriptor, address, length) }
+    }
+
+    /// `send(2)`: the bytes sent, or the errno.
+    static func send(_ descriptor: Int32, _ bytes: [UInt8], flags: Int32 = 0) -> Result<Int, Errno> {
+        bytes.withUnsafeBytes { buffer in retrying { Glibc.send(descriptor, buffer.baseAddress, buffer.count, flags) } }
+    }
+
+    /// How a non-blocking `connect` ended: the socket's pending error (`getsockopt` of
+    /// `SO_ERROR`, which also clears it), `nil` when the connection is made.
+    static func pendingError(_ descriptor: Int32) -> Errno? {
+        var code: Int32 = 0
+        var length = socklen_t(MemoryLayout<Int32>.size)
+        switch retrying({ getsockopt(descriptor, SOL_SOCKET, SO_ERROR, &code, &length) }) {
+        case .success: return code == 0 ? nil : Errno(code)
+        case .failure(let error): return error
+        }
+    }
+
+    /// Binds a socket to the interface named `name` (`SO_BINDTODEVICE`): its traffic then
+    /// goes out there whatever the routes say.
+    static func bind(_ descriptor: Int32, toDevice name: String) -> Result<Int32, Errno> {
+        name.withCString { pointer in
+            retrying { setsockopt(descriptor, SOL_SOCKET, SO_BINDTODEVICE, pointer, socklen_t(name.utf8.count + 1)) }
+        }
+    }
+
     /// `poll(2)`: the number of ready descriptors (0 after `milliseconds`), or the errno.
     static func poll(_ descriptors: inout [pollfd], milliseconds: Int32) -> Result<Int32, Errno> {
         retrying { Glibc.poll(&descriptors, nfds_t(descriptors.count), milliseconds) }

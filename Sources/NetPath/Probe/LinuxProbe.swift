@@ -18,33 +18,10 @@ struct LinuxProbe {
     /// Readable when the check must stop (an eventfd).
     let cancelFD: Int32
 
-    private enum Phase { case resolving, connecting, reading, done }
-
-    private final class EndpointRun {
-        let endpoint: ConnectivityCheck.Endpoint
-        let classifier: HTTPResponseClassifier
-        var phase: Phase = .resolving
-        var resolved = false
-        var addresses: [IPAddress] = []
-        var pendingQueries = 0
-        var connecting: [Int32] = []
-        var active: Int32 = -1
-        var buffer: [UInt8] = []
-        var verdict: HTTPResponseClassifier.Verdict?
-        var error: String?
-        var finishedAt: Double?
-
-        init(_ endpoint: ConnectivityCheck.Endpoint, limit: Int) {
-            self.endpoint = endpoint
-            classifier = HTTPResponseClassifier(expectation: endpoint.expectation, limit: limit)
-        }
-    }
-
-    private enum Role {
-        case query(run: Int, id: UInt16, type: UInt16)
-        case connect(run: Int, address: IPAddress)
-        case read(run: Int)
-    }
+    /// Where DNS servers listen.
+    static let dnsPort: UInt16 = 53
+    /// The most bytes one `recv` takes.
+    static let receiveSize = 16 * 1024
 
     static func now() -> Double {
         var time = timespec()
@@ -55,209 +32,131 @@ struct LinuxProbe {
     /// Runs the check to its verdict, the timeout, or cancellation.
     func run() -> ConnectivityResult {
         let start = LinuxProbe.now()
-        let deadline = start + check.timeout
-        let resolutionDeadline = start + check.resolutionTimeout
-        let runs = check.endpoints.map { EndpointRun($0, limit: check.maximumResponseSize) }
-        var roles: [Int32: Role] = [:]
-        defer { for fd in roles.keys { Syscall.close(fd) } }
         let servers = resolver.servers(read: { Syscall.readFile($0) }).compactMap(IPAddress.init)
-        var nextID = UInt16.random(in: 0...UInt16.max)
+        var loop = Loop(probe: self, machine: ProbeStateMachine(check: check, servers: servers, start: start,
+                                                                firstQueryID: .random(in: 0...UInt16.max)))
+        return loop.run()
+    }
 
-        func finish(_ index: Int, _ error: String) {
-            let run = runs[index]
-            guard run.phase != .done else { return }
-            run.phase = .done
-            run.error = run.error ?? error
-            run.finishedAt = LinuxProbe.now()
-            for fd in run.connecting where roles.removeValue(forKey: fd) != nil { Syscall.close(fd) }
-            run.connecting.removeAll()
-            if run.active >= 0, roles.removeValue(forKey: run.active) != nil { Syscall.close(run.active) }
-            run.active = -1
+    /// The I/O under ``ProbeStateMachine``: carries out its actions with system calls and
+    /// feeds their outcomes and the descriptors' events back to it.
+    private struct Loop {
+        typealias Action = ProbeStateMachine.Action
+        typealias Event = ProbeStateMachine.Event
+
+        let probe: LinuxProbe
+        var machine: ProbeStateMachine
+        /// Descriptors closed since the last `poll`: their readiness is stale, and the
+        /// number may already name a new socket.
+        var closed: Set<Int32> = []
+        var buffer = [UInt8](repeating: 0, count: LinuxProbe.receiveSize)
+
+        mutating func run() -> ConnectivityResult {
+            var actions = machine.handle(.started, now: LinuxProbe.now())
+            while true {
+                if let result = perform(actions) { return result }
+                actions = machine.next(now: LinuxProbe.now())
+            }
         }
 
-        func connect(_ index: Int, to address: IPAddress) {
-            let opened = Syscall.socket(address.family == IPAddress.inet ? AF_INET : AF_INET6,
-                                        Int32(SOCK_STREAM.rawValue) | Int32(SOCK_NONBLOCK.rawValue))
-            guard case .success(let fd) = opened else {
-                if case .failure(let error) = opened { runs[index].error = "cannot open a socket: \(error)" }
-                return
-            }
-            bindToInterface(fd)
-            let connected = withSocketAddress(address, port: runs[index].endpoint.target.port) { address, length in
-                Syscall.retrying { Glibc.connect(fd, address, length) }
-            }
-            if case .failure(let error) = connected, error.rawValue != EINPROGRESS {
-                runs[index].error = "cannot connect to \(address): \(error)"
-                Syscall.close(fd)
-                return
-            }
-            roles[fd] = .connect(run: index, address: address)
-            runs[index].connecting.append(fd)
-            runs[index].phase = .connecting
-        }
-
-        // Start: literal addresses connect at once; names are resolved.
-        for (index, run) in runs.enumerated() {
-            if let address = run.endpoint.target.address {
-                run.resolved = true
-                connect(index, to: address)
-                if run.connecting.isEmpty { finish(index, run.error ?? "cannot connect") }
-                continue
-            }
-            guard !servers.isEmpty else { finish(index, "no DNS server is configured"); continue }
-            for server in servers.prefix(3) {
-                for type in [DNSMessage.typeA, DNSMessage.typeAAAA] {
-                    nextID &+= 1
-                    guard let query = DNSMessage.query(id: nextID, name: run.endpoint.target.host, type: type) else { continue }
-                    guard case .success(let fd) = Syscall.socket(server.family == IPAddress.inet ? AF_INET : AF_INET6,
-                                                                 Int32(SOCK_DGRAM.rawValue) | Int32(SOCK_NONBLOCK.rawValue))
-                    else { continue }
-                    if !server.isLoopback { bindToInterface(fd) }
-                    // Connected: the kernel then only lets answers from that server through.
-                    let sent = withSocketAddress(server, port: 53) { address, length in
-                        Glibc.connect(fd, address, length) == 0
-                            ? query.withUnsafeBytes { send(fd, $0.baseAddress, $0.count, 0) } : -1
-                    }
-                    guard sent == query.count else { Syscall.close(fd); continue }
-                    roles[fd] = .query(run: index, id: nextID, type: type)
-                    run.pendingQueries += 1
-                }
-            }
-            if run.pendingQueries == 0 { finish(index, "the DNS servers cannot be reached") }
-        }
-
-        var cancelled = false
-        var buffer = [UInt8](repeating: 0, count: 16 * 1024)
-        while !cancelled && runs.contains(where: { $0.phase != .done }) && !runs.contains(where: { if case .pass = $0.verdict { true } else { false } }) {
-            let now = LinuxProbe.now()
-            if now >= deadline { break }
-            if now >= resolutionDeadline {
-                var closed = false
-                for (fd, role) in roles {
-                    guard case .query(let index, _, _) = role else { continue }
-                    roles[fd] = nil
+        /// Carries out `actions` in order, each outcome fed back before the next action;
+        /// the result once one of them is `finish`.
+        mutating func perform(_ actions: [Action]) -> ConnectivityResult? {
+            for action in actions {
+                let outcome: Event
+                switch action {
+                case .openQuery(let query):
+                    outcome = .querySent(query, fd: probe.sendQuery(query))
+                case .connect(let endpoint, let address, let port):
+                    outcome = .connectStarted(endpoint: endpoint, address: address, probe.startConnection(to: address, port: port))
+                case .send(let fd, let request):
+                    let sent = Syscall.send(fd, request, flags: Int32(MSG_NOSIGNAL))
+                    outcome = .requestSent(fd: fd, complete: sent == .success(request.count))
+                case .close(let fd):
                     Syscall.close(fd)
-                    closed = true
-                    runs[index].pendingQueries -= 1
-                    if runs[index].pendingQueries == 0 && runs[index].addresses.isEmpty {
-                        finish(index, "name resolution timed out")
-                    }
+                    closed.insert(fd)
+                    continue
+                case .wait(let until, let watching):
+                    if let result = wait(until: until, watching: watching) { return result }
+                    continue
+                case .finish(let result):
+                    return result
                 }
-                // The runs just finished may have been the last: look again before waiting
-                // (otherwise the loop waits on the cancel descriptor alone until `deadline`).
-                if closed { continue }
+                if let result = perform(machine.handle(outcome, now: LinuxProbe.now())) { return result }
             }
-            var descriptors = [pollfd(fd: cancelFD, events: Int16(POLLIN), revents: 0)]
-            var order: [Int32] = []
-            for (fd, role) in roles {
-                let events: Int16
-                if case .connect = role { events = Int16(POLLOUT) } else { events = Int16(POLLIN) }
-                descriptors.append(pollfd(fd: fd, events: events, revents: 0))
-                order.append(fd)
+            return nil
+        }
+
+        /// One `poll` of the cancel descriptor and `watching`, and the events of those ready.
+        mutating func wait(until deadline: Double, watching: [ProbeStateMachine.Watch]) -> ConnectivityResult? {
+            var descriptors = [pollfd(fd: probe.cancelFD, events: Int16(POLLIN), revents: 0)]
+            descriptors += watching.map { pollfd(fd: $0.fd, events: Int16($0.interest == .writable ? POLLOUT : POLLIN), revents: 0) }
+            let milliseconds = Int32(max(0, (deadline - LinuxProbe.now()) * 1000).rounded(.up))
+            guard case .success(let ready) = Syscall.poll(&descriptors, milliseconds: milliseconds) else {
+                return perform(machine.handle(.waitFailed, now: LinuxProbe.now()))
             }
-            let wake = min(deadline, roles.values.contains { if case .query = $0 { true } else { false } } ? resolutionDeadline : deadline)
-            guard case .success(let ready) = Syscall.poll(&descriptors, milliseconds: Int32(max(0, (wake - now) * 1000).rounded(.up)))
-            else { break }
-            if ready == 0 { continue }
-            if descriptors[0].revents != 0 { cancelled = true; break }
-            for (slot, fd) in order.enumerated() where descriptors[slot + 1].revents != 0 {
-                guard let role = roles[fd] else { continue }
-                switch role {
-                case .query(let index, let id, let type):
-                    let received = buffer.withUnsafeMutableBytes { Syscall.receive(fd, into: $0) }
-                    if case .failure(let error) = received, error.rawValue == EAGAIN { continue }
-                    // The errno, taken at the call: the closes below would overwrite it.
-                    let count: Int, failure: Errno?
-                    switch received {
-                    case .success(let read): (count, failure) = (read, nil)
-                    case .failure(let error): (count, failure) = (-1, error)
-                    }
-                    let answer = count > 0 ? DNSMessage.parse(Array(buffer[0..<count]), id: id, type: type) : .invalid
-                    if answer == .invalid && count > 0 { continue }  // not our answer: keep waiting
-                    roles[fd] = nil
-                    Syscall.close(fd)
-                    let run = runs[index]
-                    run.pendingQueries -= 1
-                    guard run.phase != .done else { continue }
-                    if case .addresses(let found) = answer {
-                        run.resolved = true
-                        for address in found where !run.addresses.contains(address) {
-                            run.addresses.append(address)
-                            if run.active < 0 { connect(index, to: address) }
-                        }
-                    }
-                    if run.pendingQueries == 0 && run.addresses.isEmpty {
-                        finish(index, failure.map { "the DNS server did not answer: \($0)" } ?? "the name '\(run.endpoint.target.host)' did not resolve")
-                    } else if run.pendingQueries == 0 && run.connecting.isEmpty && run.active < 0 {
-                        finish(index, run.error ?? "cannot connect")
-                    }
-                case .connect(let index, let address):
-                    let run = runs[index]
-                    var code: Int32 = 0
-                    var length = socklen_t(MemoryLayout<Int32>.size)
-                    getsockopt(fd, SOL_SOCKET, SO_ERROR, &code, &length)
-                    run.connecting.removeAll { $0 == fd }
-                    if code != 0 || run.active >= 0 {
-                        if code != 0 { run.error = "cannot connect to \(address) port \(run.endpoint.target.port): \(Errno(code))" }
-                        roles[fd] = nil
-                        Syscall.close(fd)
-                        if run.connecting.isEmpty && run.active < 0 && run.pendingQueries == 0 { finish(index, run.error ?? "cannot connect") }
-                        continue
-                    }
-                    // The first connection wins; the others for this endpoint are dropped.
-                    for other in run.connecting where roles.removeValue(forKey: other) != nil { Syscall.close(other) }
-                    run.connecting.removeAll()
-                    let request = run.endpoint.target.request
-                    let sent = request.withUnsafeBytes { send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
-                    guard sent == request.count else {
-                        roles[fd] = nil
-                        Syscall.close(fd)
-                        finish(index, "cannot send the request to \(address)")
-                        continue
-                    }
-                    run.active = fd
-                    run.phase = .reading
-                    roles[fd] = .read(run: index)
-                case .read(let index):
-                    let run = runs[index]
-                    let room = min(buffer.count, check.maximumResponseSize - run.buffer.count)
-                    let received: Result<Int, Errno> = room > 0
-                        ? buffer.withUnsafeMutableBytes { Syscall.receive(fd, into: UnsafeMutableRawBufferPointer(rebasing: $0[0..<room])) }
-                        : .success(0)
-                    if case .failure(let error) = received, error.rawValue == EAGAIN { continue }
-                    let count: Int, failure: Errno?
-                    switch received {
-                    case .success(let read): (count, failure) = (read, nil)
-                    case .failure(let error): (count, failure) = (-1, error)
-                    }
-                    if count > 0 { run.buffer.append(contentsOf: buffer[0..<count]) }
-                    let finished = count <= 0 || run.buffer.count >= check.maximumResponseSize
-                    let verdict = run.classifier.verdict(run.buffer, finished: finished)
-                    if verdict != .needMore {
-                        run.verdict = verdict
-                        if case .malformed(let reason) = verdict { run.error = reason }
-                        finish(index, failure.map { "reading failed: \($0)" } ?? "")
-                    } else if finished {
-                        finish(index, "the connection closed early")
-                    }
-                }
+            if ready == 0 { return nil }
+            if descriptors[0].revents != 0 { return perform(machine.handle(.cancelled, now: LinuxProbe.now())) }
+            closed.removeAll()
+            for (watch, polled) in zip(watching, descriptors.dropFirst()) where polled.revents != 0 && !closed.contains(watch.fd) {
+                guard let event = event(of: watch) else { continue }
+                if let result = perform(machine.handle(event, now: LinuxProbe.now())) { return result }
+            }
+            return nil
+        }
+
+        /// What a ready descriptor reports; `nil` when it has nothing after all (`EAGAIN`).
+        mutating func event(of watch: ProbeStateMachine.Watch) -> Event? {
+            if watch.interest == .writable { return .connectFinished(fd: watch.fd, error: Syscall.pendingError(watch.fd)) }
+            switch buffer.withUnsafeMutableBytes({ Syscall.receive(watch.fd, into: $0) }) {
+            case .success(let count): return .received(fd: watch.fd, .success(Array(buffer[..<count])))
+            case .failure(let error) where error.rawValue == EAGAIN: return nil
+            case .failure(let error): return .received(fd: watch.fd, .failure(error))
             }
         }
-        for index in runs.indices where runs[index].phase != .done {
-            let run = runs[index]
-            finish(index, run.phase == .resolving ? "name resolution timed out"
-                : run.phase == .connecting ? "no connection within \(check.timeout) s" : "no answer within \(check.timeout) s")
+    }
+
+    /// Sends `query` from a UDP socket of its own; the socket, or `nil` when it cannot.
+    private func sendQuery(_ query: ProbeStateMachine.Query) -> Int32? {
+        guard case .success(let fd) = Syscall.socket(domain(of: query.server), Int32(SOCK_DGRAM.rawValue) | Int32(SOCK_NONBLOCK.rawValue))
+        else { return nil }
+        // A resolver on this machine (a local cache) is not reached through the interface.
+        if !query.server.isLoopback { bindToInterface(fd) }
+        // Connected: the kernel then only lets answers from that server through.
+        let sent = withSocketAddress(query.server, port: LinuxProbe.dnsPort) { address, length in
+            Syscall.connect(fd, to: address, length: length).flatMap { _ in Syscall.send(fd, query.bytes) }
         }
-        let elapsed = (LinuxProbe.now() - start) * 1000
-        if cancelled { return ConnectivityResult(connectivity: .unknown, error: "the check was cancelled") }
-        return ProbeVerdict.of(runs.map { ($0.endpoint, $0.resolved, $0.verdict, $0.error, $0.finishedAt.map { ($0 - start) * 1000 }) },
-                                  elapsed: elapsed)
+        guard sent == .success(query.bytes.count) else {
+            Syscall.close(fd)
+            return nil
+        }
+        return fd
+    }
+
+    /// Opens a non-blocking TCP socket and starts connecting it to `address`.
+    private func startConnection(to address: IPAddress, port: UInt16) -> ProbeStateMachine.ConnectStart {
+        let fd: Int32
+        switch Syscall.socket(domain(of: address), Int32(SOCK_STREAM.rawValue) | Int32(SOCK_NONBLOCK.rawValue)) {
+        case .success(let opened): fd = opened
+        case .failure(let error): return .socketFailed(error)
+        }
+        bindToInterface(fd)
+        let connected = withSocketAddress(address, port: port) { Syscall.connect(fd, to: $0, length: $1) }
+        if case .failure(let error) = connected, error.rawValue != EINPROGRESS {
+            Syscall.close(fd)
+            return .connectFailed(error)
+        }
+        return .started(fd: fd)
+    }
+
+    private func domain(of address: IPAddress) -> Int32 {
+        address.family == IPAddress.inet ? AF_INET : AF_INET6
     }
 
     private func bindToInterface(_ fd: Int32) {
         guard let name = interface?.name, !name.isEmpty else { return }
         // Needs CAP_NET_RAW on older kernels; without it the socket stays unbound.
-        _ = name.withCString { setsockopt(fd, SOL_SOCKET, SO_BINDTODEVICE, $0, socklen_t(name.utf8.count + 1)) }
+        _ = Syscall.bind(fd, toDevice: name)
     }
 
     private func withSocketAddress<T>(_ address: IPAddress, port: UInt16, _ body: (UnsafePointer<sockaddr>, socklen_t) -> T) -> T {
