@@ -1,0 +1,371 @@
+#if os(Linux) || os(Android)
+/// The decisions of one connectivity check on Linux, apart from its I/O: events in, actions
+/// out (swift-async-algorithms' state machines). It names the DNS queries to send and the
+/// connections to open, reads the answers and responses it is given, and says when to wait
+/// and when the check is over. It makes no system call and reads no clock: every event
+/// comes with the time, so it is tested with fixtures and a hand-set clock.
+///
+/// The caller (``LinuxProbe``) carries out each action in order and reports the outcome of
+/// `openQuery`, `connect` and `send` at once, before the next action; after the events of a
+/// wait it calls ``next(now:)``, which ends in `wait` or `finish`.
+struct ProbeStateMachine {
+    /// A DNS query to send over UDP to `server`, for the name of endpoint `endpoint`.
+    struct Query: Equatable {
+        var endpoint: Int
+        var server: IPAddress
+        var id: UInt16
+        var type: UInt16
+        var bytes: [UInt8]
+    }
+
+    /// What a descriptor is waited on for.
+    enum Interest: Equatable {
+        case readable
+        /// A connection in progress: writable once it is made or has failed.
+        case writable
+    }
+
+    /// A descriptor to wait on.
+    struct Watch: Equatable {
+        var fd: Int32
+        var interest: Interest
+    }
+
+    enum Action: Equatable {
+        /// Open a UDP socket to the query's server and send the query; report ``Event/querySent(_:fd:)``.
+        case openQuery(Query)
+        /// Open a non-blocking TCP socket and start connecting; report ``Event/connectStarted(endpoint:address:_:)``.
+        case connect(endpoint: Int, address: IPAddress, port: UInt16)
+        /// Send the HTTP request; report ``Event/requestSent(fd:complete:)``.
+        case send(fd: Int32, request: [UInt8])
+        case close(fd: Int32)
+        /// Wait until `until` (or cancellation) for the descriptors, report what they have,
+        /// then call ``next(now:)``. Only ``next(now:)`` returns it.
+        case wait(until: Double, watching: [Watch])
+        /// The check is over. Every descriptor has been closed by the actions before it.
+        case finish(ConnectivityResult)
+    }
+
+    /// How a `connect` action went.
+    enum ConnectStart: Equatable {
+        case started(fd: Int32)
+        case socketFailed(Errno)
+        case connectFailed(Errno)
+    }
+
+    enum Event: Equatable {
+        /// The check begins: names are resolved, literal addresses connected to.
+        case started
+        /// An `openQuery` action's outcome: the socket that sent the query, or `nil`.
+        case querySent(Query, fd: Int32?)
+        /// A `connect` action's outcome.
+        case connectStarted(endpoint: Int, address: IPAddress, ConnectStart)
+        /// A `send` action's outcome: whether the whole request went out.
+        case requestSent(fd: Int32, complete: Bool)
+        /// A connection in progress ended: `nil` when it is made, else its error.
+        case connectFinished(fd: Int32, error: Errno?)
+        /// What a readable descriptor gave: bytes (none at end of stream), or the errno.
+        case received(fd: Int32, Result<[UInt8], Errno>)
+        /// The check must stop now.
+        case cancelled
+        /// The wait itself failed: the check ends with what it has, as at its deadline.
+        case waitFailed
+    }
+
+    /// How many of the resolver's servers are asked.
+    static let serversAsked = 3
+
+    private enum Phase { case resolving, connecting, reading, done }
+
+    /// One endpoint's progress.
+    private struct Run {
+        let endpoint: ConnectivityCheck.Endpoint
+        let classifier: HTTPResponseClassifier
+        var phase = Phase.resolving
+        var resolved = false
+        var addresses: [IPAddress] = []
+        /// Queries asked for and neither answered nor given up on.
+        var pendingQueries = 0
+        /// `connect` actions whose outcome has not been reported yet.
+        var opening = 0
+        var connecting: [Int32] = []
+        /// The connection that won, once the request is sent.
+        var active: Int32?
+        var response: [UInt8] = []
+        var verdict: HTTPResponseClassifier.Verdict?
+        var error: String?
+        var finishedAt: Double?
+    }
+
+    private enum Role {
+        case query(endpoint: Int, id: UInt16, type: UInt16)
+        case connect(endpoint: Int, address: IPAddress)
+        case read(endpoint: Int)
+    }
+
+    private let check: ConnectivityCheck
+    private let servers: [IPAddress]
+    private let start: Double
+    private var runs: [Run]
+    /// Every open descriptor and what it is for.
+    private var roles: [Int32: Role] = [:]
+    private var nextQueryID: UInt16
+    private var cancelled = false
+
+    /// - Parameters:
+    ///   - servers: The resolver's DNS servers, in order.
+    ///   - start: When the check starts, on the clock the events' times are on.
+    ///   - firstQueryID: The first DNS query's id (random in use); each query takes the next.
+    init(check: ConnectivityCheck, servers: [IPAddress], start: Double, firstQueryID: UInt16) {
+        self.check = check
+        self.servers = servers
+        self.start = start
+        nextQueryID = firstQueryID
+        runs = check.endpoints.map { Run(endpoint: $0, classifier: HTTPResponseClassifier(expectation: $0.expectation, limit: check.maximumResponseSize)) }
+    }
+
+    private var deadline: Double { start + check.timeout }
+    private var resolutionDeadline: Double { start + check.resolutionTimeout }
+    private var hasQueries: Bool { roles.values.contains { if case .query = $0 { true } else { false } } }
+
+    /// Whether an endpoint passed or every endpoint is done.
+    private var isComplete: Bool {
+        runs.allSatisfy { $0.phase == .done } || runs.contains { if case .pass = $0.verdict { true } else { false } }
+    }
+
+    /// The socket actions an event calls for (never `wait`; `finish` only on cancellation
+    /// or a failed wait).
+    mutating func handle(_ event: Event, now: Double) -> [Action] {
+        switch event {
+        case .started:
+            return started(now: now)
+        case .querySent(let query, let fd):
+            return querySent(query, fd: fd, now: now)
+        case .connectStarted(let index, let address, let outcome):
+            return connectStarted(index, to: address, outcome, now: now)
+        case .requestSent(let fd, let complete):
+            return requestSent(fd: fd, complete: complete, now: now)
+        case .connectFinished(let fd, let error):
+            return connectFinished(fd: fd, error: error, now: now)
+        case .received(let fd, let received):
+            switch roles[fd] {
+            case .query(let index, let id, let type)?: return answered(fd, endpoint: index, id: id, type: type, received, now: now)
+            case .read(let index)?: return responded(endpoint: index, received, now: now)
+            case .connect?, nil: return []
+            }
+        case .cancelled:
+            cancelled = true
+            return finishAll(now: now)
+        case .waitFailed:
+            return finishAll(now: now)
+        }
+    }
+
+    /// What to do once the events of a wait are handled: the queries given up at the
+    /// resolution deadline, then `wait` or `finish`.
+    mutating func next(now: Double) -> [Action] {
+        if isComplete || now >= deadline { return finishAll(now: now) }
+        if now >= resolutionDeadline && hasQueries {
+            // The endpoints this ends may be the last: decide again rather than wait on
+            // nothing but cancellation until the deadline.
+            let dropped = dropQueries(now: now)
+            return dropped + next(now: now)
+        }
+        let watching = roles.keys.sorted().map { fd in
+            if case .connect? = roles[fd] { Watch(fd: fd, interest: .writable) } else { Watch(fd: fd, interest: .readable) }
+        }
+        return [.wait(until: hasQueries ? min(deadline, resolutionDeadline) : deadline, watching: watching)]
+    }
+
+    // MARK: - Events
+
+    /// Literal addresses connect at once; names are resolved.
+    private mutating func started(now: Double) -> [Action] {
+        var actions: [Action] = []
+        for index in runs.indices {
+            if let address = runs[index].endpoint.target.address {
+                runs[index].resolved = true
+                actions += startConnecting(index, to: address)
+            } else if servers.isEmpty {
+                actions += finish(index, "no DNS server is configured", now: now)
+            } else {
+                actions += queries(for: index)
+                if runs[index].pendingQueries == 0 { actions += finish(index, "the DNS servers cannot be reached", now: now) }
+            }
+        }
+        return actions
+    }
+
+    /// An A and an AAAA query to each server asked.
+    private mutating func queries(for index: Int) -> [Action] {
+        var actions: [Action] = []
+        for server in servers.prefix(ProbeStateMachine.serversAsked) {
+            for type in [DNSMessage.typeA, DNSMessage.typeAAAA] {
+                let id = nextQueryID
+                nextQueryID &+= 1
+                guard let bytes = DNSMessage.query(id: id, name: runs[index].endpoint.target.host, type: type) else { continue }
+                runs[index].pendingQueries += 1
+                actions.append(.openQuery(Query(endpoint: index, server: server, id: id, type: type, bytes: bytes)))
+            }
+        }
+        return actions
+    }
+
+    private mutating func querySent(_ query: Query, fd: Int32?, now: Double) -> [Action] {
+        guard let fd else {
+            runs[query.endpoint].pendingQueries -= 1
+            return runs[query.endpoint].pendingQueries == 0 ? finish(query.endpoint, "the DNS servers cannot be reached", now: now) : []
+        }
+        roles[fd] = .query(endpoint: query.endpoint, id: query.id, type: query.type)
+        return []
+    }
+
+    private mutating func startConnecting(_ index: Int, to address: IPAddress) -> [Action] {
+        runs[index].opening += 1
+        return [.connect(endpoint: index, address: address, port: runs[index].endpoint.target.port)]
+    }
+
+    private mutating func connectStarted(_ index: Int, to address: IPAddress, _ outcome: ConnectStart, now: Double) -> [Action] {
+        runs[index].opening -= 1
+        switch outcome {
+        case .started(let fd):
+            guard runs[index].phase != .done else { return [.close(fd: fd)] }
+            roles[fd] = .connect(endpoint: index, address: address)
+            runs[index].connecting.append(fd)
+            runs[index].phase = .connecting
+            return []
+        case .socketFailed(let error):
+            runs[index].error = "cannot open a socket: \(error)"
+        case .connectFailed(let error):
+            runs[index].error = "cannot connect to \(address): \(error)"
+        }
+        return finishIfNothingLeft(index, now: now)
+    }
+
+    /// A DNS answer, a failure, or a datagram that is not the answer (ignored).
+    private mutating func answered(_ fd: Int32, endpoint index: Int, id: UInt16, type: UInt16,
+                                   _ received: Result<[UInt8], Errno>, now: Double) -> [Action] {
+        let bytes = (try? received.get()) ?? []
+        let answer = bytes.isEmpty ? .invalid : DNSMessage.parse(bytes, id: id, type: type)
+        if answer == .invalid && !bytes.isEmpty { return [] }  // not our answer: keep waiting
+        roles[fd] = nil
+        runs[index].pendingQueries -= 1
+        var actions: [Action] = [.close(fd: fd)]
+        guard runs[index].phase != .done else { return actions }
+        if case .addresses(let found) = answer {
+            runs[index].resolved = true
+            for address in found where !runs[index].addresses.contains(address) {
+                runs[index].addresses.append(address)
+                if runs[index].active == nil { actions += startConnecting(index, to: address) }
+            }
+        }
+        guard runs[index].pendingQueries == 0 && runs[index].addresses.isEmpty else {
+            return actions + finishIfNothingLeft(index, now: now)
+        }
+        let reason = if case .failure(let error) = received { "the DNS server did not answer: \(error)" }
+            else { "the name '\(runs[index].endpoint.target.host)' did not resolve" }
+        return actions + finish(index, reason, now: now)
+    }
+
+    private mutating func connectFinished(fd: Int32, error: Errno?, now: Double) -> [Action] {
+        guard case .connect(let index, let address)? = roles[fd] else { return [] }
+        runs[index].connecting.removeAll { $0 == fd }
+        if error != nil || runs[index].active != nil {
+            if let error { runs[index].error = "cannot connect to \(address) port \(runs[index].endpoint.target.port): \(error)" }
+            roles[fd] = nil
+            return [.close(fd: fd)] + finishIfNothingLeft(index, now: now)
+        }
+        // The first connection wins; the others for this endpoint are dropped.
+        var actions: [Action] = []
+        for other in runs[index].connecting where roles.removeValue(forKey: other) != nil { actions.append(.close(fd: other)) }
+        runs[index].connecting.removeAll()
+        return actions + [.send(fd: fd, request: runs[index].endpoint.target.request)]
+    }
+
+    private mutating func requestSent(fd: Int32, complete: Bool, now: Double) -> [Action] {
+        guard case .connect(let index, let address)? = roles[fd] else { return [] }
+        guard complete else {
+            roles[fd] = nil
+            return [.close(fd: fd)] + finish(index, "cannot send the request to \(address)", now: now)
+        }
+        roles[fd] = .read(endpoint: index)
+        runs[index].active = fd
+        runs[index].phase = .reading
+        return []
+    }
+
+    /// More of the HTTP response, its end, or a read error: classified as it comes.
+    private mutating func responded(endpoint index: Int, _ received: Result<[UInt8], Errno>, now: Double) -> [Action] {
+        let bytes = (try? received.get()) ?? []
+        let limit = check.maximumResponseSize
+        runs[index].response += bytes.prefix(limit - runs[index].response.count)
+        let finished = bytes.isEmpty || runs[index].response.count >= limit
+        let verdict = runs[index].classifier.verdict(runs[index].response, finished: finished)
+        if verdict != .needMore {
+            runs[index].verdict = verdict
+            if case .malformed(let reason) = verdict { runs[index].error = reason }
+            let reason = if case .failure(let error) = received { "reading failed: \(error)" } else { "" }
+            return finish(index, reason, now: now)
+        }
+        return finished ? finish(index, "the connection closed early", now: now) : []
+    }
+
+    // MARK: - Endings
+
+    /// Gives up every query still waiting (the resolution deadline passed).
+    private mutating func dropQueries(now: Double) -> [Action] {
+        var actions: [Action] = []
+        for fd in roles.keys.sorted() {
+            guard case .query(let index, _, _)? = roles[fd] else { continue }
+            roles[fd] = nil
+            actions.append(.close(fd: fd))
+            runs[index].pendingQueries -= 1
+            if runs[index].pendingQueries == 0 && runs[index].addresses.isEmpty {
+                actions += finish(index, "name resolution timed out", now: now)
+            }
+        }
+        return actions
+    }
+
+    /// Ends an endpoint with no query, connection or `connect` action left.
+    private mutating func finishIfNothingLeft(_ index: Int, now: Double) -> [Action] {
+        let run = runs[index]
+        guard run.pendingQueries == 0 && run.opening == 0 && run.connecting.isEmpty && run.active == nil else { return [] }
+        return finish(index, run.error ?? "cannot connect", now: now)
+    }
+
+    /// Ends an endpoint; `reason` is its error unless it has one already.
+    private mutating func finish(_ index: Int, _ reason: String, now: Double) -> [Action] {
+        guard runs[index].phase != .done else { return [] }
+        runs[index].phase = .done
+        runs[index].error = runs[index].error ?? reason
+        runs[index].finishedAt = now
+        var actions: [Action] = []
+        for fd in runs[index].connecting + [runs[index].active].compactMap({ $0 }) where roles.removeValue(forKey: fd) != nil {
+            actions.append(.close(fd: fd))
+        }
+        runs[index].connecting.removeAll()
+        runs[index].active = nil
+        return actions
+    }
+
+    /// Ends the check: the endpoints still running with what they were waiting for, every
+    /// descriptor closed, and the result.
+    private mutating func finishAll(now: Double) -> [Action] {
+        var actions: [Action] = []
+        for index in runs.indices {
+            let reason = switch runs[index].phase {
+            case .resolving: "name resolution timed out"
+            case .connecting: "no connection within \(check.timeout) s"
+            case .reading, .done: "no answer within \(check.timeout) s"
+            }
+            actions += finish(index, reason, now: now)
+        }
+        actions += roles.keys.sorted().map { .close(fd: $0) }
+        roles.removeAll()
+        if cancelled { return actions + [.finish(ConnectivityResult(connectivity: .unknown, error: "the check was cancelled"))] }
+        let outcomes = runs.map { ($0.endpoint, $0.resolved, $0.verdict, $0.error, $0.finishedAt.map { ($0 - start) * 1000 }) }
+        return actions + [.finish(ProbeVerdict.of(outcomes, elapsed: (now - start) * 1000))]
+    }
+}
+#endif

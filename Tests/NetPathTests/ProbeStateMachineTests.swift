@@ -1,0 +1,153 @@
+#if os(Linux) || os(Android)
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
+import Testing
+@testable import NetPath
+
+/// The Linux check's decisions, driven by hand: events and times in, actions out. No
+/// sockets, no clock (the check starts at 0 s; timeout 5 s, resolution timeout 3 s).
+@Suite struct ProbeStateMachineTests {
+    typealias Machine = ProbeStateMachine
+    static let server = IPAddress("10.77.0.53")!
+
+    func machine(_ urls: String..., servers: [IPAddress] = [server]) throws -> Machine {
+        let check = ConnectivityCheck(endpoints: try urls.map { try .init($0) }, timeout: 5, resolutionTimeout: 3)
+        return Machine(check: check, servers: servers, start: 0, firstQueryID: 100)
+    }
+
+    func request(_ url: String) throws -> [UInt8] { try HTTPTarget(url).request }
+
+    /// The server's answer to `query`: its question, then one record per address.
+    func answer(_ query: Machine.Query, _ addresses: [IPAddress]) -> [UInt8] {
+        var bytes = [UInt8(query.id >> 8), UInt8(query.id & 0xFF), 0x81, 0x80, 0, 1, 0, UInt8(addresses.count), 0, 0, 0, 0]
+        bytes += query.bytes[12...]
+        for address in addresses {
+            let data = Fixture.addressBytes(address)
+            bytes += [0xC0, 12, UInt8(query.type >> 8), UInt8(query.type & 0xFF), 0, 1, 0, 0, 0, 60, 0, UInt8(data.count)] + data
+        }
+        return bytes
+    }
+
+    /// Starts a check of one name and sends its queries from descriptors 20, 21….
+    func resolving(_ url: String) throws -> (Machine, [Machine.Query]) {
+        var machine = try machine(url)
+        let actions = machine.handle(.started, now: 0)
+        let queries = actions.compactMap { action -> Machine.Query? in
+            if case .openQuery(let query) = action { query } else { nil }
+        }
+        #expect(queries.count == actions.count && queries.map(\.id) == [100, 101] && queries.map(\.type) == [DNSMessage.typeA, DNSMessage.typeAAAA])
+        #expect(queries.allSatisfy { $0.server == ProbeStateMachineTests.server && $0.endpoint == 0 })
+        for (offset, query) in queries.enumerated() {
+            #expect(machine.handle(.querySent(query, fd: Int32(20 + offset)), now: 0).isEmpty)
+        }
+        return (machine, queries)
+    }
+
+    @Test func aLiteralAddressIsConnectedToAtOnceAndItsAnswerEndsTheCheck() throws {
+        let url = "http://10.77.0.1:8080/204"
+        var machine = try machine(url, servers: [])
+        #expect(machine.handle(.started, now: 0) == [.connect(endpoint: 0, address: IPAddress("10.77.0.1")!, port: 8080)])
+        #expect(machine.handle(.connectStarted(endpoint: 0, address: IPAddress("10.77.0.1")!, .started(fd: 10)), now: 0).isEmpty)
+        #expect(machine.next(now: 0.01) == [.wait(until: 5, watching: [.init(fd: 10, interest: .writable)])])
+        #expect(machine.handle(.connectFinished(fd: 10, error: nil), now: 0.1) == [.send(fd: 10, request: try request(url))])
+        #expect(machine.handle(.requestSent(fd: 10, complete: true), now: 0.1).isEmpty)
+        #expect(machine.next(now: 0.1) == [.wait(until: 5, watching: [.init(fd: 10, interest: .readable)])])
+        let response = Array("HTTP/1.1 204 No Content\r\n\r\n".utf8)
+        #expect(machine.handle(.received(fd: 10, .success(response)), now: 0.25) == [.close(fd: 10)])
+        #expect(machine.next(now: 0.25) == [.finish(ConnectivityResult(connectivity: .full, url: url, httpStatus: 204, latencyMilliseconds: 250))])
+    }
+
+    @Test func aRefusedConnectionIsLimitedWithTheReason() throws {
+        var machine = try machine("http://10.77.0.1:8081/")
+        _ = machine.handle(.started, now: 0)
+        _ = machine.handle(.connectStarted(endpoint: 0, address: IPAddress("10.77.0.1")!, .started(fd: 10)), now: 0)
+        #expect(machine.handle(.connectFinished(fd: 10, error: Errno(ECONNREFUSED)), now: 0.01) == [.close(fd: 10)])
+        let result = try #require(finishResult(machine.next(now: 0.01)))
+        #expect(result.connectivity == .limited && result.error == "cannot connect to 10.77.0.1 port 8081: Connection refused")
+    }
+
+    @Test func dnsAnswersAreConnectedToAndStrayDatagramsIgnored() throws {
+        var (machine, queries) = try resolving("http://check.test:8080/204")
+        #expect(machine.next(now: 0.01) == [.wait(until: 3, watching: [.init(fd: 20, interest: .readable), .init(fd: 21, interest: .readable)])])
+        var stray = answer(queries[0], [IPAddress("192.0.2.1")!])
+        stray[1] ^= 0xFF
+        #expect(machine.handle(.received(fd: 20, .success(stray)), now: 0.02).isEmpty)
+        let addresses = [IPAddress("10.77.0.1")!, IPAddress("10.77.0.2")!]
+        #expect(machine.handle(.received(fd: 20, .success(answer(queries[0], addresses))), now: 0.02) ==
+                [.close(fd: 20), .connect(endpoint: 0, address: addresses[0], port: 8080), .connect(endpoint: 0, address: addresses[1], port: 8080)])
+        #expect(machine.handle(.received(fd: 21, .success(answer(queries[1], []))), now: 0.03) == [.close(fd: 21)])
+    }
+
+    @Test func theFirstConnectionWinsAndTheOthersAreClosed() throws {
+        let url = "http://check.test:8080/204"
+        var (machine, queries) = try resolving(url)
+        let addresses = [IPAddress("10.77.0.1")!, IPAddress("10.77.0.2")!]
+        _ = machine.handle(.received(fd: 20, .success(answer(queries[0], addresses))), now: 0.02)
+        _ = machine.handle(.received(fd: 21, .success(answer(queries[1], []))), now: 0.02)
+        for (fd, address) in zip([30, 31] as [Int32], addresses) {
+            #expect(machine.handle(.connectStarted(endpoint: 0, address: address, .started(fd: fd)), now: 0.02).isEmpty)
+        }
+        #expect(machine.next(now: 0.02) == [.wait(until: 5, watching: [.init(fd: 30, interest: .writable), .init(fd: 31, interest: .writable)])])
+        #expect(machine.handle(.connectFinished(fd: 31, error: nil), now: 0.05) == [.close(fd: 30), .send(fd: 31, request: try request(url))])
+        #expect(machine.handle(.connectFinished(fd: 30, error: nil), now: 0.05).isEmpty)
+        _ = machine.handle(.requestSent(fd: 31, complete: true), now: 0.05)
+        #expect(machine.next(now: 0.05) == [.wait(until: 5, watching: [.init(fd: 31, interest: .readable)])])
+    }
+
+    /// Every address failing at once ends the endpoint after the last, with its reason.
+    @Test func anEndpointEndsWhenItsLastAddressFails() throws {
+        var (machine, queries) = try resolving("http://check.test:8080/204")
+        let addresses = [IPAddress("10.77.0.1")!, IPAddress("10.77.0.2")!]
+        _ = machine.handle(.received(fd: 21, .success(answer(queries[1], []))), now: 0.01)
+        _ = machine.handle(.received(fd: 20, .success(answer(queries[0], addresses))), now: 0.02)
+        #expect(machine.handle(.connectStarted(endpoint: 0, address: addresses[0], .connectFailed(Errno(ENETUNREACH))), now: 0.02).isEmpty)
+        #expect(machine.handle(.connectStarted(endpoint: 0, address: addresses[1], .connectFailed(Errno(EHOSTUNREACH))), now: 0.02).isEmpty)
+        let result = try #require(finishResult(machine.next(now: 0.02)))
+        #expect(result.connectivity == .limited && result.error == "cannot connect to 10.77.0.2: No route to host")
+    }
+
+    /// A DNS server that never answers ends the check at the resolution deadline, not the
+    /// check's: the machine finishes rather than wait with nothing left to wait for.
+    @Test func aSilentDNSServerEndsTheCheckAtTheResolutionDeadline() throws {
+        var (machine, _) = try resolving("http://check.test:8080/204")
+        #expect(machine.next(now: 1) == [.wait(until: 3, watching: [.init(fd: 20, interest: .readable), .init(fd: 21, interest: .readable)])])
+        let actions = machine.next(now: 3)
+        #expect(actions.dropLast() == [.close(fd: 20), .close(fd: 21)])
+        let result = try #require(finishResult(actions))
+        #expect(result.connectivity == .local && result.error == "name resolution timed out" && result.url == "http://check.test:8080/204")
+    }
+
+    @Test func aNameThatDoesNotResolveIsLocal() throws {
+        var (machine, queries) = try resolving("http://nowhere.test/")
+        _ = machine.handle(.received(fd: 20, .success(answer(queries[0], []))), now: 0.01)
+        _ = machine.handle(.received(fd: 21, .success(answer(queries[1], []))), now: 0.01)
+        let result = try #require(finishResult(machine.next(now: 0.01)))
+        #expect(result.connectivity == .local && result.error == "the name 'nowhere.test' did not resolve")
+    }
+
+    @Test func cancellationClosesEverythingAndSaysSo() throws {
+        var machine = try machine("http://10.77.0.1:8080/never", "http://check.test/")
+        _ = machine.handle(.started, now: 0)
+        _ = machine.handle(.connectStarted(endpoint: 0, address: IPAddress("10.77.0.1")!, .started(fd: 10)), now: 0)
+        #expect(machine.handle(.cancelled, now: 0.5) == [.close(fd: 10), .finish(ConnectivityResult(connectivity: .unknown, error: "the check was cancelled"))])
+    }
+
+    @Test func theDeadlineEndsAConnectionThatIsNotMade() throws {
+        var machine = try machine("http://10.77.0.1:8080/never")
+        _ = machine.handle(.started, now: 0)
+        _ = machine.handle(.connectStarted(endpoint: 0, address: IPAddress("10.77.0.1")!, .started(fd: 10)), now: 0)
+        let actions = machine.next(now: 5)
+        #expect(actions.first == .close(fd: 10))
+        let result = try #require(finishResult(actions))
+        #expect(result.connectivity == .limited && result.error == "no connection within 5.0 s" && result.latencyMilliseconds == 5000)
+    }
+
+    func finishResult(_ actions: [Machine.Action]) -> ConnectivityResult? {
+        guard case .finish(let result)? = actions.last else { return nil }
+        return result
+    }
+}
+#endif
