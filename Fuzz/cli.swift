@@ -23,7 +23,7 @@ public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
             for word in words { _ = InterfaceCosts.matches(pattern, word) }
         }
         if let check = try arguments.connectivityCheck() {
-            guard !check.endpoints.isEmpty, check.timeout > 0, check.timeout <= 300,
+            guard !check.endpoints.isEmpty, check.timeout > .zero, check.timeout <= .seconds(300),
                   check.resolutionTimeout <= check.timeout else { fatalError("a check out of bounds") }
             for endpoint in check.endpoints {
                 _ = endpoint.target.hostHeader

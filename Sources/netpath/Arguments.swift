@@ -253,8 +253,13 @@ struct Arguments: Equatable, Sendable {
             }
         }
         let seconds = (command == .probe ? timeout : probeTimeout) ?? 5
-        return ConnectivityCheck(endpoints: endpoints.isEmpty ? ConnectivityCheck.defaultEndpoints : endpoints, timeout: seconds,
-                                 resolutionTimeout: min(3, seconds))
+        do {
+            // The option's range was checked where it was parsed; the library checks again.
+            return try ConnectivityCheck(endpoints: endpoints.isEmpty ? ConnectivityCheck.defaultEndpoints : endpoints,
+                                         timeout: .seconds(seconds))
+        } catch let error as NetPathError {
+            throw UsageError(message: error.message)
+        }
     }
 
     /// Interface names or patterns (`usb0`, `enx*`), separated by commas.

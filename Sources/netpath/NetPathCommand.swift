@@ -128,7 +128,7 @@ enum NetPathCommand {
             let verdict = Gate<NetworkPath>()
             monitor.pathUpdateHandler = { path in if path.connectivity != .unknown { verdict.open(path) } }
             if let settled = monitor.currentPath, settled.connectivity != .unknown { verdict.open(settled) }
-            path = verdict.wait(seconds: (session.check?.timeout ?? 5) + 2) ?? path
+            path = verdict.wait(seconds: (session.check?.timeoutSeconds ?? 5) + 2) ?? path
         }
         Terminal.write(bytes: session.format(path))
         finish(path.status == .satisfied ? .success : .failure)
@@ -184,7 +184,7 @@ enum NetPathCommand {
         let verdict = Gate<ConnectivityResult>()
         let namespace = session.namespace
         Task.detached { verdict.open(await check.run(over: path, namespace: namespace)) }
-        guard let result = verdict.wait(seconds: check.timeout + 5) else { fail("the check did not finish", .runtime) }
+        guard let result = verdict.wait(seconds: check.timeoutSeconds + 5) else { fail("the check did not finish", .runtime) }
         Terminal.write((session.arguments.json ? Output.json(result) : Output.human(result, color: session.color)) + "\n")
         finish(result.connectivity == .full ? .success : .failure)
     }

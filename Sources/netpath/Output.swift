@@ -47,7 +47,7 @@ enum Output {
         return "{\"time\":\(quote(time)),\"connectivity\":\(quote(result.connectivity.rawValue)),"
             + "\"portalURL\":\(optional(result.portalURL)),\"url\":\(optional(result.url)),"
             + "\"httpStatus\":\(result.httpStatus.map(String.init) ?? "null"),\"latencyMs\":\(latency),"
-            + "\"error\":\(optional(result.error))}"
+            + "\"error\":\(optional(result.failure?.message))}"
     }
 
     /// One readable line for a check: the verdict, the endpoint, the answer or the error.
@@ -62,7 +62,7 @@ enum Output {
             if let latency = result.latencyMilliseconds { answer += " in \(Int(latency.rounded())) ms" }
             words.append(answer)
         }
-        if result.connectivity != .full, let error = result.error { words.append("— " + error) }
+        if result.connectivity != .full, let failure = result.failure { words.append("— " + failure.message) }
         return String(time.dropFirst(11).prefix(12)) + "  " + words.joined(separator: "  ")
     }
 

@@ -11,19 +11,19 @@ struct ConnectivityKernelTests {
         let lab = try ProbeLab()
         defer { lab.remove() }
         let header = ConnectivityCheck.Expectation(status: 200, header: .init(name: "X-NetworkManager-Status", value: "online"))
-        let check = ConnectivityCheck(endpoints: [
+        let check = try ConnectivityCheck(endpoints: [
             try .init("http://10.77.0.1:8080/never"),
             try .init("http://check.test:8080/nm", expecting: header),
-        ], timeout: 3)
+        ], timeout: .seconds(3))
         let monitor = PathMonitor(namespace: lab.client.namespace)
         try monitor.start()
         let path = try #require(monitor.currentPath)
         monitor.cancel()
         let result = await check.run(over: path, namespace: lab.client.namespace)
         #expect(result.connectivity == .full && result.url == "http://check.test:8080/nm" && result.httpStatus == 200)
-        let wrongHeader = ConnectivityCheck(endpoints: [try .init("http://check.test:8080/success", expecting: header)], timeout: 3)
+        let wrongHeader = try ConnectivityCheck(endpoints: [try .init("http://check.test:8080/success", expecting: header)], timeout: .seconds(3))
         let portal = await wrongHeader.run(over: path, namespace: lab.client.namespace)
-        #expect(portal.connectivity == .portal && portal.error == "no 'X-NetworkManager-Status: online' header")
+        #expect(portal.connectivity == .portal && portal.failure == ConnectivityFailure(.unexpectedAnswer, "no 'X-NetworkManager-Status: online' header"))
     }
 
     /// Behind a VPN selected by a rule, the check must go through the tunnel, where the
@@ -43,7 +43,7 @@ struct ConnectivityKernelTests {
         defer { monitor.cancel() }
         let path = try #require(await recorder.wait { $0.availableInterfaces.map(\.name) == ["v0", "eth9"] })
         #expect(try KernelDecision.read(lab.client.name).primary == "v0")
-        let check = ConnectivityCheck(endpoints: [try .init("http://check.test:8080/204")], timeout: 3)
+        let check = try ConnectivityCheck(endpoints: [try .init("http://check.test:8080/204")], timeout: .seconds(3))
         let result = await check.run(over: path, namespace: lab.client.namespace)
         #expect(result.connectivity == .full, "\(result)")
     }
@@ -52,7 +52,7 @@ struct ConnectivityKernelTests {
         let lab = try ProbeLab()
         defer { lab.remove() }
         // An endpoint that never answers keeps the check in flight for 60 s.
-        let check = ConnectivityCheck(endpoints: [try .init("http://10.77.0.1:8080/never")], timeout: 60)
+        let check = try ConnectivityCheck(endpoints: [try .init("http://10.77.0.1:8080/never")], timeout: .seconds(60))
         let monitor = PathMonitor(namespace: lab.client.namespace, connectivityCheck: check)
         let recorder = PathRecorder(monitor)
         try monitor.start()
@@ -68,7 +68,7 @@ struct ConnectivityKernelTests {
     @Test func networkMonitorCanMeanInternetReachable() async throws {
         let lab = try ProbeLab(hijackDNS: true, mode: "portal")
         defer { lab.remove() }
-        let check = ConnectivityCheck(timeout: 3)
+        let check = try ConnectivityCheck(timeout: .seconds(3))
         let monitor = NetworkMonitor(monitor: PathMonitor(namespace: lab.client.namespace, connectivityCheck: check),
                                      assumeConnected: false, isConnectedMeans: .internetReachable)
         monitor.start()

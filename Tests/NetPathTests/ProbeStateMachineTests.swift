@@ -14,7 +14,7 @@ import Testing
     static let server = IPAddress("10.77.0.53")!
 
     func machine(_ urls: String..., servers: [IPAddress] = [server]) throws -> Machine {
-        let check = ConnectivityCheck(endpoints: try urls.map { try .init($0) }, timeout: 5, resolutionTimeout: 3)
+        let check = try ConnectivityCheck(endpoints: try urls.map { try .init($0) }, timeout: .seconds(5), resolutionTimeout: .seconds(3))
         return Machine(check: check, servers: servers, start: 0, firstQueryID: 100)
     }
 
@@ -66,7 +66,7 @@ import Testing
         _ = machine.handle(.connectStarted(endpoint: 0, address: IPAddress("10.77.0.1")!, .started(fd: 10)), now: 0)
         #expect(machine.handle(.connectFinished(fd: 10, error: Errno(ECONNREFUSED)), now: 0.01) == [.close(fd: 10)])
         let result = try #require(finishResult(machine.next(now: 0.01)))
-        #expect(result.connectivity == .limited && result.error == "cannot connect to 10.77.0.1 port 8081: Connection refused")
+        #expect(result.connectivity == .limited && result.failure == ConnectivityFailure(.connectionFailed, "cannot connect to 10.77.0.1 port 8081: Connection refused"))
     }
 
     @Test func dnsAnswersAreConnectedToAndStrayDatagramsIgnored() throws {
@@ -106,7 +106,7 @@ import Testing
         #expect(machine.handle(.connectStarted(endpoint: 0, address: addresses[0], .connectFailed(Errno(ENETUNREACH))), now: 0.02).isEmpty)
         #expect(machine.handle(.connectStarted(endpoint: 0, address: addresses[1], .connectFailed(Errno(EHOSTUNREACH))), now: 0.02).isEmpty)
         let result = try #require(finishResult(machine.next(now: 0.02)))
-        #expect(result.connectivity == .limited && result.error == "cannot connect to 10.77.0.2: No route to host")
+        #expect(result.connectivity == .limited && result.failure == ConnectivityFailure(.connectionFailed, "cannot connect to 10.77.0.2: No route to host"))
     }
 
     /// A DNS server that never answers ends the check at the resolution deadline, not the
@@ -117,7 +117,7 @@ import Testing
         let actions = machine.next(now: 3)
         #expect(actions.dropLast() == [.close(fd: 20), .close(fd: 21)])
         let result = try #require(finishResult(actions))
-        #expect(result.connectivity == .local && result.error == "name resolution timed out" && result.url == "http://check.test:8080/204")
+        #expect(result.connectivity == .local && result.failure == ConnectivityFailure(.resolutionTimedOut, "name resolution timed out") && result.url == "http://check.test:8080/204")
     }
 
     @Test func aNameThatDoesNotResolveIsLocal() throws {
@@ -125,14 +125,14 @@ import Testing
         _ = machine.handle(.received(fd: 20, .success(answer(queries[0], []))), now: 0.01)
         _ = machine.handle(.received(fd: 21, .success(answer(queries[1], []))), now: 0.01)
         let result = try #require(finishResult(machine.next(now: 0.01)))
-        #expect(result.connectivity == .local && result.error == "the name 'nowhere.test' did not resolve")
+        #expect(result.connectivity == .local && result.failure == ConnectivityFailure(.nameNotResolved, "the name 'nowhere.test' did not resolve"))
     }
 
     @Test func cancellationClosesEverythingAndSaysSo() throws {
         var machine = try machine("http://10.77.0.1:8080/never", "http://check.test/")
         _ = machine.handle(.started, now: 0)
         _ = machine.handle(.connectStarted(endpoint: 0, address: IPAddress("10.77.0.1")!, .started(fd: 10)), now: 0)
-        #expect(machine.handle(.cancelled, now: 0.5) == [.close(fd: 10), .finish(ConnectivityResult(connectivity: .unknown, error: "the check was cancelled"))])
+        #expect(machine.handle(.cancelled, now: 0.5) == [.close(fd: 10), .finish(ConnectivityResult(connectivity: .unknown, failure: ConnectivityFailure(.cancelled, "the check was cancelled")))])
     }
 
     @Test func theDeadlineEndsAConnectionThatIsNotMade() throws {
@@ -142,7 +142,7 @@ import Testing
         let actions = machine.next(now: 5)
         #expect(actions.first == .close(fd: 10))
         let result = try #require(finishResult(actions))
-        #expect(result.connectivity == .limited && result.error == "no connection within 5.0 s" && result.latencyMilliseconds == 5000)
+        #expect(result.connectivity == .limited && result.failure == ConnectivityFailure(.timedOut, "no connection within 5.0 seconds") && result.latencyMilliseconds == 5000)
     }
 
     func finishResult(_ actions: [Machine.Action]) -> ConnectivityResult? {

@@ -36,6 +36,21 @@ import NetPathTestKit
                 .unexpected(status: 204, location: nil, reason: "HTTP 204, expected 200"))
     }
 
+    /// Bounds are checked, not clamped: a value out of range throws, naming it.
+    @Test func aCheckOutOfBoundsThrows() throws {
+        for make in [{ try ConnectivityCheck(timeout: .zero) }, { try ConnectivityCheck(timeout: .seconds(301)) },
+                     { try ConnectivityCheck(timeout: .seconds(2), resolutionTimeout: .seconds(3)) },
+                     { try ConnectivityCheck(resolutionTimeout: .milliseconds(-1)) }, { try ConnectivityCheck(maximumResponseSize: 10) },
+                     { try ConnectivityCheck(interval: .zero) }, { try ConnectivityCheck(endpoints: []) }] as [() throws -> ConnectivityCheck] {
+            #expect(throws: NetPathError.self) { try make() }
+        }
+        let short = try ConnectivityCheck(timeout: .seconds(1))
+        #expect(short.timeout == .seconds(1) && short.resolutionTimeout == .seconds(1))
+        let standard = try ConnectivityCheck()
+        #expect(standard.timeout == .seconds(5) && standard.resolutionTimeout == .seconds(3) && standard.interval == nil)
+        #expect(ConnectivityCheck.default.timeout == standard.timeout && ConnectivityCheck.default.endpoints == standard.endpoints)
+    }
+
     /// An endpoint's own HTTP error is not a portal's answer; 511 is; an expected error passes.
     @Test func httpErrorsAreTheEndpointsNotAPortal() throws {
         let reason404 = "the endpoint answered HTTP 404, an error, not a portal's page"
@@ -46,8 +61,8 @@ import NetPathTestKit
                 .unexpected(status: 511, location: nil, reason: "HTTP 511, expected 204 or an empty 200"))
         #expect(verdict("HTTP/1.1 404 Not Found\r\n\r\n", ConnectivityCheck.Expectation(status: 404)) == .pass(status: 404))
         let a = try ConnectivityCheck.Endpoint("http://a.test/"), b = try ConnectivityCheck.Endpoint("http://b.test/")
-        let limited = ProbeVerdict.of([(a, true, .httpError(status: 404, reason: reason404), nil, 4), (b, true, nil, "refused", nil)])
-        #expect(limited.connectivity == .limited && limited.httpStatus == 404 && limited.error == reason404 && limited.url == "http://a.test/")
+        let limited = ProbeVerdict.of([(a, true, .httpError(status: 404, reason: reason404), nil, 4), (b, true, nil, ConnectivityFailure(.connectionFailed, "refused"), nil)])
+        #expect(limited.connectivity == .limited && limited.httpStatus == 404 && limited.failure == ConnectivityFailure(.httpError, reason404) && limited.url == "http://a.test/")
         let portal = ProbeVerdict.of([(a, true, .httpError(status: 404, reason: reason404), nil, 4),
                                       (b, true, .unexpected(status: 302, location: "/login", reason: "r"), nil, 3)])
         #expect(portal.connectivity == .portal)
@@ -124,12 +139,12 @@ import NetPathTestKit
         let a = try ConnectivityCheck.Endpoint("http://a.test/"), b = try ConnectivityCheck.Endpoint("http://b.test/")
         let full = ProbeVerdict.of([(a, true, .unexpected(status: 302, location: "/login", reason: "r"), nil, 5), (b, true, .pass(status: 204), nil, 9)])
         #expect(full.connectivity == .full && full.url == "http://b.test/" && full.httpStatus == 204 && full.latencyMilliseconds == 9)
-        let portal = ProbeVerdict.of([(a, true, .malformed(reason: "x"), "x", nil), (b, true, .unexpected(status: 302, location: "/login", reason: "r"), nil, 3)])
+        let portal = ProbeVerdict.of([(a, true, .malformed(reason: "x"), ConnectivityFailure(.malformedAnswer, "x"), nil), (b, true, .unexpected(status: 302, location: "/login", reason: "r"), nil, 3)])
         #expect(portal.connectivity == .portal && portal.portalURL == "http://b.test/login")
-        let limited = ProbeVerdict.of([(a, false, nil, "no DNS", nil), (b, true, nil, "refused", nil)])
-        #expect(limited.connectivity == .limited && limited.error == "refused")
-        let local = ProbeVerdict.of([(a, false, nil, "the name 'a.test' did not resolve", nil)])
-        #expect(local.connectivity == .local && local.error == "the name 'a.test' did not resolve")
+        let limited = ProbeVerdict.of([(a, false, nil, ConnectivityFailure(.dnsFailure, "no DNS"), nil), (b, true, nil, ConnectivityFailure(.connectionFailed, "refused"), nil)])
+        #expect(limited.connectivity == .limited && limited.failure?.message == "refused")
+        let local = ProbeVerdict.of([(a, false, nil, ConnectivityFailure(.nameNotResolved, "the name 'a.test' did not resolve"), nil)])
+        #expect(local.connectivity == .local && local.failure?.message == "the name 'a.test' did not resolve")
     }
 }
 
@@ -184,7 +199,7 @@ import NetPathTestKit
     func make(interval: Double? = nil) throws -> (PathMonitor, SimulatedNetwork, ManualClock, ManualChecker, Shared<[NetworkPath]>) {
         let network = SimulatedNetwork(.online(.wifi))
         let clock = ManualClock(), checker = ManualChecker()
-        let check = ConnectivityCheck(interval: interval)
+        let check = try ConnectivityCheck(interval: interval.map { Duration.seconds($0) })
         let monitor = PathMonitor(requiredInterfaceType: nil, prohibitedInterfaceTypes: [], namespace: nil, connectivityCheck: check,
                                   makeSource: ConnectivitySource.wrap(network.factory, check: check, clock: clock, checker: checker.checker))
         let seen = Shared<[NetworkPath]>([])

@@ -11,7 +11,7 @@ final class NWConnectionProbe: ScheduledWork, @unchecked Sendable {
     private struct Outcome {
         var resolved = false
         var verdict: HTTPResponseClassifier.Verdict?
-        var error: String?
+        var error: ConnectivityFailure?
         var latency: Double?
         var done = false
     }
@@ -48,7 +48,7 @@ final class NWConnectionProbe: ScheduledWork, @unchecked Sendable {
                 connections.append(connection)
                 connection.start(queue: queue)
             }
-            queue.asyncAfter(deadline: .now() + check.timeout) { [weak self] in self?.finish(cancelled: false) }
+            queue.asyncAfter(deadline: .now() + check.timeoutSeconds) { [weak self] in self?.finish(cancelled: false) }
         }
     }
 
@@ -69,11 +69,11 @@ final class NWConnectionProbe: ScheduledWork, @unchecked Sendable {
             receive(index: index, connection: connection)
         case .waiting(let error), .failed(let error):
             if case .dns = error {
-                complete(index, error: "the name '\(check.endpoints[index].target.host)' did not resolve")
+                complete(index, error: .init(.nameNotResolved, "the name '\(check.endpoints[index].target.host)' did not resolve"))
             } else {
                 outcomes[index].resolved = true
-                outcomes[index].error = "cannot connect: \(error.debugDescription)"
-                if case .failed = state { complete(index, error: outcomes[index].error ?? "cannot connect") }
+                outcomes[index].error = .init(.connectionFailed, "cannot connect: \(error.debugDescription)")
+                if case .failed = state { complete(index, error: outcomes[index].error ?? .init(.connectionFailed, "cannot connect")) }
             }
         default:
             break
@@ -92,17 +92,17 @@ final class NWConnectionProbe: ScheduledWork, @unchecked Sendable {
             let verdict = classifier.verdict(buffers[index], finished: ended)
             if verdict != .needMore {
                 outcomes[index].verdict = verdict
-                if case .malformed(let reason) = verdict { outcomes[index].error = reason }
+                if case .malformed(let reason) = verdict { outcomes[index].error = .init(.malformedAnswer, reason) }
                 complete(index, error: nil)
             } else if ended {
-                complete(index, error: "the connection closed early")
+                complete(index, error: .init(.malformedAnswer, "the connection closed early"))
             } else {
                 receive(index: index, connection: connection)
             }
         }
     }
 
-    private func complete(_ index: Int, error: String?) {
+    private func complete(_ index: Int, error: ConnectivityFailure?) {
         outcomes[index].done = true
         outcomes[index].latency = milliseconds()
         if let error, outcomes[index].error == nil { outcomes[index].error = error }
@@ -116,11 +116,11 @@ final class NWConnectionProbe: ScheduledWork, @unchecked Sendable {
         for connection in connections { connection.cancel() }
         connections.removeAll()
         if cancelled {
-            completion(ConnectivityResult(connectivity: .unknown, error: "the check was cancelled"))
+            completion(ConnectivityResult(connectivity: .unknown, failure: .init(.cancelled, "the check was cancelled")))
             return
         }
         for index in outcomes.indices where !outcomes[index].done {
-            outcomes[index].error = outcomes[index].error ?? "no answer within \(check.timeout) s"
+            outcomes[index].error = outcomes[index].error ?? .init(.timedOut, "no answer within \(check.timeout)")
         }
         let summary = zip(check.endpoints, outcomes).map { ($0, $1.resolved, $1.verdict, $1.error, $1.latency) }
         completion(ProbeVerdict.of(summary, elapsed: milliseconds()))

@@ -30,17 +30,63 @@ public struct ConnectivityResult: Hashable, Sendable, Codable {
     public var httpStatus: Int?
     /// Time from the start of the check to the verdict, in milliseconds.
     public var latencyMilliseconds: Double?
-    /// What went wrong, in words, when the verdict is not `full`.
-    public var error: String?
+    /// What went wrong, when the verdict is not `full`: a kind to switch on and a message
+    /// that names the endpoint or the address at fault.
+    public var failure: ConnectivityFailure?
 
     /// Creates a result.
     public init(connectivity: Connectivity, portalURL: String? = nil, url: String? = nil, httpStatus: Int? = nil,
-                latencyMilliseconds: Double? = nil, error: String? = nil) {
+                latencyMilliseconds: Double? = nil, failure: ConnectivityFailure? = nil) {
         self.connectivity = connectivity
         self.portalURL = portalURL
         self.url = url
         self.httpStatus = httpStatus
         self.latencyMilliseconds = latencyMilliseconds
-        self.error = error
+        self.failure = failure
     }
+}
+
+/// Why a connectivity check did not end `full`.
+public struct ConnectivityFailure: Error, Hashable, Sendable, Codable, CustomStringConvertible {
+    /// What kind of failure it is.
+    public enum Kind: String, Hashable, Sendable, Codable, CaseIterable {
+        /// The path is not satisfied: nothing was sent.
+        case pathUnsatisfied
+        /// The resolver configuration names no DNS server.
+        case noDNSServer
+        /// The DNS servers could not be reached or did not answer.
+        case dnsFailure
+        /// The DNS servers answered that the name has no address.
+        case nameNotResolved
+        /// No DNS answer came within the resolution timeout.
+        case resolutionTimedOut
+        /// No connection could be made to any of the endpoint's addresses.
+        case connectionFailed
+        /// The check's time ran out while connecting or waiting for the answer.
+        case timedOut
+        /// The answer was not HTTP, or ended early.
+        case malformedAnswer
+        /// The endpoint answered with an HTTP error (4xx, 5xx but 511): it is broken or gone.
+        case httpError
+        /// The endpoint answered, but not as expected: what a captive portal does.
+        case unexpectedAnswer
+        /// The check was cancelled.
+        case cancelled
+        /// The system refused a resource the check needs (a thread, a descriptor), or the
+        /// platform has no check.
+        case systemFailure
+    }
+
+    /// What kind of failure it is.
+    public var kind: Kind
+    /// One line in words, naming what is at fault.
+    public var message: String
+
+    /// Creates a failure.
+    public init(_ kind: Kind, _ message: String) {
+        self.kind = kind
+        self.message = message
+    }
+
+    public var description: String { message }
 }

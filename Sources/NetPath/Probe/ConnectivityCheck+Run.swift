@@ -40,7 +40,7 @@ extension ConnectivityCheck {
     /// - Returns: The verdict, within ``timeout`` seconds.
     public func run(over path: NetworkPath? = nil, namespace: NetworkNamespace? = nil) async -> ConnectivityResult {
         if let path, path.status != .satisfied {
-            return ConnectivityResult(connectivity: .offline, error: "the path is not satisfied")
+            return ConnectivityResult(connectivity: .offline, failure: .init(.pathUnsatisfied, "the path is not satisfied"))
         }
         let box = ResultBox()
         return await withTaskCancellationHandler {
@@ -64,7 +64,7 @@ extension ConnectivityCheck {
         #if os(Linux) || os(Android)
         let cancelFD = cnetlink_eventfd()
         guard cancelFD >= 0 else {
-            completion(ConnectivityResult(connectivity: .unknown, error: "cannot create an eventfd"))
+            completion(ConnectivityResult(connectivity: .unknown, failure: .init(.systemFailure, "cannot create an eventfd")))
             return nil
         }
         let handle = ProbeHandle(cancelFD: cancelFD)
@@ -76,7 +76,7 @@ extension ConnectivityCheck {
                     defer { Syscall.close(descriptor) }
                     try namespace.enter(descriptor)
                 } catch {
-                    completion(ConnectivityResult(connectivity: .unknown, error: "\(error)"))
+                    completion(ConnectivityResult(connectivity: .unknown, failure: .init(.systemFailure, "\(error)")))
                     return
                 }
             }
@@ -85,7 +85,7 @@ extension ConnectivityCheck {
             completion(probe.run())
         }
         guard let thread else {
-            completion(ConnectivityResult(connectivity: .unknown, error: "cannot start a thread"))
+            completion(ConnectivityResult(connectivity: .unknown, failure: .init(.systemFailure, "cannot start a thread")))
             return nil
         }
         pthread_detach(thread)
@@ -96,7 +96,7 @@ extension ConnectivityCheck {
         probe.start()
         return ProbeHandle(probe: probe)
         #else
-        completion(ConnectivityResult(connectivity: .unknown, error: "the connectivity check is not available on this platform"))
+        completion(ConnectivityResult(connectivity: .unknown, failure: .init(.systemFailure, "the connectivity check is not available on this platform")))
         return nil
         #endif
     }

@@ -76,38 +76,81 @@ public struct ConnectivityCheck: Hashable, Sendable {
     }
 
     /// The endpoints, all tried at once; the first that passes makes the result `full`.
-    public var endpoints: [Endpoint]
-    /// The bound on one check, in seconds (5 by default).
-    public var timeout: Double
-    /// The bound on name resolution, in seconds, within ``timeout``.
-    public var resolutionTimeout: Double
+    public let endpoints: [Endpoint]
+    /// The bound on one check (5 s by default).
+    public let timeout: Duration
+    /// The bound on name resolution, within ``timeout`` (3 s by default, or ``timeout``
+    /// when that is shorter).
+    public let resolutionTimeout: Duration
     /// The most bytes read from one response (64 KiB by default).
-    public var maximumResponseSize: Int
-    /// While the result is `full`, check again after this many seconds; `nil` (the default)
-    /// sends nothing while the Internet stays up.
-    public var interval: Double?
+    public let maximumResponseSize: Int
+    /// While the result is `full`, check again after this long; `nil` (the default) sends
+    /// nothing while the Internet stays up.
+    public let interval: Duration?
+
+    /// The longest a check may take: five minutes.
+    public static let maximumTimeout: Duration = .seconds(300)
+    /// The bounds of ``maximumResponseSize``: 1 KiB to 16 MiB.
+    public static let responseSizeRange = 1024...(16 * 1024 * 1024)
 
     /// Creates a check.
     ///
+    /// ```swift
+    /// let check = try ConnectivityCheck(
+    ///     endpoints: [try .init("http://status.example.com/health", expecting: .init(status: 200, bodyPrefix: "ok"))],
+    ///     timeout: .seconds(3)
+    /// )
+    /// ```
+    ///
     /// - Parameters:
-    ///   - endpoints: The endpoints; the defaults of several operators when omitted.
-    ///   - timeout: Seconds one check may take (more than 0, at most 300).
-    ///   - resolutionTimeout: Seconds name resolution may take (at most `timeout`).
-    ///   - maximumResponseSize: Bytes read from a response at most.
-    ///   - interval: Seconds between checks while `full`, or `nil` for none.
+    ///   - endpoints: The endpoints (at least one); the defaults of several operators when
+    ///     omitted.
+    ///   - timeout: How long one check may take: more than zero, at most five minutes.
+    ///   - resolutionTimeout: How long name resolution may take: more than zero, at most
+    ///     `timeout`; `nil` for 3 s or `timeout` when that is shorter.
+    ///   - maximumResponseSize: Bytes read from a response at most (1 KiB to 16 MiB).
+    ///   - interval: Time between checks while `full` (more than zero), or `nil` for none.
+    /// - Throws: ``NetPathError`` with code `.invalidInput` naming the value out of range.
     public init(
         endpoints: [Endpoint] = ConnectivityCheck.defaultEndpoints,
-        timeout: Double = 5,
-        resolutionTimeout: Double = 3,
+        timeout: Duration = .seconds(5),
+        resolutionTimeout: Duration? = nil,
         maximumResponseSize: Int = 64 * 1024,
-        interval: Double? = nil
-    ) {
+        interval: Duration? = nil
+    ) throws {
+        func invalid(_ message: String) -> NetPathError { NetPathError(.invalidInput, message) }
+        guard !endpoints.isEmpty else { throw invalid("a connectivity check needs at least one endpoint") }
+        guard timeout > .zero, timeout <= ConnectivityCheck.maximumTimeout else {
+            throw invalid("timeout \(timeout) is out of range (more than 0 s, at most 300 s)")
+        }
+        let resolution = resolutionTimeout ?? min(.seconds(3), timeout)
+        guard resolution > .zero, resolution <= timeout else {
+            throw invalid("resolution timeout \(resolution) is out of range (more than 0 s, at most the timeout, \(timeout))")
+        }
+        guard ConnectivityCheck.responseSizeRange.contains(maximumResponseSize) else {
+            throw invalid("maximum response size \(maximumResponseSize) is out of range (1024 to 16777216 bytes)")
+        }
+        if let interval, interval <= .zero { throw invalid("interval \(interval) is out of range (more than 0 s)") }
         self.endpoints = endpoints
-        self.timeout = min(max(timeout, 0.001), 300)
-        self.resolutionTimeout = min(max(resolutionTimeout, 0.001), self.timeout)
-        self.maximumResponseSize = max(maximumResponseSize, 1024)
+        self.timeout = timeout
+        self.resolutionTimeout = resolution
+        self.maximumResponseSize = maximumResponseSize
         self.interval = interval
     }
+
+    /// The default endpoints with default bounds: valid by construction.
+    private init() {
+        endpoints = ConnectivityCheck.defaultEndpoints
+        timeout = .seconds(5)
+        resolutionTimeout = .seconds(3)
+        maximumResponseSize = 64 * 1024
+        interval = nil
+    }
+
+    /// ``timeout`` in seconds, for the probes' clocks.
+    package var timeoutSeconds: Double { timeout.seconds }
+    /// ``resolutionTimeout`` in seconds.
+    var resolutionTimeoutSeconds: Double { resolutionTimeout.seconds }
 
     /// The default check: five operators' public endpoints, so one blocked operator does
     /// not make the answer wrong.
@@ -202,5 +245,13 @@ struct HTTPTarget: Hashable, Sendable {
             port = 80
         }
         self.path = path
+    }
+}
+
+extension Duration {
+    /// The duration in seconds, as a `Double`.
+    var seconds: Double {
+        let (whole, attoseconds) = components
+        return Double(whole) + Double(attoseconds) / 1e18
     }
 }

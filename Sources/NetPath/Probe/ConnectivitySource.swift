@@ -136,7 +136,7 @@ final class ConnectivitySource: PathSource, @unchecked Sendable {
             let delay: Double?
             if result.connectivity == .full {
                 state.backoff = ConnectivitySource.firstDelay
-                delay = check.interval
+                delay = check.interval?.seconds
             } else {
                 delay = state.backoff
                 state.backoff = min(state.backoff * 2, ConnectivitySource.maximumDelay)

@@ -93,7 +93,7 @@ struct ProbeStateMachine {
         var active: Int32?
         var response: [UInt8] = []
         var verdict: HTTPResponseClassifier.Verdict?
-        var error: String?
+        var error: ConnectivityFailure?
         var finishedAt: Double?
     }
 
@@ -124,8 +124,8 @@ struct ProbeStateMachine {
         runs = check.endpoints.map { Run(endpoint: $0, classifier: HTTPResponseClassifier(expectation: $0.expectation, limit: check.maximumResponseSize)) }
     }
 
-    private var deadline: Double { start + check.timeout }
-    private var resolutionDeadline: Double { start + check.resolutionTimeout }
+    private var deadline: Double { start + check.timeoutSeconds }
+    private var resolutionDeadline: Double { start + check.resolutionTimeoutSeconds }
     private var hasQueries: Bool { roles.values.contains { if case .query = $0 { true } else { false } } }
 
     /// Whether an endpoint passed or every endpoint is done.
@@ -187,10 +187,10 @@ struct ProbeStateMachine {
                 runs[index].resolved = true
                 actions += startConnecting(index, to: address)
             } else if servers.isEmpty {
-                actions += finish(index, "no DNS server is configured", now: now)
+                actions += finish(index, .init(.noDNSServer, "no DNS server is configured"), now: now)
             } else {
                 actions += queries(for: index)
-                if runs[index].pendingQueries == 0 { actions += finish(index, "the DNS servers cannot be reached", now: now) }
+                if runs[index].pendingQueries == 0 { actions += finish(index, .init(.dnsFailure, "the DNS servers cannot be reached"), now: now) }
             }
         }
         return actions
@@ -214,7 +214,7 @@ struct ProbeStateMachine {
     private mutating func querySent(_ query: Query, fd: Int32?, now: Double) -> [Action] {
         guard let fd else {
             runs[query.endpoint].pendingQueries -= 1
-            return runs[query.endpoint].pendingQueries == 0 ? finish(query.endpoint, "the DNS servers cannot be reached", now: now) : []
+            return runs[query.endpoint].pendingQueries == 0 ? finish(query.endpoint, .init(.dnsFailure, "the DNS servers cannot be reached"), now: now) : []
         }
         roles[fd] = .query(endpoint: query.endpoint, id: query.id, type: query.type)
         return []
@@ -235,9 +235,9 @@ struct ProbeStateMachine {
             runs[index].phase = .connecting
             return []
         case .socketFailed(let error):
-            runs[index].error = "cannot open a socket: \(error)"
+            runs[index].error = .init(.systemFailure, "cannot open a socket: \(error)")
         case .connectFailed(let error):
-            runs[index].error = "cannot connect to \(address): \(error)"
+            runs[index].error = .init(.connectionFailed, "cannot connect to \(address): \(error)")
         }
         return finishIfNothingLeft(index, now: now)
     }
@@ -262,8 +262,8 @@ struct ProbeStateMachine {
         guard runs[index].pendingQueries == 0 && runs[index].addresses.isEmpty else {
             return actions + finishIfNothingLeft(index, now: now)
         }
-        let reason = if case .failure(let error) = received { "the DNS server did not answer: \(error)" }
-            else { "the name '\(runs[index].endpoint.target.host)' did not resolve" }
+        let reason: ConnectivityFailure = if case .failure(let error) = received { .init(.dnsFailure, "the DNS server did not answer: \(error)") }
+            else { .init(.nameNotResolved, "the name '\(runs[index].endpoint.target.host)' did not resolve") }
         return actions + finish(index, reason, now: now)
     }
 
@@ -271,7 +271,7 @@ struct ProbeStateMachine {
         guard case .connect(let index, let address)? = roles[fd] else { return [] }
         runs[index].connecting.removeAll { $0 == fd }
         if error != nil || runs[index].active != nil {
-            if let error { runs[index].error = "cannot connect to \(address) port \(runs[index].endpoint.target.port): \(error)" }
+            if let error { runs[index].error = .init(.connectionFailed, "cannot connect to \(address) port \(runs[index].endpoint.target.port): \(error)") }
             roles[fd] = nil
             return [.close(fd: fd)] + finishIfNothingLeft(index, now: now)
         }
@@ -286,7 +286,7 @@ struct ProbeStateMachine {
         guard case .connect(let index, let address)? = roles[fd] else { return [] }
         guard complete else {
             roles[fd] = nil
-            return [.close(fd: fd)] + finish(index, "cannot send the request to \(address)", now: now)
+            return [.close(fd: fd)] + finish(index, .init(.connectionFailed, "cannot send the request to \(address)"), now: now)
         }
         roles[fd] = .read(endpoint: index)
         runs[index].active = fd
@@ -303,11 +303,11 @@ struct ProbeStateMachine {
         let verdict = runs[index].classifier.verdict(runs[index].response, finished: finished)
         if verdict != .needMore {
             runs[index].verdict = verdict
-            if case .malformed(let reason) = verdict { runs[index].error = reason }
-            let reason = if case .failure(let error) = received { "reading failed: \(error)" } else { "" }
+            if case .malformed(let reason) = verdict { runs[index].error = .init(.malformedAnswer, reason) }
+            let reason: ConnectivityFailure? = if case .failure(let error) = received { .init(.malformedAnswer, "reading failed: \(error)") } else { nil }
             return finish(index, reason, now: now)
         }
-        return finished ? finish(index, "the connection closed early", now: now) : []
+        return finished ? finish(index, .init(.malformedAnswer, "the connection closed early"), now: now) : []
     }
 
     // MARK: - Endings
@@ -321,7 +321,7 @@ struct ProbeStateMachine {
             actions.append(.close(fd: fd))
             runs[index].pendingQueries -= 1
             if runs[index].pendingQueries == 0 && runs[index].addresses.isEmpty {
-                actions += finish(index, "name resolution timed out", now: now)
+                actions += finish(index, .init(.resolutionTimedOut, "name resolution timed out"), now: now)
             }
         }
         return actions
@@ -331,11 +331,11 @@ struct ProbeStateMachine {
     private mutating func finishIfNothingLeft(_ index: Int, now: Double) -> [Action] {
         let run = runs[index]
         guard run.pendingQueries == 0 && run.opening == 0 && run.connecting.isEmpty && run.active == nil else { return [] }
-        return finish(index, run.error ?? "cannot connect", now: now)
+        return finish(index, run.error ?? .init(.connectionFailed, "cannot connect"), now: now)
     }
 
     /// Ends an endpoint; `reason` is its error unless it has one already.
-    private mutating func finish(_ index: Int, _ reason: String, now: Double) -> [Action] {
+    private mutating func finish(_ index: Int, _ reason: ConnectivityFailure?, now: Double) -> [Action] {
         guard runs[index].phase != .done else { return [] }
         runs[index].phase = .done
         runs[index].error = runs[index].error ?? reason
@@ -354,16 +354,16 @@ struct ProbeStateMachine {
     private mutating func finishAll(now: Double) -> [Action] {
         var actions: [Action] = []
         for index in runs.indices {
-            let reason = switch runs[index].phase {
-            case .resolving: "name resolution timed out"
-            case .connecting: "no connection within \(check.timeout) s"
-            case .reading, .done: "no answer within \(check.timeout) s"
+            let reason: ConnectivityFailure = switch runs[index].phase {
+            case .resolving: .init(.resolutionTimedOut, "name resolution timed out")
+            case .connecting: .init(.timedOut, "no connection within \(check.timeout)")
+            case .reading, .done: .init(.timedOut, "no answer within \(check.timeout)")
             }
             actions += finish(index, reason, now: now)
         }
         actions += roles.keys.sorted().map { .close(fd: $0) }
         roles.removeAll()
-        if cancelled { return actions + [.finish(ConnectivityResult(connectivity: .unknown, error: "the check was cancelled"))] }
+        if cancelled { return actions + [.finish(ConnectivityResult(connectivity: .unknown, failure: .init(.cancelled, "the check was cancelled")))] }
         let outcomes = runs.map { ($0.endpoint, $0.resolved, $0.verdict, $0.error, $0.finishedAt.map { ($0 - start) * 1000 }) }
         return actions + [.finish(ProbeVerdict.of(outcomes, elapsed: (now - start) * 1000))]
     }

@@ -4,7 +4,7 @@ enum ProbeVerdict {
     /// unexpected 2xx/3xx, a redirect, 511); `limited` if one answered with an HTTP error
     /// (its status in the result) or a name resolved; else `local`.
     static func of(
-        _ outcomes: [(endpoint: ConnectivityCheck.Endpoint, resolved: Bool, verdict: HTTPResponseClassifier.Verdict?, error: String?, latency: Double?)],
+        _ outcomes: [(endpoint: ConnectivityCheck.Endpoint, resolved: Bool, verdict: HTTPResponseClassifier.Verdict?, error: ConnectivityFailure?, latency: Double?)],
         elapsed: Double = 0
     ) -> ConnectivityResult {
         for outcome in outcomes {
@@ -18,22 +18,24 @@ enum ProbeVerdict {
         }
         if let portal = answered.first(where: { $0.2 != nil }) ?? answered.first {
             return ConnectivityResult(connectivity: .portal, portalURL: portal.2.map { absolute($0, from: portal.0.target) },
-                                      url: portal.0.url, httpStatus: portal.1, latencyMilliseconds: portal.4 ?? elapsed, error: portal.3)
+                                      url: portal.0.url, httpStatus: portal.1, latencyMilliseconds: portal.4 ?? elapsed, failure: ConnectivityFailure(.unexpectedAnswer, portal.3))
         }
         // An endpoint that answered with an HTTP error is there but broken: `limited`, with
         // its status, not a portal.
         for outcome in outcomes {
             if case .httpError(let status, let reason) = outcome.verdict {
                 return ConnectivityResult(connectivity: .limited, url: outcome.endpoint.url, httpStatus: status,
-                                          latencyMilliseconds: outcome.latency ?? elapsed, error: reason)
+                                          latencyMilliseconds: outcome.latency ?? elapsed, failure: ConnectivityFailure(.httpError, reason))
             }
         }
         let first = outcomes.first { $0.resolved } ?? outcomes.first
-        let error = first?.error.flatMap { $0.isEmpty ? nil : $0 }
+        let error = first?.error
         if outcomes.contains(where: \.resolved) {
-            return ConnectivityResult(connectivity: .limited, url: first?.endpoint.url, latencyMilliseconds: elapsed, error: error ?? "no endpoint answered HTTP")
+            return ConnectivityResult(connectivity: .limited, url: first?.endpoint.url, latencyMilliseconds: elapsed,
+                                      failure: error ?? ConnectivityFailure(.connectionFailed, "no endpoint answered HTTP"))
         }
-        return ConnectivityResult(connectivity: .local, url: first?.endpoint.url, latencyMilliseconds: elapsed, error: error ?? "no endpoint's name resolved")
+        return ConnectivityResult(connectivity: .local, url: first?.endpoint.url, latencyMilliseconds: elapsed,
+                                  failure: error ?? ConnectivityFailure(.nameNotResolved, "no endpoint's name resolved"))
     }
 
     /// A `Location` made absolute against the endpoint it came from.
