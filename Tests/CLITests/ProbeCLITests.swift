@@ -159,3 +159,28 @@ struct ProbeCLITests {
                 "\(outcome.standardError)")
     }
 }
+
+/// An endpoint on the checking machine itself (loopback, or one of its own addresses) is
+/// reached through `lo`: the check's sockets are bound to the primary interface only for
+/// endpoints elsewhere.
+@Suite(.enabled(if: Kernel.canRun, "needs root, iproute2, python3 and dnsmasq"))
+struct ProbeLocalEndpointTests {
+    @Test func endpointsOnLoopbackAndOnTheMachinesOwnAddressAreReached() throws {
+        let lab = try ProbeLab()
+        defer { lab.remove() }
+        try lab.client.ip("link set lo up")
+        try lab.start([Kernel.ipPath, "netns", "exec", lab.client.name, "/usr/bin/env", "python3", ProbeLab.serverScript,
+                       "--port", "8090", "--bind", "127.0.0.1", "--bind", "10.77.0.2", "--bind", "::1"],
+                      readyWhenOutputContains: "ready")
+        for url in ["http://127.0.0.1:8090/204", "http://10.77.0.2:8090/204", "http://[::1]:8090/204"] {
+            let outcome = try #require(try runTool(netpathBinary, ["probe", "--json", "--netns", lab.client.name, "--url", url, "--timeout", "3"],
+                                                   seconds: 15))
+            let result = try jsonObject(try #require(outcome.lines.first, "\(url): \(outcome.standardError)"))
+            #expect(outcome.status == 0 && result["connectivity"] as? String == "full" && result["httpStatus"] as? Int == 204,
+                    "\(url): \(outcome.standardOutput)")
+        }
+        // Elsewhere, the bind stays: the server's address is reached through the primary interface.
+        let remote = try #require(try runTool(netpathBinary, ["probe", "--json", "--netns", lab.client.name, "--url", "\(ProbeCLITests.server)/204"]))
+        #expect(remote.status == 0)
+    }
+}

@@ -55,6 +55,11 @@ enum Syscall {
         retrying { Glibc.connect(descriptor, address, length) }
     }
 
+    /// `bind(2)` to an address.
+    static func bind(_ descriptor: Int32, to address: UnsafePointer<sockaddr>, length: socklen_t) -> Result<Int32, Errno> {
+        retrying { Glibc.bind(descriptor, address, length) }
+    }
+
     /// `send(2)`: the bytes sent, or the errno.
     static func send(_ descriptor: Int32, _ bytes: [UInt8], flags: Int32 = 0) -> Result<Int, Errno> {
         bytes.withUnsafeBytes { buffer in retrying { Glibc.send(descriptor, buffer.baseAddress, buffer.count, flags) } }

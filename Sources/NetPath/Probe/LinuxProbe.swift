@@ -121,7 +121,7 @@ struct LinuxProbe {
         guard case .success(let fd) = Syscall.socket(domain(of: query.server), Int32(SOCK_DGRAM.rawValue) | Int32(SOCK_NONBLOCK.rawValue))
         else { return nil }
         // A resolver on this machine (a local cache) is not reached through the interface.
-        if !query.server.isLoopback { bindToInterface(fd) }
+        if !isOnThisHost(query.server) { bindToInterface(fd) }
         // Connected: the kernel then only lets answers from that server through.
         let sent = withSocketAddress(query.server, port: LinuxProbe.dnsPort) { address, length in
             Syscall.connect(fd, to: address, length: length).flatMap { _ in Syscall.send(fd, query.bytes) }
@@ -140,7 +140,9 @@ struct LinuxProbe {
         case .success(let opened): fd = opened
         case .failure(let error): return .socketFailed(error)
         }
-        bindToInterface(fd)
+        // An endpoint on this machine (loopback, or one of its own addresses) is reached
+        // through `lo`, never through the primary interface: bound there it could not be.
+        if !isOnThisHost(address) { bindToInterface(fd) }
         let connected = withSocketAddress(address, port: port) { Syscall.connect(fd, to: $0, length: $1) }
         if case .failure(let error) = connected, error.rawValue != EINPROGRESS {
             Syscall.close(fd)
@@ -151,6 +153,17 @@ struct LinuxProbe {
 
     private func domain(of address: IPAddress) -> Int32 {
         address.family == IPAddress.inet ? AF_INET : AF_INET6
+    }
+
+    /// Whether `address` is this machine's (in the namespace the check runs in): loopback,
+    /// or an address a socket can bind to (the kernel's own test of a local address).
+    private func isOnThisHost(_ address: IPAddress) -> Bool {
+        if address.isLoopback { return true }
+        if address.isIPv6LinkLocal { return false }
+        guard case .success(let probe) = Syscall.socket(domain(of: address), Int32(SOCK_DGRAM.rawValue)) else { return false }
+        defer { Syscall.close(probe) }
+        let bound = withSocketAddress(address, port: 0) { Syscall.bind(probe, to: $0, length: $1) }
+        return (try? bound.get()) != nil
     }
 
     private func bindToInterface(_ fd: Int32) {
