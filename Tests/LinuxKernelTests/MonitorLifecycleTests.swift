@@ -136,8 +136,17 @@ struct NetworkMonitorKernelTests {
         }
         #expect(monitor.connectionType == .ethernet && monitor.path?.gateways == ["10.31.0.1"])
         monitor.stop()
-        let missing = NetworkMonitor(monitor: PathMonitor(namespace: .named("np-missing-\(getpid())")))
-        missing.start()
+        // A failed start claims nothing: not the optimistic assumption, not an old path.
+        let missing = NetworkMonitor(namespace: .named("np-missing-\(getpid())"))
+        #expect(missing.isConnected)
+        var reported: [Bool] = []
+        missing.startMonitoring { reported.append($0) }
         #expect(missing.lastError?.code == .namespaceNotFound && !missing.isMonitoring)
+        #expect(!missing.isConnected && missing.connectionType == .unknown && missing.path == nil && !missing.isNetworkAvailable)
+        #expect(reported == [false])
+        // The initializer takes what PathMonitor's does.
+        let configured = NetworkMonitor(namespace: ns.namespace, meteredInterfaces: ["eth*"], constrainedInterfaces: ["eth0"])
+        #expect(configured.monitor.namespace == ns.namespace && configured.monitor.meteredInterfaces == ["eth*"]
+                && configured.monitor.constrainedInterfaces == ["eth0"])
     }
 }
