@@ -4,7 +4,7 @@ import NetPath
 /// without running anything.
 struct Arguments: Equatable, Sendable {
     enum Command: String, CaseIterable, Sendable {
-        case status, watch, wait, probe
+        case status, watch, wait, probe, serve
     }
 
     var command: Command
@@ -12,6 +12,11 @@ struct Arguments: Equatable, Sendable {
     var json = false
     var probe = false
     var namespace: NetworkNamespace?
+    /// `serve`: every `--netns`, in order.
+    var namespaces: [NetworkNamespace] = []
+    var allNamespaces = false
+    var listen: String?
+    var textfile: String?
     var required: NetworkInterface.InterfaceType?
     var prohibited: [NetworkInterface.InterfaceType] = []
     var metered: [String] = []
@@ -54,29 +59,45 @@ struct Arguments: Equatable, Sendable {
 
     static let allCommands = Command.allCases
     static let watching: [Command] = [.status, .watch, .wait]
+    static let checking: [Command] = [.status, .watch, .wait, .serve]
 
     /// Every option, in the order `--help` lists them.
     static let options: [Option] = [
         Option(name: "--json", commands: [.status, .watch, .probe], help: ["JSON: one object per line (keys in the README)"]) { result, _, _ in
             result.json = true
         },
-        Option(name: "--probe", commands: watching,
+        Option(name: "--probe", commands: checking,
                help: ["also check that the Internet answers (adds connectivity and portalURL);",
                       "while the answer is not full, again after 1 s, doubling to 5 min"]) { result, _, _ in
             result.probe = true
         },
-        Option(name: "--netns", value: "NAME|PATH", commands: allCommands,
+        Option(name: "--netns", value: "NAME|PATH", commands: [.status, .watch, .wait, .probe],
                help: ["the network namespace NAME (ip netns) or namespace file PATH",
                       "(/proc/PID/ns/net: a container's) instead of our own"]) { result, value, option in
-            if value.hasPrefix("/") {
-                result.namespace = .path(value)
-                return
+            result.namespace = try namespace(value, option: option)
+        },
+        Option(name: "--netns", value: "NAME|PATH", commands: [.serve], repeatable: true,
+               help: ["also watch the network namespace NAME (ip netns) or namespace file PATH"]) { result, value, option in
+            result.namespaces.append(try namespace(value, option: option))
+        },
+        Option(name: "--all-namespaces", commands: [.serve],
+               help: ["also watch every namespace in /run/netns (ip netns), as they come and go"]) { result, _, _ in
+            result.allNamespaces = true
+        },
+        Option(name: "--listen", value: "ADDR:PORT", commands: [.serve],
+               help: ["serve /metrics over HTTP there (127.0.0.1:9737, [::1]:9737, :9737 for all)"]) { result, value, option in
+            guard ListenAddress.parse(value) != nil else {
+                throw UsageError(message: "invalid address '\(value)' for '\(option)' (HOST:PORT, [IPV6]:PORT or :PORT)")
             }
-            let named = NetworkNamespace.named(value)
-            guard named.hasValidName else {
-                throw UsageError(message: "invalid namespace name '\(value)' for '\(option)' (an ip netns name, or a path such as /proc/PID/ns/net)")
+            result.listen = value
+        },
+        Option(name: "--textfile", value: "FILE", commands: [.serve],
+               help: ["write the metrics to FILE on every change, atomically (node_exporter's",
+                      "textfile collector reads *.prom files)"]) { result, value, option in
+            guard value.hasSuffix(".prom"), !value.hasSuffix("/") else {
+                throw UsageError(message: "invalid file '\(value)' for '\(option)' (a file name ending in .prom, as node_exporter reads)")
             }
-            result.namespace = named
+            result.textfile = value
         },
         Option(name: "--require", value: "TYPE", commands: watching, help: ["consider only interfaces of TYPE"]) { result, value, option in
             result.required = try interfaceType(value, option: option)
@@ -85,12 +106,12 @@ struct Arguments: Equatable, Sendable {
                help: ["ignore interfaces of TYPE"]) { result, value, option in
             result.prohibited.append(try interfaceType(value, option: option))
         },
-        Option(name: "--metered", value: "NAMES", commands: [.status, .watch], repeatable: true,
+        Option(name: "--metered", value: "NAMES", commands: [.status, .watch, .serve], repeatable: true,
                help: ["interfaces that are metered, comma-separated names or patterns",
                       "('enx*', 'usb?'): a path through one is expensive"]) { result, value, option in
             result.metered += try interfacePatterns(value, option: option)
         },
-        Option(name: "--constrained", value: "NAMES", commands: [.status, .watch], repeatable: true,
+        Option(name: "--constrained", value: "NAMES", commands: [.status, .watch, .serve], repeatable: true,
                help: ["the same for constrained paths"]) { result, value, option in
             result.constrained += try interfacePatterns(value, option: option)
         },
@@ -117,7 +138,7 @@ struct Arguments: Equatable, Sendable {
                help: ["text the endpoints' bodies must start with"]) { result, value, _ in
             result.expectBody = value
         },
-        Option(name: "--probe-timeout", value: "SECONDS", commands: watching,
+        Option(name: "--probe-timeout", value: "SECONDS", commands: checking,
                help: ["bound on each check (default 5, at most 300)"]) { result, value, option in
             result.probeTimeout = try number(value, option: option, in: 0...maximumCheckSeconds, what: "the check's seconds", aboveLower: true)
         },
@@ -138,7 +159,7 @@ struct Arguments: Equatable, Sendable {
     /// - Throws: ``UsageError`` naming the first word that is wrong.
     static func parse(_ words: [String]) throws -> Request {
         guard let first = words.first else {
-            throw UsageError(message: "missing command (status, watch, wait or probe); see 'netpath --help'")
+            throw UsageError(message: "missing command (status, watch, wait, probe or serve); see 'netpath --help'")
         }
         if first == "--help" || first == "-h" || first == "help" {
             if words.count > 1, let command = Command(rawValue: words[1]) { return .help(command) }
@@ -147,9 +168,9 @@ struct Arguments: Equatable, Sendable {
         if first == "--version" { return .version }
         guard let command = Command(rawValue: first) else {
             if first.hasPrefix("-") {
-                throw UsageError(message: "unknown option '\(first)': a command comes first (status, watch, wait or probe)")
+                throw UsageError(message: "unknown option '\(first)': a command comes first (status, watch, wait, probe or serve)")
             }
-            throw UsageError(message: "unknown command '\(first)' (expected status, watch, wait or probe)")
+            throw UsageError(message: "unknown command '\(first)' (expected status, watch, wait, probe or serve)")
         }
         var result = Arguments(command: command)
         var given: [String] = []
@@ -183,6 +204,9 @@ struct Arguments: Equatable, Sendable {
             try option.apply(&result, value, option.name)
         }
         if result.help { return .help(command) }
+        if command == .serve && result.listen == nil && result.textfile == nil {
+            throw UsageError(message: "'netpath serve' needs '--listen ADDR:PORT', '--textfile FILE', or both")
+        }
         if let required = result.required, result.prohibited.contains(required) {
             throw UsageError(message: "interface type '\(required.rawValue)' is both required and prohibited")
         }
@@ -276,6 +300,16 @@ struct Arguments: Equatable, Sendable {
         return patterns
     }
 
+    /// A namespace name (`ip netns`) or an absolute namespace file path.
+    static func namespace(_ value: String, option: String) throws -> NetworkNamespace {
+        if value.hasPrefix("/") { return .path(value) }
+        let named = NetworkNamespace.named(value)
+        guard named.hasValidName else {
+            throw UsageError(message: "invalid namespace name '\(value)' for '\(option)' (an ip netns name, or a path such as /proc/PID/ns/net)")
+        }
+        return named
+    }
+
     static func interfaceType(_ text: String, option: String) throws -> NetworkInterface.InterfaceType {
         guard let type = typeNames[text] else {
             throw UsageError(message: "unknown interface type '\(text)' for '\(option)' (wifi, cellular, wiredEthernet, loopback, other)")
@@ -283,3 +317,4 @@ struct Arguments: Equatable, Sendable {
         return type
     }
 }
+

@@ -30,6 +30,10 @@ enum Help {
             ("check now that the Internet answers (or a captive portal does); exit 0 if it does",
              "Checks once, now, that the Internet answers over the primary interface: plain HTTP\nGETs, redirects not followed, every endpoint at once. Results: full, portal (with the\nlogin URL), limited (no HTTP answer), local (no DNS), offline (no network path).",
              "0 full, 1 otherwise (also on SIGINT/SIGTERM), 2 usage error, 3 runtime error")
+        case .serve:
+            ("export the path of this host and of namespaces as Prometheus metrics",
+             "Serves the path of this host, and of every namespace asked for, as Prometheus metrics:\nGET /metrics on --listen, and/or a file for node_exporter's textfile collector\n(--textfile), rewritten on every change. Runs until SIGINT/SIGTERM.",
+             "0 done (SIGINT/SIGTERM), 2 usage error, 3 runtime error (the address cannot be listened on)")
         }
     }
 

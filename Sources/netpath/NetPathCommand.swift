@@ -107,6 +107,12 @@ enum NetPathCommand {
         case .watch: watch(session, signals: signals)
         case .wait: wait(session, signals: signals)
         case .probe: probe(session)
+        case .serve:
+            #if os(Linux)
+            serve(session, signals: signals)
+            #else
+            fail("'netpath serve' runs on Linux only", .usage)
+            #endif
         }
     }
 

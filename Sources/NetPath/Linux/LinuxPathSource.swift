@@ -62,6 +62,9 @@ final class LinuxPathSource: @unchecked Sendable {
     private let control = Locked<(thread: pthread_t?, stopped: Bool)>((nil, false))
     /// Set by the resolver watcher when a file may have changed; taken by the reader.
     private let resolverChanged: Locked<Bool>
+    /// The engine's re-dump count, copied by the reader when it changes (the engine is the
+    /// reader's alone).
+    private let publishedResyncs = Locked(0)
 
     /// The first path, computed by `open` before the reader thread exists.
     private(set) var initialPath: NetworkPath?
@@ -230,6 +233,8 @@ final class LinuxPathSource: @unchecked Sendable {
     private func runLoop() {
         defer { closeDescriptors() }
         var failures = 0
+        var resyncsSeen = engine.resyncCount
+        publishedResyncs.withLock { $0 = resyncsSeen }
         while true {
             if control.withLock({ $0.stopped }) { return }
             options.beforeRead?()
@@ -266,6 +271,10 @@ final class LinuxPathSource: @unchecked Sendable {
                 }
                 engine.setHasDNSServer(resolver.hasServer(read: { Syscall.readFile($0) }))
             }
+            if engine.resyncCount != resyncsSeen {
+                resyncsSeen = engine.resyncCount
+                publishedResyncs.withLock { $0 = resyncsSeen }
+            }
             guard engine.isAnswered, engine.takeChanges() else { continue }
             let path = engine.path()
             let deadline = engine.nextExpiry()
@@ -298,9 +307,9 @@ final class LinuxPathSource: @unchecked Sendable {
         return UInt64(time.tv_sec) * 1_000_000_000 + UInt64(time.tv_nsec)
     }
 
-    /// How many full re-dumps happened (overruns, interrupted dumps). Read by tests after
-    /// the reader settled on a path.
-    var resyncCount: Int { engine.resyncCount }
+    /// How many full re-dumps happened (overruns, interrupted dumps), as the reader last
+    /// published it: safe from any thread.
+    var resyncCount: Int { publishedResyncs.withLock { $0 } }
 
     /// How many rounds of route lookups were asked. Read by tests after the reader settled.
     var lookupRounds: Int { engine.lookupRounds }

@@ -34,6 +34,9 @@ public final class PathMonitor: Sendable {
     public var constrainedInterfaces: [String] { costs.constrained }
 
     let storage = PathStorage()
+    /// Called with every connectivity check's result, on the check's thread, before the
+    /// path it makes (`netpath serve` times the checks with it).
+    package let checkObserver: Locked<(@Sendable (ConnectivityResult) -> Void)?>
     private let makeSource: PathSourceFactory
     private let filter: InterfaceFilter
     private let costs: InterfaceCosts
@@ -62,11 +65,15 @@ public final class PathMonitor: Sendable {
         constrainedInterfaces: [String] = []
     ) {
         var makeSource = PathMonitor.systemSource(namespace: namespace, options: .init())
+        let checkObserver = Locked<(@Sendable (ConnectivityResult) -> Void)?>(nil)
         if let connectivityCheck {
             makeSource = ConnectivitySource.wrap(
                 makeSource, check: connectivityCheck, clock: DispatchProbeClock(),
                 checker: { path, completion in
-                    connectivityCheck.start(interface: path.primaryInterface, namespace: namespace, completion: completion)
+                    connectivityCheck.start(interface: path.primaryInterface, namespace: namespace) { result in
+                        checkObserver.withLock { $0 }?(result)
+                        completion(result)
+                    }
                 }
             )
         }
@@ -76,7 +83,8 @@ public final class PathMonitor: Sendable {
             namespace: namespace,
             connectivityCheck: connectivityCheck,
             costs: InterfaceCosts(metered: meteredInterfaces, constrained: constrainedInterfaces),
-            makeSource: makeSource
+            makeSource: makeSource,
+            checkObserver: checkObserver
         )
     }
 
@@ -96,8 +104,10 @@ public final class PathMonitor: Sendable {
         namespace: NetworkNamespace?,
         connectivityCheck: ConnectivityCheck? = nil,
         costs: InterfaceCosts = InterfaceCosts(),
-        makeSource: @escaping PathSourceFactory
+        makeSource: @escaping PathSourceFactory,
+        checkObserver: Locked<(@Sendable (ConnectivityResult) -> Void)?> = Locked(nil)
     ) {
+        self.checkObserver = checkObserver
         self.requiredInterfaceType = requiredInterfaceType
         self.prohibitedInterfaceTypes = prohibitedInterfaceTypes
         self.namespace = namespace
@@ -114,6 +124,12 @@ public final class PathMonitor: Sendable {
     /// The latest path, or `nil` before the first start.
     public var currentPath: NetworkPath? {
         storage.state.withLock { $0.current }
+    }
+
+    /// How many times the running source lost kernel events and read the whole state again
+    /// (0 when not running, and on Apple platforms).
+    package var resyncCount: Int {
+        storage.state.withLock { $0.source }?.resyncCount ?? 0
     }
 
     /// Whether the monitor is running.

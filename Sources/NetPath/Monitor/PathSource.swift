@@ -8,6 +8,13 @@ package protocol PathSource: AnyObject, Sendable {
     func startReading() -> Bool
     /// Stops delivering and releases every resource. Safe to call more than once.
     func stop()
+    /// How many times the source lost events and read the whole state again (an overrun
+    /// of the kernel's queue, an interrupted dump). Safe to read from any thread.
+    var resyncCount: Int { get }
+}
+
+extension PathSource {
+    package var resyncCount: Int { 0 }
 }
 
 /// Opens a source for a filter; `deliver` receives each path that differs from the last,

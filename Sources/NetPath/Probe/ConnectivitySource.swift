@@ -50,6 +50,7 @@ final class ConnectivitySource: PathSource, @unchecked Sendable {
 
     // `inner` is set once by the factory before the source is shared; the rest is in `state`.
     var inner: (any PathSource)?
+    var resyncCount: Int { inner?.resyncCount ?? 0 }
     private let state: Locked<State>
     private let check: ConnectivityCheck
     private let clock: any ProbeClock

@@ -1,0 +1,197 @@
+#if os(Linux)
+import Glibc
+import NetPath
+
+/// Why the server could not start: one line naming the address; exit status 3.
+struct ListenFailure: Error {
+    var message: String
+}
+
+/// `netpath serve`'s HTTP server, on the tool's own sockets: one thread, one `poll` over the
+/// listening socket, every connection and a stop descriptor. Every connection is bounded:
+/// 8 KiB of request head, 5 s from accept to the last byte of the answer, one request; at
+/// most 64 at once, and when a 65th arrives, the oldest that has not finished sending its
+/// request is dropped for it. So a client that sends nothing, sends slowly, or sends
+/// garbage never delays another, and idle (no connection) the thread never wakes.
+final class MetricsServer: @unchecked Sendable {
+    static let maximumConnections = 64
+    static let connectionSeconds = 5.0
+    static let backlog: Int32 = 128
+
+    private let listener: Int32
+    /// The stop signal: `stop()` writes to `stopWriteFD`, the thread polls `stopFD`.
+    private let stopFD: Int32
+    private let stopWriteFD: Int32
+    private let render: @Sendable () -> String
+    private let contentType: String
+    // Touched only by the server thread.
+    private var connections: [Connection] = []
+    private var thread: pthread_t?
+
+    private struct Connection {
+        let fd: Int32
+        let deadline: Double
+        var input: [UInt8] = []
+        /// The answer, once the request is read; `sent` bytes of it are out.
+        var output: [UInt8]?
+        var sent = 0
+    }
+
+    /// Binds and listens on `address`.
+    ///
+    /// - Throws: ``ListenFailure`` naming the address and the reason (in use, not an
+    ///   address of this machine, no permission).
+    init(_ address: ListenAddress, contentType: String, render: @escaping @Sendable () -> String) throws {
+        self.render = render
+        self.contentType = contentType
+        func failure(_ reason: String) -> ListenFailure { ListenFailure(message: "cannot listen on \(address): \(reason)") }
+        let v6 = address.host.isEmpty || address.host.contains(":")
+        let fd = socket(v6 ? AF_INET6 : AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_NONBLOCK.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        guard fd >= 0 else { throw failure(String(cString: strerror(errno))) }
+        var one: Int32 = 1, zero: Int32 = 0
+        _ = setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, socklen_t(MemoryLayout<Int32>.size))
+        // Every address: one IPv6 socket that takes IPv4 as well.
+        if address.host.isEmpty { _ = setsockopt(fd, Int32(IPPROTO_IPV6), IPV6_V6ONLY, &zero, socklen_t(MemoryLayout<Int32>.size)) }
+        let bound: Int32
+        if v6 {
+            var storage = sockaddr_in6()
+            storage.sin6_family = sa_family_t(AF_INET6)
+            storage.sin6_port = address.port.bigEndian
+            if !address.host.isEmpty {
+                guard inet_pton(AF_INET6, address.host, &storage.sin6_addr) == 1 else {
+                    close(fd)
+                    throw failure("'\(address.host)' is not an IP address")
+                }
+            }
+            bound = withUnsafePointer(to: &storage) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in6>.size)) }
+            }
+        } else {
+            var storage = sockaddr_in()
+            storage.sin_family = sa_family_t(AF_INET)
+            storage.sin_port = address.port.bigEndian
+            guard inet_pton(AF_INET, address.host, &storage.sin_addr) == 1 else {
+                close(fd)
+                throw failure("'\(address.host)' is not an IP address")
+            }
+            bound = withUnsafePointer(to: &storage) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+            }
+        }
+        if bound != 0 || listen(fd, MetricsServer.backlog) != 0 {
+            let reason = String(cString: strerror(errno))
+            close(fd)
+            throw failure(reason)
+        }
+        listener = fd
+        var ends: [Int32] = [-1, -1]
+        guard pipe(&ends) == 0 else {
+            close(fd)
+            throw failure("cannot create a pipe")
+        }
+        for end in ends { _ = fcntl(end, F_SETFD, FD_CLOEXEC) }
+        stopFD = ends[0]
+        stopWriteFD = ends[1]
+    }
+
+    /// Starts the server thread.
+    func start() -> Bool {
+        thread = OwnThread.start(name: "netpath-http") { [self] in run() }
+        return thread != nil
+    }
+
+    /// Ends the server thread and closes every socket.
+    func stop() {
+        var one: UInt8 = 1
+        _ = write(stopWriteFD, &one, 1)
+        if let thread { pthread_join(thread, nil) }
+        thread = nil
+        close(stopWriteFD)
+    }
+
+    private static func now() -> Double {
+        var time = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &time)
+        return Double(time.tv_sec) + Double(time.tv_nsec) / 1e9
+    }
+
+    private func run() {
+        defer {
+            for connection in connections { close(connection.fd) }
+            connections.removeAll()
+            close(listener)
+            close(stopFD)
+        }
+        while true {
+            var descriptors = [pollfd(fd: stopFD, events: Int16(POLLIN), revents: 0),
+                               pollfd(fd: listener, events: Int16(POLLIN), revents: 0)]
+            for connection in connections {
+                let events = connection.output == nil ? POLLIN : POLLOUT
+                descriptors.append(pollfd(fd: connection.fd, events: Int16(events), revents: 0))
+            }
+            let earliest = connections.map(\.deadline).min()
+            let timeout = earliest.map { Int32(max(0, (($0 - MetricsServer.now()) * 1000).rounded(.up))) } ?? -1
+            let ready = poll(&descriptors, nfds_t(descriptors.count), timeout)
+            if ready < 0 && errno != EINTR { return }
+            if descriptors[0].revents != 0 { return }
+            // Serve what is ready before taking new connections (which may drop old ones).
+            let polled = Array(descriptors.dropFirst(2))
+            var finished: Set<Int32> = []
+            for (index, descriptor) in polled.enumerated() where descriptor.revents != 0 {
+                if !service(&connections[index], readable: descriptor.revents) { finished.insert(connections[index].fd) }
+            }
+            let now = MetricsServer.now()
+            for connection in connections where connection.deadline <= now { finished.insert(connection.fd) }
+            if !finished.isEmpty {
+                for fd in finished { close(fd) }
+                connections.removeAll { finished.contains($0.fd) }
+            }
+            if descriptors[1].revents != 0 { acceptAll() }
+        }
+    }
+
+    /// Accepts every pending connection, dropping the oldest that is still sending its
+    /// request when the table is full.
+    private func acceptAll() {
+        while true {
+            let fd = accept(listener, nil, nil)
+            guard fd >= 0 else { return }  // EAGAIN: no more; other errors: try at the next wake-up
+            _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK)
+            _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
+            if connections.count >= MetricsServer.maximumConnections {
+                guard let oldest = connections.firstIndex(where: { $0.output == nil }) else {
+                    close(fd)  // every slot is answering: this one waits for the next try
+                    continue
+                }
+                close(connections[oldest].fd)
+                connections.remove(at: oldest)
+            }
+            connections.append(Connection(fd: fd, deadline: MetricsServer.now() + MetricsServer.connectionSeconds))
+        }
+    }
+
+    /// Reads the request or writes the answer. Returns `false` when the connection is done.
+    private func service(_ connection: inout Connection, readable events: Int16) -> Bool {
+        if connection.output == nil {
+            var chunk = [UInt8](repeating: 0, count: 4096)
+            let room = HTTPRequest.maximumSize - connection.input.count
+            let count = chunk.withUnsafeMutableBytes { recv(connection.fd, $0.baseAddress, min(room, $0.count), 0) }
+            if count < 0 { return errno == EAGAIN || errno == EINTR }
+            if count == 0 { return false }  // the client left before its request was complete
+            connection.input += chunk[..<count]
+            let request = HTTPRequest.parse(connection.input)
+            if request == .needMore && connection.input.count < HTTPRequest.maximumSize { return true }
+            connection.output = HTTPResponse.answer(request, metricsContentType: contentType, metrics: render).bytes
+        }
+        guard let output = connection.output else { return true }
+        let count = output[connection.sent...].withUnsafeBytes {
+            send(connection.fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL))
+        }
+        if count < 0 { return errno == EAGAIN || errno == EINTR }
+        connection.sent += count
+        if connection.sent < output.count { return true }
+        shutdown(connection.fd, Int32(SHUT_WR))
+        return false
+    }
+}
+#endif
