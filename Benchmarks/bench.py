@@ -826,15 +826,16 @@ def table(variant):
 
 
 def main():
-    parser = argparse.ArgumentParser()
+    parser = argparse.ArgumentParser(prog="Benchmarks/bench.py")
     parser.add_argument("--netpath", required=True, help="the netpath binary measured")
-    parser.add_argument("--variant", default="dynamic")
+    parser.add_argument("--variant", default="dynamic", help="the name of that build in the table (default: dynamic)")
     parser.add_argument("--startup", action="append", default=[], help="LABEL=PATH of a netpath binary for the start-up race")
-    parser.add_argument("--fanout")
-    parser.add_argument("--samples", type=int, default=200)
-    parser.add_argument("--only", default="latency,storm,startup,scale,fanout")
-    parser.add_argument("--no-glib", action="store_true")
-    parser.add_argument("--json-out")
+    parser.add_argument("--fanout", help="the Benchmarks/FanOut binary (without it, no fan-out benchmark)")
+    parser.add_argument("--samples", type=int, default=200, help="route changes in the latency pass (default: 200)")
+    parser.add_argument("--only", default="latency,storm,startup,scale,fanout",
+                        help="comma-separated benchmarks to run (default: latency,storm,startup,scale,fanout)")
+    parser.add_argument("--no-glib", action="store_true", help="skip the GLib GNetworkMonitor peer")
+    parser.add_argument("--json-out", help="also write the results as JSON to this file")
     args = parser.parse_args()
     if os.geteuid() != 0:
         sys.exit("Benchmarks/run needs root (network namespaces)")

@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
-# Type-checks every Apple-only file (the Network backend, Combine, NetPathUI, and the
-# README's SwiftUI examples) on Linux, against stub modules named Network, Combine and
-# SwiftUI that declare Apple's documented signatures (scripts/apple-stubs). With the stubs
-# on the import path, `#if canImport(Network)` and friends are true, so the Apple code is
-# compiled exactly as written. Fails on any error or warning.
+# Type-checks every Apple-only file (the Network backend, Combine, NetPathUI) on Linux,
+# against stub modules named Network, Combine and SwiftUI that declare Apple's documented
+# signatures (scripts/apple-stubs). With the stubs on the import path, `#if canImport(Network)`
+# and friends are true, so the Apple code is compiled exactly as written. Fails on any error
+# or warning. The README's Apple examples are checked against the same stubs by
+# check-readme.sh.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export PATH="/opt/swift/usr/bin:$PATH"
@@ -12,46 +13,15 @@ trap 'rm -rf "$out"' EXIT
 
 swiftc() { command swiftc -swift-version 6 -package-name NetPath -enable-upcoming-feature ExistentialAny -enable-upcoming-feature MemberImportVisibility "$@"; }
 
-# The stubs, built like Apple's frameworks (library evolution: `@unknown default` matters).
-for module in Network Combine SwiftUI; do
-  swiftc -parse-as-library -enable-library-evolution -emit-module -module-name "$module" -I "$out" \
-    "scripts/apple-stubs/$module.swift" -emit-module-path "$out/$module.swiftmodule" 2>"$out/$module.log" \
-    || { cat "$out/$module.log"; exit 1; }
-done
-
 # The C files must compile where __linux__ is not defined (their Linux parts are guarded).
 for file in Sources/CNetlink/shim.c Tests/CTestSupport/shim.c; do
   clang -fsyntax-only -Werror -U__linux__ -I Sources/CNetlink/include -I Tests/CTestSupport/include "$file" \
     || { echo "check-apple: $file does not compile without __linux__" >&2; exit 1; }
 done
 
-# The C shim, as SwiftPM would expose it.
-mkdir -p "$out/CNetlink"
-cat >"$out/CNetlink/module.modulemap" <<MAP
-module CNetlink {
-  header "$PWD/Sources/CNetlink/include/CNetlink.h"
-  export *
-}
-MAP
-
-echo "== NetPath (Network backend, Combine publisher) against the stubs"
-mapfile -t netpath_sources < <(find Sources/NetPath -name '*.swift' | sort)
-swiftc -parse-as-library -warnings-as-errors -emit-module -module-name NetPath -I "$out" -I "$out/CNetlink" \
-  "${netpath_sources[@]}" -emit-module-path "$out/NetPath.swiftmodule"
-
-# SwiftPM generates Bundle.module for targets with resources; stand in for it.
-cat >"$out/BundleModule.swift" <<'SWIFT'
-import Foundation
-extension Foundation.Bundle { static let module: Bundle = .main }
-SWIFT
-
-echo "== NetPathTestKit"
-swiftc -parse-as-library -warnings-as-errors -emit-module -module-name NetPathTestKit -I "$out" -I "$out/CNetlink" \
-  Sources/NetPathTestKit/*.swift -emit-module-path "$out/NetPathTestKit.swiftmodule"
-
-echo "== NetPathUI against the stubs"
-swiftc -parse-as-library -warnings-as-errors -emit-module -module-name NetPathUI -I "$out" -I "$out/CNetlink" \
-  Sources/NetPathUI/*.swift "$out/BundleModule.swift" -emit-module-path "$out/NetPathUI.swiftmodule"
+# The stubs, and NetPath, NetPathTestKit and NetPathUI against them.
+source scripts/apple-modules.sh
+build_apple_modules "$out"
 
 # Each platform Package.swift declares: the stubs with that platform's `unavailable`
 # marks made absolute, and NetPathUI with `os(…)` true for that platform only, so a use of
@@ -84,8 +54,5 @@ for file in Sources/netpath/*.swift; do
     -e 's/canImport\(Darwin\)/true/g' -e 's/os\(macOS\)/true/g' "$file" >"$out/darwin/cli/$(basename "$file")"
 done
 swiftc -warnings-as-errors -typecheck -module-name netpath -I "$out/darwin" -I "$out" -I "$out/CNetlink" "$out"/darwin/cli/*.swift
-
-echo "== README examples (scripts/apple-examples) against the stubs"
-swiftc -parse-as-library -warnings-as-errors -typecheck -I "$out" -I "$out/CNetlink" scripts/apple-examples/*.swift
 
 echo "Apple code type-checks."
