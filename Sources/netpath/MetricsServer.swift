@@ -19,6 +19,8 @@ final class MetricsServer: @unchecked Sendable {
     static let backlog: Int32 = 128
 
     private let listener: Int32
+    /// Where it listens, with the port the kernel chose for port 0.
+    let address: ListenAddress
     /// The stop signal: `stop()` writes to `stopWriteFD`, the thread polls `stopFD`.
     private let stopFD: Int32
     private let stopWriteFD: Int32
@@ -84,6 +86,14 @@ final class MetricsServer: @unchecked Sendable {
             throw failure(reason)
         }
         listener = fd
+        // The port the kernel gave, for `:0`.
+        var local = sockaddr_in6()
+        var length = socklen_t(MemoryLayout<sockaddr_in6>.size)
+        let named = withUnsafeMutablePointer(to: &local) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) }
+        }
+        // sin_port and sin6_port sit at the same offset.
+        self.address = ListenAddress(host: address.host, port: named == 0 ? UInt16(bigEndian: local.sin6_port) : address.port)
         var ends: [Int32] = [-1, -1]
         guard pipe(&ends) == 0 else {
             close(fd)
@@ -104,7 +114,12 @@ final class MetricsServer: @unchecked Sendable {
     func stop() {
         var one: UInt8 = 1
         _ = write(stopWriteFD, &one, 1)
-        if let thread { pthread_join(thread, nil) }
+        if let thread {
+            pthread_join(thread, nil)
+        } else {
+            close(listener)
+            close(stopFD)
+        }
         thread = nil
         close(stopWriteFD)
     }

@@ -254,6 +254,11 @@ extension NetPathCommand {
         }
         exporter.changed()
         if let server, !server.start() { fail("cannot start the HTTP server's thread", .runtime) }
+        // One line when ready, as exporters log it (tests wait for it; port 0 shows the port).
+        var ready: [String] = []
+        if let server { ready.append("serving http://\(server.address)/metrics") }
+        if let file = session.arguments.textfile { ready.append("writing \(file)") }
+        Terminal.write("netpath: " + ready.joined(separator: ", ") + "\n")
         _ = waitForSignal(signals, timeout: nil)
         server?.stop()
         exporter.stopAll()

@@ -101,16 +101,363 @@ enum MetricsFixture {
         PrometheusExposition.text(for: namespaces, version: "1.2.3", probe: probe, at: monotonic)
     }
 
-    /// The sample lines of `text`, without comments.
-    func samples(_ text: String) -> [Substring] {
-        text.split(separator: "\n").filter { !$0.hasPrefix("#") }
+    func lines(_ text: String) -> [String] {
+        text.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
     }
 
-    @Test func twoNamespacesInFull() {
-        let output = text([
+    /// The host unsatisfied since 100 s, namespace "lab" with a history, scraped at 200 s.
+    var twoNamespaces: [PrometheusExposition.Namespace] {
+        [
             PrometheusExposition.Namespace(name: "lab", metrics: MetricsFixture.history(), path: MetricsFixture.satisfied),
             MetricsFixture.watched("", MetricsFixture.unsatisfied),
+        ]
+    }
+
+    @Test func twoNamespacesWithoutConnectivityChecks() {
+        #expect(text(twoNamespaces, probe: false) == #"""
+        # HELP netpath_path_status Whether the network path has this status (1) or not (0): satisfied, unsatisfied or requiresConnection.
+        # TYPE netpath_path_status gauge
+        netpath_path_status{netns="",status="satisfied"} 0
+        netpath_path_status{netns="",status="unsatisfied"} 1
+        netpath_path_status{netns="",status="requiresConnection"} 0
+        netpath_path_status{netns="lab",status="satisfied"} 1
+        netpath_path_status{netns="lab",status="unsatisfied"} 0
+        netpath_path_status{netns="lab",status="requiresConnection"} 0
+        # HELP netpath_path_diagnosis Why the path is not satisfied: 1 for the diagnosis that holds, all 0 when it is satisfied.
+        # TYPE netpath_path_diagnosis gauge
+        netpath_path_diagnosis{netns="",diagnosis="filtered"} 0
+        netpath_path_diagnosis{netns="",diagnosis="noInterface"} 0
+        netpath_path_diagnosis{netns="",diagnosis="noCarrier"} 1
+        netpath_path_diagnosis{netns="",diagnosis="noAddress"} 0
+        netpath_path_diagnosis{netns="",diagnosis="blocked"} 0
+        netpath_path_diagnosis{netns="",diagnosis="noDefaultRoute"} 0
+        netpath_path_diagnosis{netns="lab",diagnosis="filtered"} 0
+        netpath_path_diagnosis{netns="lab",diagnosis="noInterface"} 0
+        netpath_path_diagnosis{netns="lab",diagnosis="noCarrier"} 0
+        netpath_path_diagnosis{netns="lab",diagnosis="noAddress"} 0
+        netpath_path_diagnosis{netns="lab",diagnosis="blocked"} 0
+        netpath_path_diagnosis{netns="lab",diagnosis="noDefaultRoute"} 0
+        # HELP netpath_path_interface_info An interface the path can use, best first: rank 0 is the one traffic leaves through.
+        # TYPE netpath_path_interface_info gauge
+        netpath_path_interface_info{netns="lab",interface="eth0",type="wiredEthernet",rank="0"} 1
+        netpath_path_interface_info{netns="lab",interface="wlan0",type="wifi",rank="1"} 1
+        # HELP netpath_path_supports_ipv4 Whether IPv4 is routed to the Internet through a usable interface and source address.
+        # TYPE netpath_path_supports_ipv4 gauge
+        netpath_path_supports_ipv4{netns=""} 0
+        netpath_path_supports_ipv4{netns="lab"} 1
+        # HELP netpath_path_supports_ipv6 Whether IPv6 is routed to the Internet through a usable interface and source address.
+        # TYPE netpath_path_supports_ipv6 gauge
+        netpath_path_supports_ipv6{netns=""} 0
+        netpath_path_supports_ipv6{netns="lab"} 1
+        # HELP netpath_path_supports_dns Whether the path is satisfied and at least one DNS server is configured for it.
+        # TYPE netpath_path_supports_dns gauge
+        netpath_path_supports_dns{netns=""} 0
+        netpath_path_supports_dns{netns="lab"} 1
+        # HELP netpath_path_expensive Whether the primary interface is expensive: cellular, or configured as metered.
+        # TYPE netpath_path_expensive gauge
+        netpath_path_expensive{netns=""} 0
+        netpath_path_expensive{netns="lab"} 0
+        # HELP netpath_path_constrained Whether the path is constrained: the primary interface is configured as constrained.
+        # TYPE netpath_path_constrained gauge
+        netpath_path_constrained{netns=""} 0
+        netpath_path_constrained{netns="lab"} 0
+        # HELP netpath_path_changes_total Paths the monitor emitted since it started, the first one included.
+        # TYPE netpath_path_changes_total counter
+        netpath_path_changes_total{netns=""} 1
+        netpath_path_changes_total{netns="lab"} 3
+        # HELP netpath_path_status_seconds_total Seconds the path spent in each status since the monitor started.
+        # TYPE netpath_path_status_seconds_total counter
+        netpath_path_status_seconds_total{netns="",status="satisfied"} 0
+        netpath_path_status_seconds_total{netns="",status="unsatisfied"} 100
+        netpath_path_status_seconds_total{netns="",status="requiresConnection"} 0
+        netpath_path_status_seconds_total{netns="lab",status="satisfied"} 90
+        netpath_path_status_seconds_total{netns="lab",status="unsatisfied"} 10
+        netpath_path_status_seconds_total{netns="lab",status="requiresConnection"} 0
+        # HELP netpath_path_last_change_timestamp_seconds Unix time of the last path change.
+        # TYPE netpath_path_last_change_timestamp_seconds gauge
+        netpath_path_last_change_timestamp_seconds{netns=""} 1764475800
+        netpath_path_last_change_timestamp_seconds{netns="lab"} 1764475840.25
+        # HELP netpath_resyncs_total Times the monitor lost kernel events (a receive-buffer overrun) and read the whole state again.
+        # TYPE netpath_resyncs_total counter
+        netpath_resyncs_total{netns=""} 0
+        netpath_resyncs_total{netns="lab"} 1
+        # HELP netpath_namespace_up Whether the network namespace is watched (1) or cannot be watched (0).
+        # TYPE netpath_namespace_up gauge
+        netpath_namespace_up{netns=""} 1
+        netpath_namespace_up{netns="lab"} 1
+        # HELP netpath_build_info The version of netpath that serves these metrics, as a label; always 1.
+        # TYPE netpath_build_info gauge
+        netpath_build_info{version="1.2.3"} 1
+
+        """#)
+    }
+
+    @Test func connectivityOnlyWithChecks() {
+        let withChecks = lines(text(twoNamespaces, probe: true))
+        #expect(withChecks.filter { $0.hasPrefix("netpath_connectivity{") } == [
+            #"netpath_connectivity{netns="",connectivity="unknown"} 0"#,
+            #"netpath_connectivity{netns="",connectivity="offline"} 1"#,
+            #"netpath_connectivity{netns="",connectivity="local"} 0"#,
+            #"netpath_connectivity{netns="",connectivity="limited"} 0"#,
+            #"netpath_connectivity{netns="",connectivity="portal"} 0"#,
+            #"netpath_connectivity{netns="",connectivity="full"} 0"#,
+            #"netpath_connectivity{netns="lab",connectivity="unknown"} 0"#,
+            #"netpath_connectivity{netns="lab",connectivity="offline"} 0"#,
+            #"netpath_connectivity{netns="lab",connectivity="local"} 0"#,
+            #"netpath_connectivity{netns="lab",connectivity="limited"} 0"#,
+            #"netpath_connectivity{netns="lab",connectivity="portal"} 0"#,
+            #"netpath_connectivity{netns="lab",connectivity="full"} 1"#,
         ])
-        print(output)
+        #expect(withChecks.contains("# TYPE netpath_connectivity_check_duration_seconds histogram"))
+        let withoutChecks = text(twoNamespaces, probe: false)
+        #expect(!withoutChecks.contains("netpath_connectivity"))
+        // Everything else is the same.
+        #expect(withChecks.filter { !$0.contains("netpath_connectivity") } == lines(withoutChecks))
+    }
+
+    @Test func histogramIsCumulativeWithInfSumAndCount() {
+        let lab = lines(text(twoNamespaces)).filter {
+            $0.hasPrefix("netpath_connectivity_check_duration_seconds") && $0.contains(#"netns="lab""#)
+        }
+        // Checks of 42 ms and 7 s.
+        #expect(lab == [
+            #"netpath_connectivity_check_duration_seconds_bucket{netns="lab",le="0.005"} 0"#,
+            #"netpath_connectivity_check_duration_seconds_bucket{netns="lab",le="0.01"} 0"#,
+            #"netpath_connectivity_check_duration_seconds_bucket{netns="lab",le="0.025"} 0"#,
+            #"netpath_connectivity_check_duration_seconds_bucket{netns="lab",le="0.05"} 1"#,
+            #"netpath_connectivity_check_duration_seconds_bucket{netns="lab",le="0.1"} 1"#,
+            #"netpath_connectivity_check_duration_seconds_bucket{netns="lab",le="0.25"} 1"#,
+            #"netpath_connectivity_check_duration_seconds_bucket{netns="lab",le="0.5"} 1"#,
+            #"netpath_connectivity_check_duration_seconds_bucket{netns="lab",le="1"} 1"#,
+            #"netpath_connectivity_check_duration_seconds_bucket{netns="lab",le="2.5"} 1"#,
+            #"netpath_connectivity_check_duration_seconds_bucket{netns="lab",le="5"} 1"#,
+            #"netpath_connectivity_check_duration_seconds_bucket{netns="lab",le="10"} 2"#,
+            #"netpath_connectivity_check_duration_seconds_bucket{netns="lab",le="30"} 2"#,
+            #"netpath_connectivity_check_duration_seconds_bucket{netns="lab",le="60"} 2"#,
+            #"netpath_connectivity_check_duration_seconds_bucket{netns="lab",le="120"} 2"#,
+            #"netpath_connectivity_check_duration_seconds_bucket{netns="lab",le="300"} 2"#,
+            #"netpath_connectivity_check_duration_seconds_bucket{netns="lab",le="+Inf"} 2"#,
+            #"netpath_connectivity_check_duration_seconds_sum{netns="lab"} 7.042"#,
+            #"netpath_connectivity_check_duration_seconds_count{netns="lab"} 2"#,
+        ])
+    }
+
+    @Test func stateSetsOfEveryStatus() {
+        let output = lines(text([
+            MetricsFixture.watched("a", MetricsFixture.satisfied),
+            MetricsFixture.watched("b", MetricsFixture.unsatisfied),
+            MetricsFixture.watched("c", MetricsFixture.requiresConnection),
+        ]))
+        func ones(_ metric: String, _ netns: String) -> [String] {
+            let prefix = "\(metric){netns=\"\(netns)\","
+            let family = output.filter { $0.hasPrefix(prefix) }
+            #expect(family.allSatisfy { $0.hasSuffix(" 0") || $0.hasSuffix(" 1") })
+            return family.filter { $0.hasSuffix(" 1") }.map { String($0.dropFirst(prefix.count).prefix { $0 != "}" }) }
+        }
+        #expect(ones("netpath_path_status", "a") == [#"status="satisfied""#])
+        #expect(ones("netpath_path_status", "b") == [#"status="unsatisfied""#])
+        #expect(ones("netpath_path_status", "c") == [#"status="requiresConnection""#])
+        // All diagnoses present for each namespace, and all 0 unless one holds.
+        for netns in ["a", "b", "c"] {
+            #expect(output.filter { $0.hasPrefix("netpath_path_diagnosis{netns=\"\(netns)\",") }.count == 6)
+        }
+        #expect(ones("netpath_path_diagnosis", "a") == [])
+        #expect(ones("netpath_path_diagnosis", "b") == [#"diagnosis="noCarrier""#])
+        #expect(ones("netpath_path_diagnosis", "c") == [])
+        #expect(ones("netpath_connectivity", "a") == [#"connectivity="full""#])
+        #expect(ones("netpath_connectivity", "b") == [#"connectivity="offline""#])
+        #expect(output.filter { $0.hasPrefix("netpath_path_interface_info{") } == [
+            #"netpath_path_interface_info{netns="a",interface="eth0",type="wiredEthernet",rank="0"} 1"#,
+            #"netpath_path_interface_info{netns="a",interface="wlan0",type="wifi",rank="1"} 1"#,
+        ])
+    }
+
+    @Test func flagsOfACellularPortal() {
+        let output = lines(text([MetricsFixture.watched("", MetricsFixture.cellularPortal)]))
+        for line in [
+            #"netpath_path_interface_info{netns="",interface="wwan0",type="cellular",rank="0"} 1"#,
+            #"netpath_path_expensive{netns=""} 1"#, #"netpath_path_constrained{netns=""} 1"#,
+            #"netpath_path_supports_ipv4{netns=""} 1"#, #"netpath_path_supports_ipv6{netns=""} 0"#,
+            #"netpath_path_supports_dns{netns=""} 0"#, #"netpath_connectivity{netns="",connectivity="portal"} 1"#,
+        ] {
+            #expect(output.contains(line), "\(line)")
+        }
+    }
+
+    @Test func labelValuesAreEscaped() {
+        let output = text([MetricsFixture.watched(MetricsFixture.awkwardName, MetricsFixture.satisfied)], probe: false)
+        // lab"1\a<newline>b
+        #expect(output.contains(#"netpath_namespace_up{netns="lab\"1\\a\nb"} 1"#))
+        #expect(output.contains(#"netpath_path_status{netns="lab\"1\\a\nb",status="satisfied"} 1"#))
+        // The newline is escaped, so every line is a whole comment or sample.
+        #expect(lines(output).allSatisfy { $0.isEmpty || $0.hasPrefix("# ") || $0.hasPrefix("netpath_") })
+        #expect(PrometheusExposition.escapeLabelValue("plain") == "plain")
+        #expect(PrometheusExposition.escapeLabelValue("é \t ✓") == "é \t ✓")
+        #expect(PrometheusExposition.escapeHelp("a \"quoted\" \\ and\nmore") == "a \"quoted\" \\\\ and\\nmore")
+
+        var version = PrometheusExposition.text(for: [], version: "1.0 \"dev\"", probe: false, at: 0)
+        #expect(version == """
+        # HELP netpath_build_info The version of netpath that serves these metrics, as a label; always 1.
+        # TYPE netpath_build_info gauge
+        netpath_build_info{version="1.0 \\"dev\\""} 1
+
+        """)
+        version = PrometheusExposition.text(for: [], version: "", probe: true, at: 0)
+        #expect(version.hasSuffix("netpath_build_info{version=\"\"} 1\n"))
+    }
+
+    @Test func aNamespaceThatCannotBeWatchedIsOnlyDown() {
+        let failed = PrometheusExposition.Namespace(
+            name: "vpn", failure: "no permission to enter network namespace 'vpn' (needs CAP_SYS_ADMIN)\nsecond line"
+        )
+        let output = lines(text([failed, MetricsFixture.watched("", MetricsFixture.satisfied)]))
+        #expect(output.filter { $0.contains("vpn") } == [
+            #"# netns "vpn" cannot be watched: no permission to enter network namespace 'vpn' (needs CAP_SYS_ADMIN) second line"#,
+            #"netpath_namespace_up{netns="vpn"} 0"#,
+        ])
+        #expect(output.contains(#"netpath_namespace_up{netns=""} 1"#))
+        #expect(output.contains(#"netpath_path_status{netns="",status="satisfied"} 1"#))
+
+        // With no namespace watched, only the families that have samples are written.
+        #expect(text([failed]) == """
+        # HELP netpath_namespace_up Whether the network namespace is watched (1) or cannot be watched (0).
+        # TYPE netpath_namespace_up gauge
+        # netns "vpn" cannot be watched: no permission to enter network namespace 'vpn' (needs CAP_SYS_ADMIN) second line
+        netpath_namespace_up{netns="vpn"} 0
+        # HELP netpath_build_info The version of netpath that serves these metrics, as a label; always 1.
+        # TYPE netpath_build_info gauge
+        netpath_build_info{version="1.2.3"} 1
+
+        """)
+    }
+
+    @Test func namespacesAreSortedAndDuplicatesDropped() {
+        let output = lines(text([
+            MetricsFixture.watched("b", MetricsFixture.satisfied),
+            MetricsFixture.watched("a", MetricsFixture.unsatisfied),
+            MetricsFixture.watched("", MetricsFixture.requiresConnection),
+            MetricsFixture.watched("a", MetricsFixture.satisfied),
+        ]))
+        #expect(output.filter { $0.hasPrefix("netpath_namespace_up") } ==
+                [#"netpath_namespace_up{netns=""} 1"#, #"netpath_namespace_up{netns="a"} 1"#, #"netpath_namespace_up{netns="b"} 1"#])
+        #expect(output.contains(#"netpath_path_status{netns="a",status="unsatisfied"} 1"#))
+        #expect(!output.contains(#"netpath_path_status{netns="a",status="satisfied"} 1"#))
+    }
+
+    /// Each family's `# HELP` and `# TYPE` once, right before all of its samples, and no
+    /// series twice, in every combination the tests use.
+    @Test(arguments: ExpositionScenario.allCases)
+    func familiesAreGroupedAndSeriesUnique(_ scenario: ExpositionScenario) {
+        var families: [String] = [], types: [String: String] = [:], series = Set<String>()
+        var current: String?
+        for line in lines(scenario.text) where !line.isEmpty {
+            if line.hasPrefix("# HELP ") {
+                let name = String(line.dropFirst(7).prefix { $0 != " " })
+                #expect(!families.contains(name), "HELP of \(name) twice")
+                families.append(name)
+                current = nil
+            } else if line.hasPrefix("# TYPE ") {
+                let words = line.split(separator: " ").map(String.init)
+                #expect(words.count == 4 && words[2] == families.last, "TYPE not right after its HELP: \(line)")
+                current = words.count == 4 ? words[2] : nil
+                if let current { types[current] = words[3] }
+            } else if line.hasPrefix("# ") {
+                continue
+            } else {
+                let name = String(line.prefix { $0 != "{" && $0 != " " })
+                guard let family = current else {
+                    Issue.record("a sample before its family's TYPE: \(line)")
+                    continue
+                }
+                let suffixes = types[family] == "histogram" ? ["_bucket", "_sum", "_count"] : [""]
+                #expect(suffixes.contains { family + $0 == name }, "\(name) outside its family \(family)")
+                #expect(series.insert(String(line.prefix { $0 != " " })).inserted, "\(line) twice")
+            }
+        }
+        #expect(types.values.allSatisfy { ["gauge", "counter", "histogram"].contains($0) })
+        #expect(types.filter { $0.value == "counter" }.keys.allSatisfy { $0.hasSuffix("_total") })
+        #expect(families.last == "netpath_build_info")
+    }
+
+    @Test func numbersAsPrometheusWritesThem() {
+        let format = PrometheusExposition.format
+        #expect(format(0) == "0" && format(-0.0) == "0" && format(1) == "1" && format(300) == "300" && format(-2) == "-2")
+        #expect(format(0.005) == "0.005" && format(2.5) == "2.5" && format(7.042) == "7.042")
+        #expect(format(1_764_475_840.25) == "1764475840.25" && format(1_764_475_840) == "1764475840")
+        #expect(format(9_007_199_254_740_992) == "9007199254740992")
+        #expect(format(1e20) == "1e+20" && format(1e-7) == "1e-07")
+        #expect(format(0.1 + 0.2) == "0.30000000000000004")
+        #expect(format(.infinity) == "+Inf" && format(-.infinity) == "-Inf" && format(.nan) == "NaN")
+        for value in [0.005, 1e-7, 1e20, 1_764_475_840.25, 0.1 + 0.2, 123_456_789.123_456_7] {
+            #expect(Double(format(value)) == value)
+        }
+    }
+}
+
+/// The expositions `promtool` and the structure test check.
+enum ExpositionScenario: String, CaseIterable, Sendable, CustomTestStringConvertible {
+    case satisfied, unsatisfied, requiresConnection, satisfiedWithChecks, unsatisfiedWithChecks
+    case severalNamespaces, severalNamespacesWithChecks, onlyFailedNamespaces
+
+    var testDescription: String { rawValue }
+
+    var probe: Bool { rawValue.hasSuffix("WithChecks") }
+
+    var namespaces: [PrometheusExposition.Namespace] {
+        switch self {
+        case .satisfied, .satisfiedWithChecks:
+            return [PrometheusExposition.Namespace(name: "", metrics: MetricsFixture.history(), path: MetricsFixture.satisfied)]
+        case .unsatisfied, .unsatisfiedWithChecks:
+            return [MetricsFixture.watched("", MetricsFixture.unsatisfied)]
+        case .requiresConnection:
+            return [MetricsFixture.watched("", MetricsFixture.requiresConnection)]
+        case .severalNamespaces, .severalNamespacesWithChecks:
+            return [
+                PrometheusExposition.Namespace(name: "", metrics: MetricsFixture.history(), path: MetricsFixture.satisfied),
+                MetricsFixture.watched(MetricsFixture.awkwardName, MetricsFixture.unsatisfied),
+                MetricsFixture.watched("cell", MetricsFixture.cellularPortal),
+                MetricsFixture.watched("wifi", MetricsFixture.requiresConnection),
+                PrometheusExposition.Namespace(name: "vpn", failure: "network namespace 'vpn' does not exist"),
+            ]
+        case .onlyFailedNamespaces:
+            return [PrometheusExposition.Namespace(name: "gone", failure: "network namespace 'gone' does not exist")]
+        }
+    }
+
+    var text: String {
+        PrometheusExposition.text(for: namespaces, version: "0.9.0-dev", probe: probe, at: 1_000)
+    }
+}
+
+/// `promtool`, from the Prometheus package (`apt-get install prometheus`).
+enum Promtool {
+    static let path: String? = (ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin")
+        .split(separator: ":").map { $0 + "/promtool" }
+        .first { FileManager.default.isExecutableFile(atPath: $0) }
+}
+
+/// The real linter: a skip when it is missing, but under `CI=true` a failure.
+@Suite(.enabled(if: Promtool.path != nil || Kernel.isCI, "needs promtool (apt-get install prometheus)"))
+struct PrometheusExpositionPromtoolTests {
+    @Test(arguments: ExpositionScenario.allCases)
+    func promtoolFindsNothingToSay(_ scenario: ExpositionScenario) throws {
+        let promtool = try #require(Promtool.path, "promtool is missing (apt-get install prometheus)")
+        let child = try Child(promtool, ["check", "metrics"], pipeInput: true, errorsToOutput: true)
+        child.send(scenario.text)
+        let (output, _) = child.readToEnd(until: Date().addingTimeInterval(60))
+        let status = child.wait(seconds: 30)
+        if status == nil { child.kill() }
+        #expect(String(decoding: output, as: UTF8.self) == "")
+        #expect(status == 0)
+    }
+
+    /// The check above can fail: promtool does complain about a malformed exposition.
+    @Test func promtoolComplainsAboutACounterWithoutTotal() throws {
+        let promtool = try #require(Promtool.path, "promtool is missing (apt-get install prometheus)")
+        let child = try Child(promtool, ["check", "metrics"], pipeInput: true, errorsToOutput: true)
+        child.send("# HELP netpath_path_changes x\n# TYPE netpath_path_changes counter\nnetpath_path_changes 1\n")
+        let (output, _) = child.readToEnd(until: Date().addingTimeInterval(60))
+        #expect(String(decoding: output, as: UTF8.self).contains("_total"))
+        #expect(child.wait(seconds: 30) != 0)
     }
 }

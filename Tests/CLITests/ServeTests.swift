@@ -1,0 +1,398 @@
+import Foundation
+import KernelTestSupport
+import Testing
+@testable import netpath
+
+// `netpath serve` with the real engine: promtool, a Prometheus server scraping it and
+// evaluating the shipped alert rules, node_exporter reading its textfile, namespaces made
+// and deleted while it runs, hostile HTTP clients.
+
+/// A running `netpath serve --listen 127.0.0.1:0 …`, with the port the kernel chose.
+final class Serving: @unchecked Sendable {
+    let tool: RunningTool
+    let port: UInt16
+
+    init(_ arguments: [String]) throws {
+        tool = try RunningTool(["serve", "--listen", "127.0.0.1:0"] + arguments)
+        let line = try #require(tool.nextLine(seconds: 15), "serve did not start")
+        let prefix = "netpath: serving http://127.0.0.1:"
+        guard line.hasPrefix(prefix), let port = UInt16(line.dropFirst(prefix.count).prefix { $0.isNumber }) else {
+            throw ServeFailure(description: "unexpected first line: \(line)")
+        }
+        self.port = port
+    }
+
+    func metrics() throws -> String {
+        let answer = try HTTPExchange.send("GET /metrics HTTP/1.1\r\nHost: x\r\n\r\n", port: port)
+        guard answer.status == 200 else { throw ServeFailure(description: "GET /metrics: \(answer.status)") }
+        return answer.body
+    }
+
+    /// Scrapes until `condition` holds (at most `seconds`); the last text.
+    func metrics(until condition: (String) -> Bool, seconds: Double = 15) throws -> String {
+        let deadline = Date().addingTimeInterval(seconds)
+        var text = try metrics()
+        while !condition(text) && Date() < deadline {
+            HTTPExchange.pause()
+            text = try metrics()
+        }
+        return text
+    }
+
+    func stop() -> Outcome? {
+        tool.signal(SIGTERM)
+        return tool.finish()
+    }
+}
+
+/// One HTTP exchange over a plain socket, as a scraper or a hostile client makes it.
+enum HTTPExchange {
+    struct Answer {
+        var status: Int
+        var head: String
+        var body: String
+    }
+
+    /// A connected socket to 127.0.0.1:`port`, with a receive timeout.
+    static func connect(port: UInt16, timeout seconds: Int = 5) throws -> Int32 {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = port.bigEndian
+        address.sin_addr.s_addr = UInt32(0x7F00_0001).bigEndian
+        let connected = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { Glibc.connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
+        guard connected == 0 else {
+            close(fd)
+            throw ServeFailure(description: "cannot connect to port \(port): \(String(cString: strerror(errno)))")
+        }
+        var timeout = timeval(tv_sec: seconds, tv_usec: 0)
+        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+        return fd
+    }
+
+    static func write(_ fd: Int32, _ bytes: [UInt8]) {
+        var sent = 0
+        while sent < bytes.count {
+            let count = bytes[sent...].withUnsafeBytes { Glibc.send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+            guard count > 0 else { return }
+            sent += count
+        }
+    }
+
+    /// Reads to the end of the answer (the server closes), at most the socket's timeout.
+    static func readAnswer(_ fd: Int32) -> Answer? {
+        var bytes: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 65536)
+        while true {
+            let count = chunk.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
+            if count <= 0 { break }
+            bytes += chunk[..<count]
+        }
+        let text = String(decoding: bytes, as: UTF8.self)
+        guard let split = text.range(of: "\r\n\r\n") else { return nil }
+        let head = String(text[..<split.lowerBound])
+        let status = Int(head.split(separator: " ").dropFirst().first ?? "") ?? 0
+        return Answer(status: status, head: head, body: String(text[split.upperBound...]))
+    }
+
+    static func send(_ request: String, port: UInt16) throws -> Answer {
+        let fd = try connect(port: port)
+        defer { close(fd) }
+        write(fd, Array(request.utf8))
+        return try #require(readAnswer(fd), "no answer to \(request.debugDescription)")
+    }
+
+    /// A short pause between two polls of something we cannot be told about (a scrape).
+    static func pause() {
+        var interval = timespec(tv_sec: 0, tv_nsec: 100_000_000)
+        nanosleep(&interval, nil)
+    }
+}
+
+/// Runs a program with `input` on its standard input; its status and combined output.
+func runWithInput(_ program: String, _ arguments: [String], input: String) throws -> (status: Int32, output: String) {
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: program)
+    process.arguments = arguments
+    let stdin = Pipe(), stdout = Pipe()
+    process.standardInput = stdin
+    process.standardOutput = stdout
+    process.standardError = stdout
+    try process.run()
+    stdin.fileHandleForWriting.write(Data(input.utf8))
+    try stdin.fileHandleForWriting.close()
+    let output = stdout.fileHandleForReading.readDataToEndOfFile()
+    process.waitUntilExit()
+    return (process.terminationStatus, String(decoding: output, as: UTF8.self))
+}
+
+/// A tool the test needs: under CI it must be there (CI installs it); elsewhere its absence
+/// skips the test.
+func requiredTool(_ path: String) -> Bool {
+    FileManager.default.isExecutableFile(atPath: path) || Kernel.isCI
+}
+
+/// A free TCP port on loopback, for a program that needs one named.
+func freePort() throws -> UInt16 {
+    let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+    defer { close(fd) }
+    var address = sockaddr_in()
+    address.sin_family = sa_family_t(AF_INET)
+    address.sin_addr.s_addr = UInt32(0x7F00_0001).bigEndian
+    var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+    let bound = withUnsafeMutablePointer(to: &address) {
+        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) == 0 && getsockname(fd, $0, &length) == 0 }
+    }
+    guard bound else { throw ServeFailure(description: "no free port") }
+    return UInt16(bigEndian: address.sin_port)
+}
+
+/// A namespace with a satisfied wired path (10.90.0.2 via 10.90.0.1).
+func onlineServeNamespace(_ label: String) throws -> TestNamespace {
+    let ns = try TestNamespace(label)
+    try ns.addLinks("eth0")
+    try ns.batch(["link set eth0 up", "addr add 10.90.0.2/24 dev eth0", "route add default via 10.90.0.1"])
+    return ns
+}
+
+@Suite(.enabled(if: Kernel.canRun, "needs root and iproute2"))
+struct ServeTests {
+    static let promtool = "/usr/bin/promtool"
+
+    @Test(.enabled(if: requiredTool(ServeTests.promtool), "needs promtool (Debian: prometheus)"))
+    func promtoolFindsNothingToSay() throws {
+        let online = try onlineServeNamespace("srvon")
+        let offline = try TestNamespace("srvoff")
+        defer { online.remove(); offline.remove() }
+        let lab = try ProbeLab()
+        defer { lab.remove() }
+        let plain = try Serving(["--netns", online.name, "--netns", offline.name])
+        let withProbe = try Serving(["--netns", lab.client.name, "--netns", offline.name, "--probe",
+                                     "--url", "\(ProbeCLITests.server)/204", "--probe-timeout", "2"])
+        defer { _ = plain.stop(); _ = withProbe.stop() }
+        let satisfied = "netpath_path_status{netns=\"\(online.name)\",status=\"satisfied\"} 1"
+        let texts = [
+            try plain.metrics { $0.contains(satisfied) },
+            try withProbe.metrics { $0.contains("netpath_connectivity{netns=\"\(lab.client.name)\",connectivity=\"full\"} 1") },
+        ]
+        #expect(texts[0].contains(satisfied))
+        #expect(texts[0].contains("netpath_path_status{netns=\"\(offline.name)\",status=\"unsatisfied\"} 1"))
+        #expect(texts[0].contains("netpath_path_diagnosis{netns=\"\(offline.name)\",diagnosis=\"noInterface\"} 1"))
+        #expect(texts[0].contains("netpath_path_interface_info{netns=\"\(online.name)\",interface=\"eth0\",type=\"wiredEthernet\",rank=\"0\"} 1"))
+        #expect(!texts[0].contains("netpath_connectivity"))
+        #expect(texts[1].contains("netpath_connectivity_check_duration_seconds_count{netns=\"\(lab.client.name)\"}"))
+        for text in texts {
+            let checked = try runWithInput(ServeTests.promtool, ["check", "metrics"], input: text)
+            #expect(checked.status == 0 && checked.output.isEmpty, "\(checked.output)")
+        }
+    }
+
+    /// A real Prometheus (1 s scrape and evaluation) scrapes serve; the status series
+    /// follows a namespace losing its route, and the shipped NetPathNotSatisfied rule (its
+    /// `for` shortened from 2m to 2s) fires and resolves.
+    @Test(.enabled(if: requiredTool("/usr/bin/prometheus"), "needs prometheus"))
+    func prometheusFollowsTheStatusAndTheShippedAlertFiresAndResolves() throws {
+        let ns = try onlineServeNamespace("srvprom")
+        defer { ns.remove() }
+        let serving = try Serving(["--netns", ns.name])
+        defer { _ = serving.stop() }
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("netpath-prom-\(ns.name)").path
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let rulesSource = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().appendingPathComponent("Deploy/netpath.rules.yml")
+        let rules = try String(contentsOf: rulesSource, encoding: .utf8)
+        #expect(rules.contains("alert: NetPathNotSatisfied") && rules.contains("for: 2m"))
+        try rules.replacingOccurrences(of: "for: 2m", with: "for: 2s").write(toFile: directory + "/rules.yml", atomically: true, encoding: .utf8)
+        try """
+        global:
+          scrape_interval: 1s
+          evaluation_interval: 1s
+        rule_files: [rules.yml]
+        scrape_configs:
+          - job_name: netpath
+            static_configs: [{targets: ["127.0.0.1:\(serving.port)"]}]
+        """.write(toFile: directory + "/prometheus.yml", atomically: true, encoding: .utf8)
+        let port = try freePort()
+        let prometheus = try Child("/usr/bin/prometheus", ["--config.file=\(directory)/prometheus.yml", "--storage.tsdb.path=\(directory)/data",
+                                                           "--web.listen-address=127.0.0.1:\(port)"])
+        defer { prometheus.kill() }
+        func query(_ path: String) throws -> String {
+            try HTTPExchange.send("GET \(path) HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n", port: port).body
+        }
+        func wait(for path: String, until condition: (String) -> Bool, seconds: Double = 30) throws -> String {
+            let deadline = Date().addingTimeInterval(seconds)
+            var last = ""
+            while Date() < deadline {
+                last = (try? query(path)) ?? ""
+                if condition(last) { return last }
+                HTTPExchange.pause()
+            }
+            return last
+        }
+        let status = "/api/v1/query?query=netpath_path_status%7Bnetns%3D%22\(ns.name)%22%2Cstatus%3D%22satisfied%22%7D"
+        #expect(try wait(for: status) { $0.contains("\"1\"]") }.contains("\"1\"]"), "the satisfied series never reached 1")
+        try ns.ip("route del default")
+        #expect(try wait(for: status) { $0.contains("\"0\"]") }.contains("\"0\"]"), "the satisfied series never fell to 0")
+        let firing = try wait(for: "/api/v1/alerts") { $0.contains("NetPathNotSatisfied") && $0.contains("\"firing\"") && $0.contains(ns.name) }
+        #expect(firing.contains("\"firing\"") && firing.contains(ns.name), "the alert did not fire: \(firing)")
+        try ns.ip("route add default via 10.90.0.1")
+        let resolved = try wait(for: "/api/v1/alerts") { !$0.contains(ns.name) && $0.contains("\"success\"") }
+        #expect(!resolved.contains(ns.name), "the alert did not resolve: \(resolved)")
+    }
+
+    /// node_exporter with only the textfile collector reads what `--textfile` writes.
+    @Test(.enabled(if: requiredTool("/usr/bin/prometheus-node-exporter"), "needs prometheus-node-exporter"))
+    func nodeExporterReadsTheTextfile() throws {
+        let ns = try onlineServeNamespace("srvtxt")
+        defer { ns.remove() }
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("netpath-text-\(ns.name)").path
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let serving = try RunningTool(["serve", "--textfile", directory + "/netpath.prom", "--netns", ns.name])
+        defer { serving.signal(SIGTERM); _ = serving.finish() }
+        #expect(serving.nextLine(seconds: 15) == "netpath: writing \(directory)/netpath.prom")
+        let port = try freePort()
+        let exporter = try Child("/usr/bin/prometheus-node-exporter", [
+            "--collector.disable-defaults", "--collector.textfile", "--collector.textfile.directory=\(directory)",
+            "--web.listen-address=127.0.0.1:\(port)",
+        ])
+        defer { exporter.kill() }
+        let satisfied = "netpath_path_status{netns=\"\(ns.name)\",status=\"satisfied\"} 1"
+        let deadline = Date().addingTimeInterval(15)
+        var text = ""
+        while !text.contains(satisfied) && Date() < deadline {
+            text = (try? HTTPExchange.send("GET /metrics HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n", port: port).body) ?? ""
+            if !text.contains(satisfied) { HTTPExchange.pause() }
+        }
+        #expect(text.contains(satisfied), "node_exporter did not show the path: \(text.prefix(2000))")
+        #expect(text.contains("node_textfile_scrape_error 0"))
+        // No temporary file is left beside it.
+        #expect(try FileManager.default.contentsOfDirectory(atPath: directory) == ["netpath.prom"])
+    }
+
+    /// `--all-namespaces`: a namespace made while serve runs is watched, a deleted one
+    /// disappears with its series.
+    @Test func allNamespacesFollowsRunNetns() throws {
+        let serving = try Serving(["--all-namespaces"])
+        defer { _ = serving.stop() }
+        let ns = try onlineServeNamespace("srvall")
+        var removed = false
+        defer { if !removed { ns.remove() } }
+        let series = "netpath_path_status{netns=\"\(ns.name)\",status=\"satisfied\"} 1"
+        #expect(try serving.metrics { $0.contains(series) }.contains(series), "the new namespace was not watched")
+        ns.remove()
+        removed = true
+        let gone = try serving.metrics { !$0.contains("netns=\"\(ns.name)\"") }
+        #expect(!gone.contains("netns=\"\(ns.name)\""), "the deleted namespace's series stayed")
+        #expect(gone.contains("netpath_path_status{netns=\"\",status="))
+    }
+
+    /// Slow, silent, huge and garbage clients, and 200 connections held open: another
+    /// client is still answered, and the process does not grow.
+    @Test func hostileClientsDelayNobody() throws {
+        let serving = try Serving([])
+        defer { _ = serving.stop() }
+        let residentBefore = residentKilobytes(of: serving.tool.processIdentifier)
+        var held: [Int32] = []
+        defer { for fd in held { close(fd) } }
+        for _ in 0..<200 { held.append(try HTTPExchange.connect(port: serving.port)) }
+        // Slow headers: a byte of a request now and then, never finished.
+        HTTPExchange.write(held[0], Array("GET /metr".utf8))
+        // Garbage and a NUL.
+        HTTPExchange.write(held[1], [0, 1, 2, 0xFF, 0x0D, 0x0A])
+        // A 1 MB request line.
+        let huge = try HTTPExchange.connect(port: serving.port)
+        defer { close(huge) }
+        HTTPExchange.write(huge, Array(("GET /" + String(repeating: "a", count: 1 << 20)).utf8))
+        let refused = HTTPExchange.readAnswer(huge)
+        #expect(refused?.status == 414)
+        // Another client is answered at once, and its answer is whole.
+        let answer = try HTTPExchange.send("GET /metrics HTTP/1.1\r\nHost: x\r\n\r\n", port: serving.port)
+        #expect(answer.status == 200 && answer.body.contains("netpath_build_info{version=\""))
+        #expect(answer.head.contains("Content-Type: text/plain; version=0.0.4; charset=utf-8"))
+        let residentAfter = residentKilobytes(of: serving.tool.processIdentifier)
+        #expect(residentAfter - residentBefore < 8 * 1024, "grew from \(residentBefore) to \(residentAfter) kB")
+        // The routes and methods.
+        #expect(try HTTPExchange.send("GET / HTTP/1.1\r\n\r\n", port: serving.port).body.contains("href=\"/metrics\""))
+        #expect(try HTTPExchange.send("GET /other HTTP/1.1\r\n\r\n", port: serving.port).status == 404)
+        let post = try HTTPExchange.send("POST /metrics HTTP/1.1\r\nContent-Length: 0\r\n\r\n", port: serving.port)
+        #expect(post.status == 405 && post.head.contains("Allow: GET, HEAD"))
+        let head = try HTTPExchange.send("HEAD /metrics HTTP/1.0\r\n\r\n", port: serving.port)
+        #expect(head.status == 200 && head.body.isEmpty)
+        #expect(try HTTPExchange.send("\u{1}\u{2}garbage\r\n\r\n", port: serving.port).status == 400)
+        #expect(try HTTPExchange.send("GET /metrics HTTP/2.0\r\n\r\n", port: serving.port).status == 505)
+        let outcome = try #require(serving.stop())
+        #expect(outcome.status == 0)
+    }
+
+    @Test func badAddressesAndFlags() throws {
+        let inUse = try Serving([])
+        defer { _ = inUse.stop() }
+        let taken = try #require(try netpath("serve", "--listen", "127.0.0.1:\(inUse.port)"))
+        #expect(taken.status == 3 && taken.standardError == "netpath: cannot listen on 127.0.0.1:\(inUse.port): Address already in use\n")
+        let foreign = try #require(try netpath("serve", "--listen", "192.0.2.1:9737"))
+        #expect(foreign.status == 3 && foreign.standardError.hasPrefix("netpath: cannot listen on 192.0.2.1:9737: "))
+        let notAnAddress = try #require(try netpath("serve", "--listen", "localhost:9737"))
+        #expect(notAnAddress.status == 3 && notAnAddress.standardError == "netpath: cannot listen on localhost:9737: 'localhost' is not an IP address\n")
+        for (arguments, word) in [(["serve"], "--listen"), (["serve", "--listen", "9737"], "9737"), (["serve", "--listen", "[::1:9737"], "[::1:9737"),
+                                  (["serve", "--textfile", "metrics.txt"], "metrics.txt"), (["serve", "--json", "--listen", ":0"], "--json")] {
+            let outcome = try #require(try runTool(netpathBinary, arguments))
+            #expect(outcome.status == 2 && outcome.standardError.contains(word) && outcome.standardError.split(separator: "\n").count == 1,
+                    "\(arguments): \(outcome.standardError)")
+        }
+    }
+}
+
+/// The HTTP request parser and the listen-address parser, on fixtures.
+struct ServeParserTests {
+    @Test func requestHeads() {
+        #expect(HTTPRequest.parse(Array("GET /metrics HTTP/1.1\r\nHost: a\r\n\r\n".utf8)) == .head(method: "GET", path: "/metrics"))
+        #expect(HTTPRequest.parse(Array("GET /metrics?x=1 HTTP/1.0\n\n".utf8)) == .head(method: "GET", path: "/metrics"))
+        #expect(HTTPRequest.parse(Array("\r\nHEAD http://h:9/ HTTP/1.1\r\n\r\n".utf8)) == .head(method: "HEAD", path: "/"))
+        #expect(HTTPRequest.parse(Array("GET /metrics HTTP/1.1\r\nHost: a\r\n".utf8)) == .needMore)
+        #expect(HTTPRequest.parse(Array("GET /".utf8) + [UInt8](repeating: 97, count: 9000)) == .invalid(status: 414, reason: "the request line is longer than 8 KiB"))
+        #expect(HTTPRequest.parse(Array("GET / HTTP/1.1\r\n".utf8) + [UInt8](repeating: 97, count: 9000)) == .invalid(status: 431, reason: "the request head is longer than 8 KiB"))
+        #expect(HTTPRequest.parse([0, 71]) == .invalid(status: 400, reason: "byte 0 in the request head"))
+        #expect(HTTPRequest.parse(Array("GET / HTTP/3\r\n\r\n".utf8)) == .invalid(status: 505, reason: "version HTTP/3 is not supported"))
+        #expect(HTTPRequest.parse(Array("GET  / HTTP/1.1\r\n\r\n".utf8)) == .invalid(status: 400, reason: "not an HTTP request line"))
+        #expect(HTTPRequest.parse(Array("GET / HTTP/1.1\r\nno colon\r\n\r\n".utf8)) == .invalid(status: 400, reason: "a malformed header line"))
+        #expect(HTTPRequest.parse(Array("GET * HTTP/1.1\r\n\r\n".utf8)) == .invalid(status: 400, reason: "a request target that is not a path"))
+    }
+
+    @Test func answers() {
+        let metrics = HTTPResponse.answer(.head(method: "GET", path: "/metrics"), metricsContentType: "text/plain; version=0.0.4") { "a 1\n" }
+        #expect(metrics.status == 200 && metrics.body == Array("a 1\n".utf8))
+        #expect(String(decoding: metrics.bytes, as: UTF8.self)
+                == "HTTP/1.1 200 OK\r\nContent-Type: text/plain; version=0.0.4\r\nContent-Length: 4\r\nConnection: close\r\n\r\na 1\n")
+        var called = false
+        let head = HTTPResponse.answer(.head(method: "HEAD", path: "/x"), metricsContentType: "t") { called = true; return "" }
+        #expect(head.status == 404 && head.omitsBody && !called)
+        #expect(HTTPResponse.answer(.head(method: "DELETE", path: "/metrics"), metricsContentType: "t") { "" }.status == 405)
+        #expect(HTTPResponse.answer(.invalid(status: 431, reason: "r"), metricsContentType: "t") { "" }.status == 431)
+    }
+
+    @Test func listenAddresses() {
+        #expect(ListenAddress.parse("127.0.0.1:9737") == ListenAddress(host: "127.0.0.1", port: 9737))
+        #expect(ListenAddress.parse("[::1]:80") == ListenAddress(host: "::1", port: 80))
+        #expect(ListenAddress.parse(":0") == ListenAddress(host: "", port: 0))
+        for bad in ["9737", "::1:80", "[::1:80", "a:65536", "a:", "[]:1", "[1.2.3.4]:5", "a:-1", "a:1x"] {
+            #expect(ListenAddress.parse(bad) == nil, "\(bad)")
+        }
+        #expect(ListenAddress(host: "::1", port: 80).description == "[::1]:80")
+    }
+}
+
+/// VmRSS of a process, in kB.
+func residentKilobytes(of pid: pid_t) -> Int {
+    let status = (try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8)) ?? ""
+    let line = status.split(separator: "\n").first { $0.hasPrefix("VmRSS:") } ?? ""
+    return Int(line.split(separator: " ").dropFirst().first ?? "") ?? 0
+}
+
+/// A failure of the serve tests' own plumbing, with what went wrong.
+struct ServeFailure: Error, CustomStringConvertible {
+    var description: String
+}
