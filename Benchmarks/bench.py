@@ -686,6 +686,104 @@ def bench_scale(netpath, pairs, routes, paced_events, runs):
     log("scale:", RESULTS["scale"])
 
 
+def scrape(port):
+    """One GET /metrics: (milliseconds, body)."""
+    t0 = mono()
+    with socket.create_connection(("127.0.0.1", port), timeout=10) as conn:
+        conn.sendall(b"GET /metrics HTTP/1.1\r\nHost: bench\r\nConnection: close\r\n\r\n")
+        chunks = []
+        while True:
+            data = conn.recv(1 << 16)
+            if not data:
+                break
+            chunks.append(data)
+    text = b"".join(chunks).decode(errors="replace")
+    return (mono() - t0) / 1e6, text.split("\r\n\r\n", 1)[-1]
+
+
+def scrape_until(port, predicate, timeout=30.0):
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        _, text = scrape(port)
+        if predicate(text):
+            return text
+        time.sleep(0.01)
+    raise RuntimeError("serve: the scrape never showed the expected state")
+
+
+def bench_serve(netpath, count, idle_seconds, scrapes):
+    """One `netpath serve` watching `count` namespaces, beside one `ip monitor` per namespace."""
+    names = []
+    t0 = time.monotonic()
+    for i in range(count):
+        ns = make_ns("srv%d" % i)
+        batch(ns, ["link add a type veth peer name b", "link set a up", "link set b up",
+                   "address add 192.0.2.2/24 dev a", "route add default via 192.0.2.1 dev a"])
+        names.append(ns)
+    log("serve: %d namespaces made in %.1f s" % (count, time.monotonic() - t0))
+    argv = [netpath, "serve", "--listen", "127.0.0.1:0"]
+    for ns in names:
+        argv += ["--netns", ns]
+    t0 = mono()
+    proc = Proc(argv, "serve")
+    if not pump([proc], lambda: any("serving http://" in t for _, t in proc.lines), 60):
+        raise RuntimeError("serve did not start: " + proc.popen.stderr.read().decode())
+    port = int([t for _, t in proc.lines if "serving http://" in t][0].rsplit(":", 1)[1].split("/")[0])
+    ready_ms = (mono() - t0) / 1e6
+    monitors = [Proc(["ip", "-n", ns, "monitor", "route", "link", "address"], "ipmon") for ns in names]
+    satisfied = lambda ns: 'netpath_path_status{netns="%s",status="satisfied"} 1' % ns
+    unsatisfied = lambda ns: 'netpath_path_status{netns="%s",status="unsatisfied"} 1' % ns
+    scrape_until(port, lambda text: all(satisfied(ns) in text for ns in names))
+    settle([proc] + monitors, 1.0)
+    threads = len(tasks(proc.pid))
+    # Idle: nothing changes; every thread's context switches over the window.
+    before = context_switches(proc.pid)
+    ip_before = sum(n for m in monitors for _, n in context_switches(m.pid).values())
+    time.sleep(idle_seconds)
+    idle, notes = wakeups(before, context_switches(proc.pid))
+    ip_idle = sum(n for m in monitors for _, n in context_switches(m.pid).values()) - ip_before
+    # A flap in every namespace: the default route deleted, then added back.
+    c0 = (cpu_ms(proc.pid), sum(cpu_ms(m.pid) for m in monitors))
+    for ns in names:
+        sh("ip", "-n", ns, "route", "del", "default")
+    scrape_until(port, lambda text: all(unsatisfied(ns) in text for ns in names))
+    for ns in names:
+        sh("ip", "-n", ns, "route", "add", "default", "via", "192.0.2.1", "dev", "a")
+    scrape_until(port, lambda text: all(satisfied(ns) in text for ns in names))
+    settle([proc] + monitors, 0.5)
+    c1 = (cpu_ms(proc.pid), sum(cpu_ms(m.pid) for m in monitors))
+    # A change in one namespace: the time from `ip route del` returning to the first scrape
+    # that shows it (scraping back to back).
+    visible = []
+    for ns in names[:20]:
+        sh("ip", "-n", ns, "route", "del", "default")
+        t0 = mono()
+        first_ms, text = scrape(port)
+        while unsatisfied(ns) not in text:
+            if (mono() - t0) / 1e9 > 30:
+                raise RuntimeError("serve: a change in %s never showed in a scrape" % ns)
+            _, text = scrape(port)
+        visible.append(((mono() - t0) / 1e6, first_ms))
+        sh("ip", "-n", ns, "route", "add", "default", "via", "192.0.2.1", "dev", "a")
+    scrape_until(port, lambda text: all(satisfied(ns) in text for ns in names))
+    times = sorted(scrape(port)[0] for _ in range(scrapes))
+    _, text = scrape(port)
+    RESULTS["serve"] = {
+        "namespaces": count, "threads": threads, "ready_ms": ready_ms,
+        "vmhwm_kb": vm(proc.pid, "VmHWM"), "vmrss_kb": vm(proc.pid, "VmRSS"),
+        "ip_monitor_rss_kb": sum(vm(m.pid, "VmRSS") for m in monitors),
+        "idle_seconds": idle_seconds, "idle_wakeups": idle, "idle_notes": notes[:5], "ip_monitor_idle_wakeups": ip_idle,
+        "flap_cpu_ms_per_namespace": (c1[0] - c0[0]) / count, "ip_monitor_flap_cpu_ms_per_namespace": (c1[1] - c0[1]) / count,
+        "visible_median_ms": statistics.median(v[0] for v in visible), "visible_max_ms": max(v[0] for v in visible),
+        "scrape_median_ms": statistics.median(times), "scrape_p99_ms": pct(times, 99),
+        "scrape_bytes": len(text.encode()), "series": sum(1 for line in text.splitlines() if line and not line.startswith("#")),
+    }
+    log("serve:", RESULTS["serve"])
+    proc.stop()
+    for m in monitors:
+        m.stop()
+
+
 def bench_fanout(fanout, subscribers, rounds):
     ns = uplink_ns("fan")
     oif = ifindex(ns, "veth0")
@@ -815,6 +913,23 @@ def table(variant):
             "%.0f µs vs %.0f µs (ip monitor)" % (pe["big"]["ip_us"], pe["small"]["ip_us"]),
             "%.1f× (%.2f µs more per event per extra link)" % (r, (pe["big"]["netpath_us"] - pe["small"]["netpath_us"]) / max(1, c["links"] - 3)),
             "not linear", mark(r < 2.0))
+    if "serve" in RESULTS:
+        v = RESULTS["serve"]
+        n = v["namespaces"]
+        row("serve, %d namespaces: threads" % n, "%d" % v["threads"], "%d processes (one `ip monitor` per namespace)" % n,
+            "—", "not growing with namespaces", mark(v["threads"] < 16))
+        row("serve: peak RSS (VmHWM)", "%.1f MB" % (v["vmhwm_kb"] / 1024.0),
+            "%.1f MB (the %d `ip monitor`s together)" % (v["ip_monitor_rss_kb"] / 1024.0, n), "—", "≤ 32 MB", mark(v["vmhwm_kb"] <= 32 * 1024))
+        row("serve: idle wake-ups in %d s" % v["idle_seconds"], "%d" % v["idle_wakeups"], "%d (the `ip monitor`s)" % v["ip_monitor_idle_wakeups"],
+            "—", "0", mark(v["idle_wakeups"] == 0))
+        row("serve: CPU per namespace for a flap (default route deleted and added)", "%.2f ms" % v["flap_cpu_ms_per_namespace"],
+            "%.2f ms (ip monitor)" % v["ip_monitor_flap_cpu_ms_per_namespace"],
+            "%.2f×" % ratio(v["flap_cpu_ms_per_namespace"], v["ip_monitor_flap_cpu_ms_per_namespace"]), "—", "—")
+        row("serve: a change visible in a scrape after `ip route del` (20 namespaces)", "%.1f ms median, %.1f ms worst" % (v["visible_median_ms"], v["visible_max_ms"]),
+            "—", "—", "next scrape", mark(v["visible_max_ms"] < 1000))
+        row("serve: scrape time (%d series, %d bytes)" % (v["series"], v["scrape_bytes"]), "%.2f ms median, %.2f ms p99" % (v["scrape_median_ms"], v["scrape_p99_ms"]),
+            "—", "—", "—", "—")
+        row("serve: start until listening, %d namespaces" % n, "%.0f ms" % v["ready_ms"], "—", "—", "—", "—")
     if "fanout" in RESULTS:
         f = RESULTS["fanout"]
         row("fan-out: %d `paths` subscribers, all received (%d changes)" % (f["subscribers"], f["rounds"]),
@@ -832,8 +947,9 @@ def main():
     parser.add_argument("--startup", action="append", default=[], help="LABEL=PATH of a netpath binary for the start-up race")
     parser.add_argument("--fanout", help="the Benchmarks/FanOut binary (without it, no fan-out benchmark)")
     parser.add_argument("--samples", type=int, default=200, help="route changes in the latency pass (default: 200)")
-    parser.add_argument("--only", default="latency,storm,startup,scale,fanout",
-                        help="comma-separated benchmarks to run (default: latency,storm,startup,scale,fanout)")
+    parser.add_argument("--only", default="latency,storm,startup,scale,fanout,serve",
+                        help="comma-separated benchmarks to run (default: latency,storm,startup,scale,fanout,serve)")
+    parser.add_argument("--namespaces", type=int, default=100, help="namespaces watched by one `netpath serve` (default: 100)")
     parser.add_argument("--no-glib", action="store_true", help="skip the GLib GNetworkMonitor peer")
     parser.add_argument("--json-out", help="also write the results as JSON to this file")
     args = parser.parse_args()
@@ -854,6 +970,8 @@ def main():
             bench_scale(args.netpath, 500, 10000, 2000, 20)
         if "fanout" in only and args.fanout:
             bench_fanout(args.fanout, 1000, 10)
+        if "serve" in only:
+            bench_serve(args.netpath, args.namespaces, 5, 50)
     finally:
         cleanup()
     print()

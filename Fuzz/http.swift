@@ -32,7 +32,7 @@ public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     _ = classifier.verdict(Array(bytes[..<cut]), finished: false)
     _ = HTTPResponseClassifier.parseHead(bytes, limit: limit)
     var outcomes: [(endpoint: ConnectivityCheck.Endpoint, resolved: Bool, verdict: HTTPResponseClassifier.Verdict?,
-                    error: String?, latency: Double?)] = []
+                    error: ConnectivityFailure?, latency: Double?)] = []
     for finished in [false, true] {
         let verdict = classifier.verdict(bytes, finished: finished)
         if finished, verdict == .needMore { fatalError("needMore on a finished response") }

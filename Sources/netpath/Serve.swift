@@ -5,8 +5,9 @@ import NetPath
 /// `netpath serve`: the path of this host and of every namespace asked for, as Prometheus
 /// metrics over HTTP (`--listen`) and in a file for node_exporter (`--textfile`).
 ///
-/// Each namespace has its own ``PathMonitor``; every path it emits is recorded in that
-/// namespace's ``PathMetrics`` under one lock, and a scrape renders all of them with
+/// Each namespace has its own ``PathMonitor``, and all of them share one ``SharedReader``:
+/// one thread reads the kernel for every namespace. Every path a monitor emits is recorded
+/// in that namespace's ``PathMetrics`` under one lock, and a scrape renders all of them with
 /// ``PrometheusExposition``. A namespace that cannot be watched is reported on stderr and
 /// as `netpath_namespace_up 0`, and never stops the others.
 final class Exporter: @unchecked Sendable {
@@ -18,6 +19,7 @@ final class Exporter: @unchecked Sendable {
     }
 
     private let session: NetPathCommand.Session
+    private let reader = SharedReader()
     private let entries = Locked<[String: Entry]>([:])
     /// Serialises the writes of the textfile (each a temporary file and a rename).
     private let fileWrites = Locked(0)
@@ -50,7 +52,8 @@ final class Exporter: @unchecked Sendable {
         let arguments = session.arguments
         let monitor = PathMonitor(
             requiredInterfaceType: arguments.required, prohibitedInterfaceTypes: arguments.prohibited, namespace: namespace,
-            connectivityCheck: session.check, meteredInterfaces: arguments.metered, constrainedInterfaces: arguments.constrained
+            connectivityCheck: session.check, meteredInterfaces: arguments.metered, constrainedInterfaces: arguments.constrained,
+            reader: reader
         )
         // A namespace that failed is tried again (`ip netns add` creates the file a moment
         // before it mounts the namespace on it).

@@ -25,6 +25,9 @@ struct LinuxSourceOptions: Sendable {
     /// Watch the resolver files with inotify; off for a one-shot read (closing an inotify
     /// instance with watches costs the process about 10 ms at exit).
     var watchesResolverFiles = true
+    /// The thread that reads for this source along with others, instead of a reader (and a
+    /// resolver watch thread) of its own.
+    var sharedReader: SharedReaderThread?
 }
 
 /// One running Linux monitor: the reader loop over a ``NetlinkSocket``, a ``NetlinkEngine``
@@ -42,10 +45,15 @@ struct LinuxSourceOptions: Sendable {
 /// synchronously, and computes the first path; ``startReading()`` starts the reader and the
 /// watcher; ``stop()`` wakes the reader with a request the kernel answers on the socket, and
 /// the reader ends the watcher and closes every descriptor as it ends.
+///
+/// With a ``SharedReaderThread`` in its options, the source has no thread of its own: that
+/// thread polls its netlink socket and its resolver watch with those of other sources and
+/// calls ``turn(blocking:)`` when either is readable or its expiry comes; ``stop()`` detaches
+/// it, and the shared thread closes its descriptors.
 final class LinuxPathSource: @unchecked Sendable {
-    // Until `startReading`, only the opening thread touches `engine`, `lastPath` and
-    // `expiry`; afterwards only the reader thread does. `control` and `resolverChanged`
-    // (locks of their own) guard the rest.
+    // Until `startReading`, only the opening thread touches `engine`, `lastPath`, `expiry`,
+    // `failures` and `resyncsSeen`; afterwards only the reader thread does (its own, or the
+    // shared one). `control` and `resolverChanged` (locks of their own) guard the rest.
     private let socket: NetlinkSocket
     private var engine: NetlinkEngine
     private let resolver: ResolverConfiguration
@@ -59,7 +67,20 @@ final class LinuxPathSource: @unchecked Sendable {
     /// still came from a route past its expiry (bounded, so a clock that disagrees with the
     /// kernel's cannot make the reader spin).
     private var expiry: (deadline: UInt64?, retries: Int) = (nil, 0)
-    private let control = Locked<(thread: pthread_t?, stopped: Bool)>((nil, false))
+    /// Who reads for the source, and whether it was stopped.
+    private enum Reader {
+        case none
+        case ownThread(pthread_t)
+        case shared(SharedReaderThread)
+    }
+    private let control = Locked<(reader: Reader, stopped: Bool)>((.none, false))
+    /// Socket errors in a row (0 after a turn that went well).
+    private var failures = 0
+    /// Until when (monotonic nanoseconds) the reader leaves the source alone after socket
+    /// errors in a row.
+    private(set) var pauseEnd: UInt64?
+    /// The re-dump count last published.
+    private var resyncsSeen = 0
     /// Set by the resolver watcher when a file may have changed; taken by the reader.
     private let resolverChanged: Locked<Bool>
     /// The engine's re-dump count, copied by the reader when it changes (the engine is the
@@ -216,89 +237,119 @@ final class LinuxPathSource: @unchecked Sendable {
         return receivedAny
     }
 
-    /// Starts the reader thread (and the watcher's). Paths that differ from the last are
-    /// passed to `deliver`.
+    /// Starts reading: a reader thread (and the watcher's) of its own, or a place on the
+    /// shared reader's thread. Paths that differ from the last are passed to `deliver`.
     func startReading() -> Bool {
         control.withLock { control in
-            guard control.thread == nil, !control.stopped else { return false }
+            guard case .none = control.reader, !control.stopped else { return false }
+            resyncsSeen = engine.resyncCount
+            publishedResyncs.withLock { $0 = resyncsSeen }
+            if let shared = options.sharedReader {
+                guard shared.attach(self) else { return false }
+                control.reader = .shared(shared)
+                return true
+            }
             if let watcher, !watcher.start(name: String(options.threadName.prefix(13)) + "-r") { return false }
-            control.thread = OwnThread.start(name: options.threadName) { [self] in runLoop() }
-            if control.thread == nil { watcher?.stop(); watcher = nil }
-            return control.thread != nil
+            guard let thread = OwnThread.start(name: options.threadName, { [self] in runLoop() }) else {
+                watcher?.stop()
+                watcher = nil
+                return false
+            }
+            control.reader = .ownThread(thread)
+            return true
         }
     }
 
-    /// The reader thread. ``stop()`` and the resolver watcher wake it with a request the
-    /// kernel answers on the socket; a route's expiry, with the socket's receive timeout.
+    /// The reader thread of the source's own. ``stop()`` and the resolver watcher wake it
+    /// with a request the kernel answers on the socket; a route's expiry, with the socket's
+    /// receive timeout.
     private func runLoop() {
         defer { closeDescriptors() }
-        var failures = 0
-        var resyncsSeen = engine.resyncCount
-        publishedResyncs.withLock { $0 = resyncsSeen }
         while true {
-            if control.withLock({ $0.stopped }) { return }
             options.beforeRead?()
-            armExpiryTimer()
-            do {
-                _ = try drain(blocking: true)
-                if let deadline = expiry.deadline, LinuxPathSource.monotonicNow() >= deadline {
-                    engine.expiryPassed()
-                    expiry.retries += 1
-                }
-                if engine.isSettled { try settle() }
-                failures = 0
-            } catch {
-                // A socket error other than an overrun: resynchronise, as after an overrun,
-                // and carry on; an error that persists is waited out with a growing pause
-                // (1 ms doubling to 1 s), so a broken socket cannot spin the thread.
-                failures += 1
-                if failures > 1 {
-                    let milliseconds = 1 << min(failures - 2, 10)
-                    var pause = timespec(tv_sec: milliseconds / 1000, tv_nsec: (milliseconds % 1000) * 1_000_000)
-                    _ = nanosleep(&pause, nil)
-                }
-                try? resynchronize()
-            }
-            if control.withLock({ $0.stopped }) { return }
-            if resolverChanged.withLock({ changed in defer { changed = false }; return changed }) {
-                if let namespace, !Syscall.exists(namespace.path) {
-                    // Deleted: its interfaces are gone for everyone else; a defined last
-                    // path, then the reason, then this thread ends.
-                    let gone = NetworkPath(status: .unsatisfied, unsatisfiedReason: .notAvailable, diagnosis: .noInterface)
-                    if gone != lastPath { deliver(gone) }
-                    terminate(NetPathError(.namespaceNotFound, "\(namespace) was deleted"))
-                    return
-                }
-                engine.setHasDNSServer(resolver.hasServer(read: { Syscall.readFile($0) }))
-            }
-            if engine.resyncCount != resyncsSeen {
-                resyncsSeen = engine.resyncCount
-                publishedResyncs.withLock { $0 = resyncsSeen }
-            }
-            guard engine.isAnswered, engine.takeChanges() else { continue }
-            let path = engine.path()
-            let deadline = engine.nextExpiry()
-            if path != lastPath || deadline != expiry.deadline { expiry.retries = 0 }
-            expiry.deadline = deadline
-            if path != lastPath {
-                lastPath = path
-                deliver(path)
+            let now = LinuxPathSource.monotonicNow()
+            socket.setReceiveTimeout(nanoseconds: expiryWake(now: now).map { $0 - now } ?? 0)
+            guard turn(blocking: true) else { return }
+            if let pauseEnd, case let now = LinuxPathSource.monotonicNow(), pauseEnd > now {
+                var interval = timespec(tv_sec: Int((pauseEnd - now) / 1_000_000_000), tv_nsec: Int((pauseEnd - now) % 1_000_000_000))
+                _ = nanosleep(&interval, nil)
             }
         }
     }
 
-    /// Bounds the next wait to the next expiry (plus a margin); after too many retries
-    /// with an answer still from an expired route, waits for a message instead.
-    private func armExpiryTimer() {
-        guard let deadline = expiry.deadline, expiry.retries < LinuxPathSource.maximumExpiryRetries else {
-            socket.setReceiveTimeout(nanoseconds: 0)
-            return
+    /// One turn of the reader: reads what is queued (waiting for the first datagram when
+    /// `blocking`), applies it, asks the kernel again when the answer may have changed, and
+    /// delivers a path that differs from the last.
+    ///
+    /// - Returns: `false` when the source has ended (stopped, or its namespace deleted):
+    ///   the reader then closes its descriptors.
+    func turn(blocking: Bool) -> Bool {
+        if control.withLock({ $0.stopped }) { return false }
+        do {
+            _ = try drain(blocking: blocking)
+            if let deadline = expiry.deadline, LinuxPathSource.monotonicNow() >= deadline {
+                engine.expiryPassed()
+                expiry.retries += 1
+            }
+            if engine.isSettled { try settle() }
+            failures = 0
+            pauseEnd = nil
+        } catch {
+            // A socket error other than an overrun: resynchronise, as after an overrun, and
+            // carry on; while it persists, the turns are spaced by a pause of 1 ms doubling
+            // to about 1 s, so a broken socket cannot spin the reader.
+            failures += 1
+            if failures > 1 {
+                pauseEnd = LinuxPathSource.monotonicNow() + UInt64(1 << min(failures - 2, 10)) * 1_000_000
+            }
+            try? resynchronize()
         }
-        let now = LinuxPathSource.monotonicNow()
-        let target = max(deadline + LinuxPathSource.expiryMargin, now + 1_000_000)
-        socket.setReceiveTimeout(nanoseconds: target - now)
-        // Woken at `target`: the reader compares with `deadline`.
-        expiry.deadline = min(deadline, target)
+        if control.withLock({ $0.stopped }) { return false }
+        if resolverChanged.withLock({ changed in defer { changed = false }; return changed }) {
+            if let namespace, !Syscall.exists(namespace.path) {
+                // Deleted: its interfaces are gone for everyone else; a defined last path,
+                // then the reason, then the source ends.
+                let gone = NetworkPath(status: .unsatisfied, unsatisfiedReason: .notAvailable, diagnosis: .noInterface)
+                if gone != lastPath { deliver(gone) }
+                terminate(NetPathError(.namespaceNotFound, "\(namespace) was deleted"))
+                return false
+            }
+            engine.setHasDNSServer(resolver.hasServer(read: { Syscall.readFile($0) }))
+        }
+        if engine.resyncCount != resyncsSeen {
+            resyncsSeen = engine.resyncCount
+            publishedResyncs.withLock { $0 = resyncsSeen }
+        }
+        guard engine.isAnswered, engine.takeChanges() else { return true }
+        let path = engine.path()
+        let deadline = engine.nextExpiry()
+        if path != lastPath || deadline != expiry.deadline { expiry.retries = 0 }
+        expiry.deadline = deadline
+        if path != lastPath {
+            lastPath = path
+            deliver(path)
+        }
+        return true
+    }
+
+
+    /// When to turn without a message (monotonic nanoseconds): the next expiry plus a
+    /// margin, or `nil` (wait for a message), also after too many turns whose answer still
+    /// came from an expired route.
+    func expiryWake(now: UInt64) -> UInt64? {
+        guard let deadline = expiry.deadline, expiry.retries < LinuxPathSource.maximumExpiryRetries else { return nil }
+        return max(deadline + LinuxPathSource.expiryMargin, now + 1_000_000)
+    }
+
+    /// The descriptors the shared reader polls for the source: the netlink socket, then the
+    /// resolver watch (if any).
+    var sharedDescriptors: (socket: Int32, watcher: Int32?) {
+        (socket.descriptor, watcher?.descriptor)
+    }
+
+    /// Called by the shared reader when the resolver watch is readable.
+    func resolverReadable() {
+        watcher?.handleReadable()
     }
 
     static func monotonicNow() -> UInt64 {
@@ -315,27 +366,31 @@ final class LinuxPathSource: @unchecked Sendable {
     var lookupRounds: Int { engine.lookupRounds }
 
     /// Wakes the reader thread and waits for it to end (unless called on it); the thread
-    /// closes the descriptors. Without a reader thread, closes them here. Safe to call
-    /// more than once.
+    /// closes the descriptors. On a shared reader, detaches from it (waiting, unless called
+    /// on its thread). Without a reader, closes them here. Safe to call more than once.
     func stop() {
-        let (thread, wasStopped): (pthread_t?, Bool) = control.withLock { control in
+        let (reader, wasStopped): (Reader, Bool) = control.withLock { control in
             defer { control.stopped = true }
-            return (control.thread, control.stopped)
+            return (control.reader, control.stopped)
         }
         guard !wasStopped else { return }
-        guard let thread else {
+        switch reader {
+        case .none:
             closeDescriptors()
-            return
-        }
-        NetlinkSocket.wake(socket.descriptor)
-        if pthread_equal(thread, pthread_self()) != 0 {
-            pthread_detach(thread)
-        } else {
-            pthread_join(thread, nil)
+        case .shared(let shared):
+            shared.detach(self)
+        case .ownThread(let thread):
+            NetlinkSocket.wake(socket.descriptor)
+            if pthread_equal(thread, pthread_self()) != 0 {
+                pthread_detach(thread)
+            } else {
+                pthread_join(thread, nil)
+            }
         }
     }
 
-    private func closeDescriptors() {
+    /// Closes the socket and the resolver watch: by the reader as the source ends.
+    func closeDescriptors() {
         watcher?.stop()
         socket.close()
     }

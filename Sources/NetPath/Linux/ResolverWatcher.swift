@@ -23,7 +23,8 @@ import Musl
 /// eventfd (its stop signal): idle, it never wakes.
 final class ResolverWatcher: @unchecked Sendable {
     // `watches` is touched only by the thread that opened the watcher until `start`, then
-    // only by the watch thread; `thread` only by the owner (start, stop).
+    // only by the watch thread (or, shared, the reader thread); `thread` only by the owner
+    // (start, stop).
     private let inotifyFD: Int32
     private let wakeFD: Int32
     private let paths: [String]
@@ -166,10 +167,21 @@ final class ResolverWatcher: @unchecked Sendable {
         while true {
             let ready = Syscall.retrying { poll(&descriptors, 2, -1) }
             guard case .success = ready, descriptors[1].revents == 0 else { return }
-            guard descriptors[0].revents != 0, drain() else { continue }
-            layWatches()
-            onChange()
+            if descriptors[0].revents != 0 { handleReadable() }
         }
+    }
+
+    /// The inotify descriptor, for a ``SharedReader`` that polls it instead of a watch
+    /// thread of the watcher's own.
+    var descriptor: Int32 { inotifyFD }
+
+    /// Reads the queued events; when one matters, lays the watches again and calls
+    /// `onChange`. Called by the watch thread, or by the shared reader when
+    /// ``descriptor`` is readable (never both: a shared watcher is never started).
+    func handleReadable() {
+        guard drain() else { return }
+        layWatches()
+        onChange()
     }
 
     /// Empties the inotify queue. Returns whether an event matters: a watched file's

@@ -56,15 +56,23 @@ public final class PathMonitor: Sendable {
     ///   - constrainedInterfaces: Interfaces to treat as constrained, the same way: a path
     ///     whose primary interface matches one is ``NetworkPath/isConstrained`` (on Apple
     ///     platforms Low Data Mode makes it so anyway).
+    ///   - reader: A ``SharedReader`` whose one thread reads the kernel for this monitor and
+    ///     every other that shares it (a service watching many namespaces); `nil`, the
+    ///     default, gives the monitor a thread of its own.
     public convenience init(
         requiredInterfaceType: NetworkInterface.InterfaceType? = nil,
         prohibitedInterfaceTypes: [NetworkInterface.InterfaceType] = [],
         namespace: NetworkNamespace? = nil,
         connectivityCheck: ConnectivityCheck? = nil,
         meteredInterfaces: [String] = [],
-        constrainedInterfaces: [String] = []
+        constrainedInterfaces: [String] = [],
+        reader: SharedReader? = nil
     ) {
-        var makeSource = PathMonitor.systemSource(namespace: namespace, options: .init())
+        var options = LinuxSourceOptionsIfAny()
+        #if os(Linux) || os(Android)
+        options.sharedReader = reader?.thread
+        #endif
+        var makeSource = PathMonitor.systemSource(namespace: namespace, options: options)
         let checkObserver = Locked<(@Sendable (ConnectivityResult) -> Void)?>(nil)
         if let connectivityCheck {
             makeSource = ConnectivitySource.wrap(

@@ -1,0 +1,194 @@
+#if os(Linux) || os(Android)
+import CNetlink
+import Dispatch
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
+
+/// One thread that reads the kernel for any number of ``LinuxPathSource``s: it polls every
+/// attached source's netlink socket and resolver watch, and an eventfd that wakes it when a
+/// source is attached or detached, and gives each source a turn when one of its
+/// descriptors is readable or its expiry comes. Idle, with nothing expiring, it never
+/// wakes; with no source attached, it has no thread at all (it starts with the first
+/// source and ends after the last).
+///
+/// `setns` is never called on this thread: a source's sockets are made inside its
+/// namespace on a short-lived thread before it is attached, and a socket stays in the
+/// namespace it was made in.
+final class SharedReaderThread: @unchecked Sendable {
+    private struct State {
+        /// The attached sources, in the order they came (each gets its turn in that order).
+        var members: [LinuxPathSource] = []
+        /// Detachments asked for from other threads, each with the semaphore its caller
+        /// waits on.
+        var detaching: [(source: LinuxPathSource, done: DispatchSemaphore?)] = []
+        var thread: pthread_t?
+        /// Threads that ended after their last source was detached, for the detacher to
+        /// join: after the last `cancel()` returns, the thread is gone.
+        var ended: [pthread_t] = []
+        /// The eventfd that wakes the thread; made with the first thread, kept until the
+        /// reader goes.
+        var wakeFD: Int32 = -1
+    }
+
+    private let state = Locked(State())
+    /// The thread's name (at most 15 bytes show).
+    let threadName: String
+
+    init(threadName: String = "netpath-reader") {
+        self.threadName = threadName
+    }
+
+    deinit {
+        // No thread holds the reader (its thread keeps it alive while it runs).
+        let descriptor = state.withLock { $0.wakeFD }
+        if descriptor >= 0 { Syscall.close(descriptor) }
+    }
+
+    /// Whether the thread runs now (tests).
+    var isRunning: Bool { state.withLock { $0.thread != nil } }
+
+    /// Adds `source`; starts the thread if it is not running.
+    ///
+    /// - Returns: `false` when the eventfd or the thread cannot be made.
+    func attach(_ source: LinuxPathSource) -> Bool {
+        state.withLock { state in
+            if state.wakeFD < 0 {
+                guard case .success(let descriptor) = Syscall.retrying({ cnetlink_eventfd() }) else { return false }
+                state.wakeFD = descriptor
+            }
+            state.members.append(source)
+            if state.thread == nil {
+                guard let thread = OwnThread.start(name: threadName, { [self] in run() }) else {
+                    state.members.removeLast()
+                    return false
+                }
+                state.thread = thread
+            } else {
+                SharedReaderThread.signal(state.wakeFD)
+            }
+            return true
+        }
+    }
+
+    /// Removes `source`; the thread closes its descriptors. Waits until it has (and, when
+    /// it was the last source, until the thread has ended), unless called on the thread
+    /// itself (from a path handler), where the source is removed after the current turn.
+    func detach(_ source: LinuxPathSource) {
+        let done: DispatchSemaphore? = state.withLock { state in
+            guard state.members.contains(where: { $0 === source }), let thread = state.thread else { return nil }
+            let onThread = pthread_equal(thread, pthread_self()) != 0
+            let done = onThread ? nil : DispatchSemaphore(value: 0)
+            state.detaching.append((source, done))
+            SharedReaderThread.signal(state.wakeFD)
+            return done
+        }
+        guard let done else { return }
+        done.wait()
+        for thread in state.withLock({ state in defer { state.ended = [] }; return state.ended }) {
+            pthread_join(thread, nil)
+        }
+    }
+
+    private static func signal(_ descriptor: Int32) {
+        var one: UInt64 = 1
+        _ = write(descriptor, &one, 8)
+    }
+
+    /// Removes `source` if it is still attached and closes its descriptors, under the lock:
+    /// a `detach` that finds it gone returns after they are closed.
+    private func remove(_ source: LinuxPathSource) {
+        state.withLock { state in
+            guard let index = state.members.firstIndex(where: { $0 === source }) else { return }
+            state.members.remove(at: index)
+            source.closeDescriptors()
+        }
+    }
+
+    /// The thread: detachments first, then one `poll` over every member's descriptors,
+    /// bounded by the earliest expiry or error pause, then a turn for each member that has
+    /// something to read or whose time came.
+    private func run() {
+        var descriptors: [pollfd] = []
+        /// For each pollfd after the eventfd: the member's index, and whether it is the
+        /// resolver watch.
+        var owners: [(member: Int, watcher: Bool)] = []
+        while true {
+            let taken: (members: [LinuxPathSource], detaching: [(source: LinuxPathSource, done: DispatchSemaphore?)],
+                        wakeFD: Int32, joined: Bool) = state.withLock { state in
+                let detaching = state.detaching
+                state.detaching = []
+                for entry in detaching {
+                    // Closed here, under the lock, unless a turn that ended it did already.
+                    if let index = state.members.firstIndex(where: { $0 === entry.source }) {
+                        state.members.remove(at: index)
+                        entry.source.closeDescriptors()
+                    }
+                }
+                // The last source gone: the thread ends. A detacher that waits joins it;
+                // otherwise (the last source ended itself) it detaches itself.
+                var joined = false
+                if state.members.isEmpty, let thread = state.thread {
+                    state.thread = nil
+                    joined = detaching.contains { $0.done != nil }
+                    if joined { state.ended.append(thread) }
+                }
+                return (state.members, detaching, state.wakeFD, joined)
+            }
+            for entry in taken.detaching {
+                entry.done?.signal()
+            }
+            let members = taken.members
+            if members.isEmpty {
+                if !taken.joined { pthread_detach(pthread_self()) }
+                return
+            }
+            let now = LinuxPathSource.monotonicNow()
+            descriptors.removeAll(keepingCapacity: true)
+            owners.removeAll(keepingCapacity: true)
+            descriptors.append(pollfd(fd: taken.wakeFD, events: Int16(POLLIN), revents: 0))
+            var wakes: [UInt64?] = []
+            var earliest: UInt64?
+            for (index, member) in members.enumerated() {
+                // A member pausing after socket errors is not polled until its pause ends.
+                var wake = member.expiryWake(now: now)
+                if let pauseEnd = member.pauseEnd, pauseEnd > now {
+                    wake = min(wake ?? .max, pauseEnd)
+                } else {
+                    let (socket, watcher) = member.sharedDescriptors
+                    descriptors.append(pollfd(fd: socket, events: Int16(POLLIN), revents: 0))
+                    owners.append((index, false))
+                    if let watcher {
+                        descriptors.append(pollfd(fd: watcher, events: Int16(POLLIN), revents: 0))
+                        owners.append((index, true))
+                    }
+                }
+                wakes.append(wake)
+                if let wake { earliest = min(earliest ?? wake, wake) }
+            }
+            let timeout: Int32 = earliest.map { wake in
+                wake <= now ? 0 : Int32(clamping: (wake - now + 999_999) / 1_000_000)
+            } ?? -1
+            let polled = Syscall.poll(&descriptors, milliseconds: timeout)
+            if case .failure = polled { continue }  // EINTR is retried; nothing else is expected
+            if descriptors[0].revents != 0 {
+                var count: UInt64 = 0
+                _ = read(taken.wakeFD, &count, 8)
+            }
+            var socketReady = [Bool](repeating: false, count: members.count)
+            for (slot, owner) in owners.enumerated() where descriptors[slot + 1].revents != 0 {
+                if owner.watcher { members[owner.member].resolverReadable() }
+                socketReady[owner.member] = true
+            }
+            let after = LinuxPathSource.monotonicNow()
+            for (index, member) in members.enumerated() {
+                let due = wakes[index].map { $0 <= after } ?? false
+                guard socketReady[index] || due else { continue }
+                if !member.turn(blocking: false) { remove(member) }
+            }
+        }
+    }
+}
+#endif
