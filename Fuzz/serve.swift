@@ -50,7 +50,10 @@ func check(_ request: HTTPRequest, of bytes: [UInt8]) {
         fatalError("an answer without the end of its head")
     }
     let head = String(decoding: wire[..<end], as: UTF8.self)
-    let lines = head.components(separatedBy: "\r\n")
+    // By bytes: in a String, "\r\n" is one Character.
+    let lines = wire[..<end].split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false).map { line in
+        String(decoding: line.last == UInt8(ascii: "\r") ? line.dropLast() : line, as: UTF8.self)
+    }
     guard lines[0].hasPrefix("HTTP/1.1 \(answer.status) "), lines.dropFirst().allSatisfy({ $0.contains(": ") }),
           lines.contains("Content-Length: \(answer.body.count)"), lines.contains("Connection: close") else {
         fatalError("a malformed answer head: \(head)")
