@@ -300,6 +300,23 @@ def cpu_ms(pid):
     return total
 
 
+def thread_cpu_ms(pid, name):
+    """CPU time in ms of the threads of `pid` named `name` (precise, as cpu_ms)."""
+    total = 0.0
+    for tid in tasks(pid):
+        try:
+            with open("/proc/%d/task/%s/comm" % (pid, tid)) as f:
+                if f.read().strip() != name:
+                    continue
+            with open("/proc/%d/task/%s/sched" % (pid, tid)) as f:
+                for line in f:
+                    if line.startswith("se.sum_exec_runtime"):
+                        total += float(line.split(":")[1])
+        except FileNotFoundError:
+            pass
+    return total
+
+
 def ticks_ms(pid):
     """utime+stime of the process from /proc/PID/stat, in ms (resolution 1/CLK_TCK s)."""
     with open("/proc/%d/stat" % pid) as f:
@@ -717,8 +734,8 @@ def bench_serve(netpath, count, idle_seconds, scrapes):
     t0 = time.monotonic()
     for i in range(count):
         ns = make_ns("srv%d" % i)
-        batch(ns, ["link add a type veth peer name b", "link set a up", "link set b up",
-                   "address add 192.0.2.2/24 dev a", "route add default via 192.0.2.1 dev a"])
+        batch(ns, ["link add eth0 type veth peer name peer0", "link set eth0 up", "link set peer0 up",
+                   "address add 192.0.2.2/24 dev eth0", "route add default via 192.0.2.1 dev eth0"])
         names.append(ns)
     log("serve: %d namespaces made in %.1f s" % (count, time.monotonic() - t0))
     argv = [netpath, "serve", "--listen", "127.0.0.1:0"]
@@ -742,29 +759,32 @@ def bench_serve(netpath, count, idle_seconds, scrapes):
     time.sleep(idle_seconds)
     idle, notes = wakeups(before, context_switches(proc.pid))
     ip_idle = sum(n for m in monitors for _, n in context_switches(m.pid).values()) - ip_before
-    # A flap in every namespace: the default route deleted, then added back.
-    c0 = (cpu_ms(proc.pid), sum(cpu_ms(m.pid) for m in monitors))
+    # A flap in every namespace: the default route deleted, then added back. The process's
+    # CPU includes the scrapes that wait for the result; the reader thread's is the
+    # monitoring alone, the counterpart of the `ip monitor`s'.
+    c0 = (cpu_ms(proc.pid), sum(cpu_ms(m.pid) for m in monitors), thread_cpu_ms(proc.pid, "netpath-reader"))
     for ns in names:
         sh("ip", "-n", ns, "route", "del", "default")
     scrape_until(port, lambda text: all(unsatisfied(ns) in text for ns in names))
     for ns in names:
-        sh("ip", "-n", ns, "route", "add", "default", "via", "192.0.2.1", "dev", "a")
+        sh("ip", "-n", ns, "route", "add", "default", "via", "192.0.2.1", "dev", "eth0")
     scrape_until(port, lambda text: all(satisfied(ns) in text for ns in names))
     settle([proc] + monitors, 0.5)
-    c1 = (cpu_ms(proc.pid), sum(cpu_ms(m.pid) for m in monitors))
+    c1 = (cpu_ms(proc.pid), sum(cpu_ms(m.pid) for m in monitors), thread_cpu_ms(proc.pid, "netpath-reader"))
     # A change in one namespace: the time from `ip route del` returning to the first scrape
     # that shows it (scraping back to back).
     visible = []
     for ns in names[:20]:
         sh("ip", "-n", ns, "route", "del", "default")
         t0 = mono()
-        first_ms, text = scrape(port)
+        _, text = scrape(port)
+        first_text = text
         while unsatisfied(ns) not in text:
             if (mono() - t0) / 1e9 > 30:
                 raise RuntimeError("serve: a change in %s never showed in a scrape" % ns)
             _, text = scrape(port)
-        visible.append(((mono() - t0) / 1e6, first_ms))
-        sh("ip", "-n", ns, "route", "add", "default", "via", "192.0.2.1", "dev", "a")
+        visible.append(((mono() - t0) / 1e6, unsatisfied(ns) in first_text))
+        sh("ip", "-n", ns, "route", "add", "default", "via", "192.0.2.1", "dev", "eth0")
     scrape_until(port, lambda text: all(satisfied(ns) in text for ns in names))
     times = sorted(scrape(port)[0] for _ in range(scrapes))
     _, text = scrape(port)
@@ -774,7 +794,9 @@ def bench_serve(netpath, count, idle_seconds, scrapes):
         "ip_monitor_rss_kb": sum(vm(m.pid, "VmRSS") for m in monitors),
         "idle_seconds": idle_seconds, "idle_wakeups": idle, "idle_notes": notes[:5], "ip_monitor_idle_wakeups": ip_idle,
         "flap_cpu_ms_per_namespace": (c1[0] - c0[0]) / count, "ip_monitor_flap_cpu_ms_per_namespace": (c1[1] - c0[1]) / count,
+        "reader_flap_cpu_ms_per_namespace": (c1[2] - c0[2]) / count,
         "visible_median_ms": statistics.median(v[0] for v in visible), "visible_max_ms": max(v[0] for v in visible),
+        "visible_in_first_scrape": sum(1 for v in visible if v[1]), "visible_samples": len(visible),
         "scrape_median_ms": statistics.median(times), "scrape_p99_ms": pct(times, 99),
         "scrape_bytes": len(text.encode()), "series": sum(1 for line in text.splitlines() if line and not line.startswith("#")),
     }
@@ -922,11 +944,14 @@ def table(variant):
             "%.1f MB (the %d `ip monitor`s together)" % (v["ip_monitor_rss_kb"] / 1024.0, n), "—", "≤ 32 MB", mark(v["vmhwm_kb"] <= 32 * 1024))
         row("serve: idle wake-ups in %d s" % v["idle_seconds"], "%d" % v["idle_wakeups"], "%d (the `ip monitor`s)" % v["ip_monitor_idle_wakeups"],
             "—", "0", mark(v["idle_wakeups"] == 0))
-        row("serve: CPU per namespace for a flap (default route deleted and added)", "%.2f ms" % v["flap_cpu_ms_per_namespace"],
-            "%.2f ms (ip monitor)" % v["ip_monitor_flap_cpu_ms_per_namespace"],
-            "%.2f×" % ratio(v["flap_cpu_ms_per_namespace"], v["ip_monitor_flap_cpu_ms_per_namespace"]), "—", "—")
-        row("serve: a change visible in a scrape after `ip route del` (20 namespaces)", "%.1f ms median, %.1f ms worst" % (v["visible_median_ms"], v["visible_max_ms"]),
-            "—", "—", "next scrape", mark(v["visible_max_ms"] < 1000))
+        row("serve: CPU per namespace for a flap (default route deleted and added), reader thread",
+            "%.3f ms" % v["reader_flap_cpu_ms_per_namespace"], "%.3f ms (ip monitor)" % v["ip_monitor_flap_cpu_ms_per_namespace"],
+            "%.2f×" % ratio(v["reader_flap_cpu_ms_per_namespace"], v["ip_monitor_flap_cpu_ms_per_namespace"]), "—", "—")
+        row("serve: the same, whole process (with the scrapes that waited for the result)", "%.3f ms" % v["flap_cpu_ms_per_namespace"],
+            "—", "—", "—", "—")
+        row("serve: a change in one namespace, in the first scrape after `ip route del` returns",
+            "%d of %d (%.1f ms median until seen)" % (v["visible_in_first_scrape"], v["visible_samples"], v["visible_median_ms"]),
+            "—", "—", "next scrape", mark(v["visible_in_first_scrape"] == v["visible_samples"]))
         row("serve: scrape time (%d series, %d bytes)" % (v["series"], v["scrape_bytes"]), "%.2f ms median, %.2f ms p99" % (v["scrape_median_ms"], v["scrape_p99_ms"]),
             "—", "—", "—", "—")
         row("serve: start until listening, %d namespaces" % n, "%.0f ms" % v["ready_ms"], "—", "—", "—", "—")
