@@ -341,10 +341,11 @@ final class LinuxPathSource: @unchecked Sendable {
         return max(deadline + LinuxPathSource.expiryMargin, now + 1_000_000)
     }
 
-    /// The descriptors the shared reader polls for the source: the netlink socket, then the
-    /// resolver watch (if any).
-    var sharedDescriptors: (socket: Int32, watcher: Int32?) {
-        (socket.descriptor, watcher?.descriptor)
+    /// What the shared reader polls for the source, and when the source must turn without
+    /// a message.
+    func pollState(now: UInt64) -> SharedPollPlan.Member {
+        SharedPollPlan.Member(socket: socket.descriptor, watcher: watcher?.descriptor, expiryWake: expiryWake(now: now),
+                              pauseEnd: pauseEnd)
     }
 
     /// Called by the shared reader when the resolver watch is readable.

@@ -111,84 +111,107 @@ final class SharedReaderThread: @unchecked Sendable {
     /// bounded by the earliest expiry or error pause, then a turn for each member that has
     /// something to read or whose time came.
     private func run() {
-        var descriptors: [pollfd] = []
-        /// For each pollfd after the eventfd: the member's index, and whether it is the
-        /// resolver watch.
-        var owners: [(member: Int, watcher: Bool)] = []
-        while true {
-            let taken: (members: [LinuxPathSource], detaching: [(source: LinuxPathSource, done: DispatchSemaphore?)],
-                        wakeFD: Int32, joined: Bool) = state.withLock { state in
-                let detaching = state.detaching
-                state.detaching = []
-                for entry in detaching {
-                    // Closed here, under the lock, unless a turn that ended it did already.
-                    if let index = state.members.firstIndex(where: { $0 === entry.source }) {
-                        state.members.remove(at: index)
-                        entry.source.closeDescriptors()
-                    }
-                }
-                // The last source gone: the thread ends. A detacher that waits joins it;
-                // otherwise (the last source ended itself) it detaches itself.
-                var joined = false
-                if state.members.isEmpty, let thread = state.thread {
-                    state.thread = nil
-                    joined = detaching.contains { $0.done != nil }
-                    if joined { state.ended.append(thread) }
-                }
-                return (state.members, detaching, state.wakeFD, joined)
-            }
-            for entry in taken.detaching {
-                entry.done?.signal()
-            }
-            let members = taken.members
-            if members.isEmpty {
-                if !taken.joined { pthread_detach(pthread_self()) }
-                return
-            }
+        while let (members, wakeFD) = takeMembers() {
             let now = LinuxPathSource.monotonicNow()
-            descriptors.removeAll(keepingCapacity: true)
-            owners.removeAll(keepingCapacity: true)
-            descriptors.append(pollfd(fd: taken.wakeFD, events: Int16(POLLIN), revents: 0))
-            var wakes: [UInt64?] = []
-            var earliest: UInt64?
-            for (index, member) in members.enumerated() {
-                // A member pausing after socket errors is not polled until its pause ends.
-                var wake = member.expiryWake(now: now)
-                if let pauseEnd = member.pauseEnd, pauseEnd > now {
-                    wake = min(wake ?? .max, pauseEnd)
-                } else {
-                    let (socket, watcher) = member.sharedDescriptors
-                    descriptors.append(pollfd(fd: socket, events: Int16(POLLIN), revents: 0))
-                    owners.append((index, false))
-                    if let watcher {
-                        descriptors.append(pollfd(fd: watcher, events: Int16(POLLIN), revents: 0))
-                        owners.append((index, true))
-                    }
-                }
-                wakes.append(wake)
-                if let wake { earliest = min(earliest ?? wake, wake) }
-            }
-            let timeout: Int32 = earliest.map { wake in
-                wake <= now ? 0 : Int32(clamping: (wake - now + 999_999) / 1_000_000)
-            } ?? -1
-            let polled = Syscall.poll(&descriptors, milliseconds: timeout)
-            if case .failure = polled { continue }  // EINTR is retried; nothing else is expected
-            if descriptors[0].revents != 0 {
+            var plan = SharedPollPlan(wakeFD: wakeFD, members: members.map { $0.pollState(now: now) }, now: now)
+            // EINTR is retried; nothing else is expected of a poll on descriptors we own.
+            guard case .success = Syscall.poll(&plan.descriptors, milliseconds: plan.timeout) else { continue }
+            if plan.descriptors[0].revents != 0 {
                 var count: UInt64 = 0
-                _ = read(taken.wakeFD, &count, 8)
+                _ = read(wakeFD, &count, 8)
             }
-            var socketReady = [Bool](repeating: false, count: members.count)
-            for (slot, owner) in owners.enumerated() where descriptors[slot + 1].revents != 0 {
-                if owner.watcher { members[owner.member].resolverReadable() }
-                socketReady[owner.member] = true
-            }
-            let after = LinuxPathSource.monotonicNow()
-            for (index, member) in members.enumerated() {
-                let due = wakes[index].map { $0 <= after } ?? false
-                guard socketReady[index] || due else { continue }
-                if !member.turn(blocking: false) { remove(member) }
-            }
+            let due = plan.due(at: LinuxPathSource.monotonicNow())
+            for index in due.watchers { members[index].resolverReadable() }
+            for index in due.turns where !members[index].turn(blocking: false) { remove(members[index]) }
         }
+    }
+
+    /// Carries out the detachments asked for, and returns the members for the next round;
+    /// `nil` when none is left: the thread then ends (joined by a detacher that waits, or
+    /// detached by itself when the last source ended on its own).
+    private func takeMembers() -> (members: [LinuxPathSource], wakeFD: Int32)? {
+        let (members, detaching, wakeFD, joined) = state.withLock { state in
+            let detaching = state.detaching
+            state.detaching = []
+            for entry in detaching {
+                // Closed here, under the lock, unless a turn that ended it did already.
+                if let index = state.members.firstIndex(where: { $0 === entry.source }) {
+                    state.members.remove(at: index)
+                    entry.source.closeDescriptors()
+                }
+            }
+            var joined = false
+            if state.members.isEmpty, let thread = state.thread {
+                state.thread = nil
+                joined = detaching.contains { $0.done != nil }
+                if joined { state.ended.append(thread) }
+            }
+            return (state.members, detaching, state.wakeFD, joined)
+        }
+        for entry in detaching { entry.done?.signal() }
+        guard members.isEmpty else { return (members, wakeFD) }
+        if !joined { pthread_detach(pthread_self()) }
+        return nil
+    }
+}
+
+/// One round of the shared reader's wait, worked out from what each member says: the
+/// descriptors to poll (the eventfd first, then each member's socket and resolver watch),
+/// the timeout (the earliest expiry or end of an error pause), and after the poll, which
+/// members get a turn. Pure, and tested on fixtures.
+struct SharedPollPlan {
+    /// What a member says before a round.
+    struct Member: Equatable {
+        var socket: Int32
+        var watcher: Int32?
+        /// When it must turn without a message (an expiry), or `nil`.
+        var expiryWake: UInt64?
+        /// Until when it pauses after socket errors (its descriptors are not polled), or `nil`.
+        var pauseEnd: UInt64?
+    }
+
+    var descriptors: [pollfd]
+    /// For each descriptor after the eventfd: the member's index, and whether it is the
+    /// resolver watch.
+    private var owners: [(member: Int, watcher: Bool)] = []
+    /// For each member, when its time comes without a message.
+    private var wakes: [UInt64?] = []
+    /// The poll's timeout in milliseconds (rounded up), or -1 to wait for a descriptor.
+    private(set) var timeout: Int32 = -1
+
+    init(wakeFD: Int32, members: [Member], now: UInt64) {
+        descriptors = [pollfd(fd: wakeFD, events: Int16(POLLIN), revents: 0)]
+        var earliest: UInt64?
+        for (index, member) in members.enumerated() {
+            var wake = member.expiryWake
+            if let pauseEnd = member.pauseEnd, pauseEnd > now {
+                wake = min(wake ?? .max, pauseEnd)
+            } else {
+                descriptors.append(pollfd(fd: member.socket, events: Int16(POLLIN), revents: 0))
+                owners.append((index, false))
+                if let watcher = member.watcher {
+                    descriptors.append(pollfd(fd: watcher, events: Int16(POLLIN), revents: 0))
+                    owners.append((index, true))
+                }
+            }
+            wakes.append(wake)
+            if let wake { earliest = min(earliest ?? wake, wake) }
+        }
+        if let earliest {
+            timeout = earliest <= now ? 0 : Int32(clamping: (earliest - now + 999_999) / 1_000_000)
+        }
+    }
+
+    /// After the poll, at `time`: the members whose resolver watch is readable, and the
+    /// members that get a turn (a readable descriptor, or their time came), in order.
+    func due(at time: UInt64) -> (watchers: [Int], turns: [Int]) {
+        var watchers: [Int] = []
+        var ready = wakes.map { $0.map { $0 <= time } ?? false }
+        for (slot, owner) in owners.enumerated() where descriptors[slot + 1].revents != 0 {
+            if owner.watcher { watchers.append(owner.member) }
+            ready[owner.member] = true
+        }
+        return (watchers, ready.indices.filter { ready[$0] })
     }
 }
 #endif

@@ -85,8 +85,19 @@ public enum PrometheusExposition {
             .map(\.element)
             .filter { seen.insert($0.name).inserted }
         let watched = namespaces.compactMap { entry in entry.path.map { (entry.name, entry.metrics, $0) } }
-
         var writer = Writer()
+        writePath(watched, to: &writer)
+        writeHistory(watched, at: monotonic, to: &writer)
+        if probe { writeConnectivity(watched, to: &writer) }
+        writeProcess(namespaces, watched, version: version, to: &writer)
+        return writer.text
+    }
+
+    /// A namespace with a path, as the writers below take it.
+    private typealias Watched = (name: String, metrics: PathMetrics, path: NetworkPath)
+
+    /// The path now: status, diagnosis, interfaces, and its flags.
+    private static func writePath(_ watched: [Watched], to writer: inout Writer) {
         writer.family("netpath_path_status", .gauge,
                       "Whether the network path has this status (1) or not (0): satisfied, unsatisfied or requiresConnection.") {
             for (name, _, path) in watched {
@@ -124,6 +135,10 @@ public enum PrometheusExposition {
                 for (name, _, path) in watched { $0.sample(labels: [("netns", name)], path[keyPath: flag]) }
             }
         }
+    }
+
+    /// What happened since the start: changes, time per status, the last change.
+    private static func writeHistory(_ watched: [Watched], at monotonic: Double, to writer: inout Writer) {
         writer.family("netpath_path_changes_total", .counter, "Paths the monitor emitted since it started, the first one included.") {
             for (name, metrics, _) in watched { $0.sample(labels: [("netns", name)], metrics.changes) }
         }
@@ -141,28 +156,34 @@ public enum PrometheusExposition {
                 if let time = metrics.lastChangeTime { $0.sample(labels: [("netns", name)], time) }
             }
         }
-        if probe {
-            writer.family("netpath_connectivity", .gauge,
-                          "Whether the Internet answers: 1 for the latest connectivity verdict, 0 for the others.") {
-                for (name, _, path) in watched {
-                    for connectivity in Connectivity.allCases {
-                        $0.sample(labels: [("netns", name), ("connectivity", connectivity.rawValue)],
-                                  path.connectivity == connectivity)
-                    }
-                }
-            }
-            writer.family("netpath_connectivity_check_duration_seconds", .histogram, "How long each connectivity check took.") {
-                for (name, metrics, _) in watched {
-                    let histogram = metrics.checkDurations
-                    let counts = histogram.cumulativeCounts
-                    for (bound, count) in zip(histogram.upperBounds + [.infinity], counts) {
-                        $0.sample(suffix: "_bucket", labels: [("netns", name), ("le", format(bound))], count)
-                    }
-                    $0.sample(suffix: "_sum", labels: [("netns", name)], histogram.sum)
-                    $0.sample(suffix: "_count", labels: [("netns", name)], histogram.count)
+    }
+
+    /// The connectivity check's verdict and durations (with `--probe`).
+    private static func writeConnectivity(_ watched: [Watched], to writer: inout Writer) {
+        writer.family("netpath_connectivity", .gauge,
+                      "Whether the Internet answers: 1 for the latest connectivity verdict, 0 for the others.") {
+            for (name, _, path) in watched {
+                for connectivity in Connectivity.allCases {
+                    $0.sample(labels: [("netns", name), ("connectivity", connectivity.rawValue)],
+                              path.connectivity == connectivity)
                 }
             }
         }
+        writer.family("netpath_connectivity_check_duration_seconds", .histogram, "How long each connectivity check took.") {
+            for (name, metrics, _) in watched {
+                let histogram = metrics.checkDurations
+                let counts = histogram.cumulativeCounts
+                for (bound, count) in zip(histogram.upperBounds + [.infinity], counts) {
+                    $0.sample(suffix: "_bucket", labels: [("netns", name), ("le", format(bound))], count)
+                }
+                $0.sample(suffix: "_sum", labels: [("netns", name)], histogram.sum)
+                $0.sample(suffix: "_count", labels: [("netns", name)], histogram.count)
+            }
+        }
+    }
+
+    /// The monitors themselves: resyncs, which namespaces are watched, the build.
+    private static func writeProcess(_ namespaces: [Namespace], _ watched: [Watched], version: String, to writer: inout Writer) {
         writer.family("netpath_resyncs_total", .counter,
                       "Times the monitor lost kernel events (a receive-buffer overrun) and read the whole state again.") {
             for (name, metrics, _) in watched { $0.sample(labels: [("netns", name)], metrics.resyncs) }
@@ -179,7 +200,6 @@ public enum PrometheusExposition {
         writer.family("netpath_build_info", .gauge, "The version of netpath that serves these metrics, as a label; always 1.") {
             $0.sample(labels: [("version", version)], 1)
         }
-        return writer.text
     }
 
     /// A label value as the format quotes it: backslash, double quote and line feed
