@@ -290,6 +290,25 @@ struct ServeTests {
         #expect(gone.contains("netpath_path_status{netns=\"\",status="))
     }
 
+    /// A namespace that cannot be watched: one line on stderr, `netpath_namespace_up 0` (the
+    /// reason in a comment beside it), and the others watched as before.
+    @Test func aNamespaceThatCannotBeWatchedStopsNoOther() throws {
+        let ns = try onlineServeNamespace("srvok")
+        defer { ns.remove() }
+        let missing = ns.name + "-gone"
+        let serving = try Serving(["--netns", missing, "--netns", ns.name])
+        let satisfied = "netpath_path_status{netns=\"\(ns.name)\",status=\"satisfied\"} 1"
+        let text = try serving.metrics { $0.contains(satisfied) && $0.contains("netns=\"\(missing)\"") }
+        #expect(text.contains(satisfied))
+        #expect(text.contains("netpath_namespace_up{netns=\"\(missing)\"} 0"))
+        #expect(text.contains("netpath_namespace_up{netns=\"\(ns.name)\"} 1"))
+        #expect(text.contains("# netns \"\(missing)\" cannot be watched: network namespace '\(missing)' does not exist"))
+        #expect(!text.contains("netpath_path_status{netns=\"\(missing)\""))
+        let outcome = try #require(serving.stop())
+        #expect(outcome.status == 0)
+        #expect(outcome.standardError.hasPrefix("netpath: network namespace '\(missing)' does not exist"), "\(outcome.standardError)")
+    }
+
     /// Slow, silent, huge and garbage clients, and 200 connections held open: another
     /// client is still answered, and the process does not grow.
     @Test func hostileClientsDelayNobody() throws {

@@ -10,6 +10,9 @@ public enum Kernel {
     public static let canRun: Bool = isCI || (getuid() == 0 && FileManager.default.isExecutableFile(atPath: ipPath))
     public static let ipPath = ["/usr/sbin/ip", "/sbin/ip", "/usr/bin/ip", "/bin/ip"]
         .first { FileManager.default.isExecutableFile(atPath: $0) } ?? "/usr/sbin/ip"
+    /// Whether this process runs under ThreadSanitizer (`swift test --sanitize=thread`),
+    /// whose shadow memory and allocator make resident-memory figures several times larger.
+    public static let underThreadSanitizer = dlsym(nil, "__tsan_init") != nil
 }
 
 public struct CommandFailure: Error, CustomStringConvertible {
