@@ -46,8 +46,10 @@ final class Exporter: @unchecked Sendable {
     }
 
     /// Starts watching `namespace` (`nil`: this process's own). Does nothing when it is
-    /// watched already.
-    func watch(_ namespace: NetworkNamespace?) {
+    /// watched already. `discovered`: found in `/run/netns` by `--all-namespaces`, where a
+    /// name that is not a namespace yet (`ip netns add` mounts it a moment after making the
+    /// file) or not any more (deleted) is the normal coming and going, not an error to print.
+    func watch(_ namespace: NetworkNamespace?, discovered: Bool = false) {
         let label = Exporter.label(of: namespace)
         let arguments = session.arguments
         let monitor = PathMonitor(
@@ -72,11 +74,13 @@ final class Exporter: @unchecked Sendable {
                 self.entries.withLock { $0[label]?.metrics.recordCheck(duration: milliseconds / 1000) }
             }
         }
-        monitor.terminationHandler = { [weak self] error in self?.failed(label, error.description, monitor: monitor) }
+        monitor.terminationHandler = { [weak self] error in
+            self?.failed(label, error.description, monitor: monitor, quietly: discovered && Exporter.isComingOrGoing(error))
+        }
         do {
             try monitor.start()
         } catch {
-            failed(label, "\(error)", monitor: monitor)
+            failed(label, "\(error)", monitor: monitor, quietly: discovered && Exporter.isComingOrGoing(error))
         }
     }
 
@@ -98,7 +102,17 @@ final class Exporter: @unchecked Sendable {
         if current { changed() }
     }
 
-    private func failed(_ label: String, _ message: String, monitor: PathMonitor) {
+    /// A namespace being made or deleted: not one yet (`EINVAL`: nothing mounted on the
+    /// name) or not any more (its file is gone).
+    static func isComingOrGoing(_ error: any Error) -> Bool {
+        guard let error = error as? NetPathError, error.code == .namespaceNotFound else { return false }
+        // No errno: the monitor's own "was deleted" termination.
+        return error.errno == nil || error.errno == EINVAL || error.errno == ENOENT
+    }
+
+    /// Records that the namespace cannot be watched (`netpath_namespace_up 0`, the reason in
+    /// a comment), and says so on stderr unless `quietly`.
+    private func failed(_ label: String, _ message: String, monitor: PathMonitor, quietly: Bool = false) {
         let current = entries.withLock { entries -> Bool in
             guard entries[label]?.monitor === monitor else { return false }
             entries[label]?.failure = message
@@ -106,7 +120,7 @@ final class Exporter: @unchecked Sendable {
             return true
         }
         guard current else { return }
-        Terminal.writeError("netpath: \(message)\n")
+        if !quietly { Terminal.writeError("netpath: \(message)\n") }
         changed()
     }
 
@@ -250,7 +264,7 @@ extension NetPathCommand {
                 }
                 // Every name, not only the new ones: one that failed is tried again.
                 _ = added
-                for name in names.sorted() { exporter.watch(.named(name)) }
+                for name in names.sorted() { exporter.watch(.named(name), discovered: !named.contains(name)) }
                 for name in removed.sorted() where !named.contains(name) { exporter.unwatch(name) }
             }
             guard let watcher, watcher.start() else { fail("cannot watch \(NamespaceDirectoryWatcher.directory)", .runtime) }
