@@ -81,6 +81,11 @@ final class LinuxPathSource: @unchecked Sendable {
     private(set) var pauseEnd: UInt64?
     /// The re-dump count last published.
     private var resyncsSeen = 0
+    /// When the reader last received a datagram (monotonic nanoseconds).
+    private var lastReceived: UInt64 = 0
+    /// How long the reader waits for the kernel's answer to a dump or a lookup before it
+    /// takes the request as lost (a failed send, a dropped reply) and dumps afresh.
+    static let stallTimeout: UInt64 = 1_000_000_000
     /// Set by the resolver watcher when a file may have changed; taken by the reader.
     private let resolverChanged: Locked<Bool>
     /// The engine's re-dump count, copied by the reader when it changes (the engine is the
@@ -222,6 +227,7 @@ final class LinuxPathSource: @unchecked Sendable {
                 continue
             case .datagrams(let count):
                 receivedAny = true
+                lastReceived = engine.now
                 var requests: [NetlinkEngine.Request] = []
                 try socket.forEachDatagram(count: count, truncated: resynchronize) { datagram in
                     NetlinkParser.parse(datagram) { envelope in
@@ -268,7 +274,7 @@ final class LinuxPathSource: @unchecked Sendable {
         while true {
             options.beforeRead?()
             let now = LinuxPathSource.monotonicNow()
-            socket.setReceiveTimeout(nanoseconds: expiryWake(now: now).map { $0 - now } ?? 0)
+            socket.setReceiveTimeout(nanoseconds: wakeTime(now: now).map { $0 - now } ?? 0)
             guard turn(blocking: true) else { return }
             if let pauseEnd, case let now = LinuxPathSource.monotonicNow(), pauseEnd > now {
                 var interval = timespec(tv_sec: Int((pauseEnd - now) / 1_000_000_000), tv_nsec: Int((pauseEnd - now) % 1_000_000_000))
@@ -287,6 +293,11 @@ final class LinuxPathSource: @unchecked Sendable {
         if control.withLock({ $0.stopped }) { return false }
         do {
             _ = try drain(blocking: blocking)
+            if !engine.isAnswered, LinuxPathSource.monotonicNow() >= lastReceived + LinuxPathSource.stallTimeout {
+                // Waiting for an answer that did not come: ask for everything again.
+                lastReceived = LinuxPathSource.monotonicNow()
+                try socket.send(NetlinkEngine.encode(engine.restart()))
+            }
             if let deadline = expiry.deadline, LinuxPathSource.monotonicNow() >= deadline {
                 engine.expiryPassed()
                 expiry.retries += 1
@@ -336,6 +347,15 @@ final class LinuxPathSource: @unchecked Sendable {
     /// When to turn without a message (monotonic nanoseconds): the next expiry plus a
     /// margin, or `nil` (wait for a message), also after too many turns whose answer still
     /// came from an expired route.
+    /// When to turn without a message: the expiry, or, while an answer from the kernel is
+    /// awaited, the moment it is taken as lost.
+    func wakeTime(now: UInt64) -> UInt64? {
+        let expiry = expiryWake(now: now)
+        guard !engine.isAnswered else { return expiry }
+        let stall = max(lastReceived + LinuxPathSource.stallTimeout, now + 1_000_000)
+        return min(expiry ?? .max, stall)
+    }
+
     func expiryWake(now: UInt64) -> UInt64? {
         guard let deadline = expiry.deadline, expiry.retries < LinuxPathSource.maximumExpiryRetries else { return nil }
         return max(deadline + LinuxPathSource.expiryMargin, now + 1_000_000)
@@ -344,7 +364,7 @@ final class LinuxPathSource: @unchecked Sendable {
     /// What the shared reader polls for the source, and when the source must turn without
     /// a message.
     func pollState(now: UInt64) -> SharedPollPlan.Member {
-        SharedPollPlan.Member(socket: socket.descriptor, watcher: watcher?.descriptor, expiryWake: expiryWake(now: now),
+        SharedPollPlan.Member(socket: socket.descriptor, watcher: watcher?.descriptor, expiryWake: wakeTime(now: now),
                               pauseEnd: pauseEnd)
     }
 

@@ -166,6 +166,13 @@ struct NetlinkEngine {
         return startDump()
     }
 
+    /// Abandons a dump or lookups whose answers never came (the request did not reach the
+    /// kernel, or its reply was dropped) and starts a full dump afresh.
+    mutating func restart() -> Request {
+        dumping = nil
+        return startDump()
+    }
+
     private mutating func startDump() -> Request {
         if lastSequence != 0 { resyncCount += 1 }
         resyncPending = false

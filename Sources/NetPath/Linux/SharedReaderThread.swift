@@ -164,7 +164,8 @@ struct SharedPollPlan {
     struct Member: Equatable {
         var socket: Int32
         var watcher: Int32?
-        /// When it must turn without a message (an expiry), or `nil`.
+        /// When it must turn without a message (an expiry, or an awaited answer taken as
+        /// lost), or `nil`.
         var expiryWake: UInt64?
         /// Until when it pauses after socket errors (its descriptors are not polled), or `nil`.
         var pauseEnd: UInt64?
