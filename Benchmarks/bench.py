@@ -286,28 +286,16 @@ def wakeups(before, after):
     return count, notes
 
 
-def cpu_ms(pid):
-    """CPU time of all threads in ms, precise (se.sum_exec_runtime from /proc/PID/task/*/sched)."""
+def cpu_ms(pid, thread=None):
+    """CPU time in ms of all threads of `pid`, or of those named `thread`; precise
+    (se.sum_exec_runtime from /proc/PID/task/*/sched)."""
     total = 0.0
     for tid in tasks(pid):
         try:
-            with open("/proc/%d/task/%s/sched" % (pid, tid)) as f:
-                for line in f:
-                    if line.startswith("se.sum_exec_runtime"):
-                        total += float(line.split(":")[1])
-        except FileNotFoundError:
-            pass
-    return total
-
-
-def thread_cpu_ms(pid, name):
-    """CPU time in ms of the threads of `pid` named `name` (precise, as cpu_ms)."""
-    total = 0.0
-    for tid in tasks(pid):
-        try:
-            with open("/proc/%d/task/%s/comm" % (pid, tid)) as f:
-                if f.read().strip() != name:
-                    continue
+            if thread is not None:
+                with open("/proc/%d/task/%s/comm" % (pid, tid)) as f:
+                    if f.read().strip() != thread:
+                        continue
             with open("/proc/%d/task/%s/sched" % (pid, tid)) as f:
                 for line in f:
                     if line.startswith("se.sum_exec_runtime"):
@@ -762,7 +750,7 @@ def bench_serve(netpath, count, idle_seconds, scrapes):
     # A flap in every namespace: the default route deleted, then added back. The process's
     # CPU includes the scrapes that wait for the result; the reader thread's is the
     # monitoring alone, the counterpart of the `ip monitor`s'.
-    c0 = (cpu_ms(proc.pid), sum(cpu_ms(m.pid) for m in monitors), thread_cpu_ms(proc.pid, "netpath-reader"))
+    c0 = (cpu_ms(proc.pid), sum(cpu_ms(m.pid) for m in monitors), cpu_ms(proc.pid, "netpath-reader"))
     for ns in names:
         sh("ip", "-n", ns, "route", "del", "default")
     scrape_until(port, lambda text: all(unsatisfied(ns) in text for ns in names))
@@ -770,7 +758,7 @@ def bench_serve(netpath, count, idle_seconds, scrapes):
         sh("ip", "-n", ns, "route", "add", "default", "via", "192.0.2.1", "dev", "eth0")
     scrape_until(port, lambda text: all(satisfied(ns) in text for ns in names))
     settle([proc] + monitors, 0.5)
-    c1 = (cpu_ms(proc.pid), sum(cpu_ms(m.pid) for m in monitors), thread_cpu_ms(proc.pid, "netpath-reader"))
+    c1 = (cpu_ms(proc.pid), sum(cpu_ms(m.pid) for m in monitors), cpu_ms(proc.pid, "netpath-reader"))
     # A change in one namespace: the time from `ip route del` returning to the first scrape
     # that shows it (scraping back to back).
     visible = []

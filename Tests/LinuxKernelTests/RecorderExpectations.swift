@@ -4,6 +4,19 @@ import KernelTestSupport
 @testable import NetPath
 
 extension PathRecorder {
+    /// Adds an IPv6 default route via `gateway` (on eth0) that expires in 2 s, as a router
+    /// advertisement leaves it, and expects the monitor to follow the kernel: IPv6 while
+    /// the route lives, and no more once its lifetime ends. No kernel message comes at the
+    /// end of a lifetime, and the kernel's garbage collector, which would delete the route
+    /// (with a message) up to 30 s later, is held off for an hour: only the monitor's expiry
+    /// timer can see it.
+    func expectExpiryFollowed(_ ns: TestNamespace, gateway: String, sourceLocation: SourceLocation = #_sourceLocation) async throws {
+        try run(Kernel.ipPath, ["netns", "exec", ns.name, "sysctl", "-qw", "net.ipv6.route.gc_interval=3600"])
+        try ns.ip("-6 route add default via \(gateway) dev eth0 expires 2")
+        #expect(try await expectAgreement(ns).supportsIPv6, sourceLocation: sourceLocation)
+        #expect(await wait(seconds: 20) { !$0.supportsIPv6 } != nil, sourceLocation: sourceLocation)
+    }
+
     /// Waits for a path whose summary is `expected`; records a test issue when it does not come.
     @discardableResult
     func expect(_ expected: String, seconds: Double = 10, sourceLocation: SourceLocation = #_sourceLocation) async -> NetworkPath? {
