@@ -293,12 +293,13 @@ final class LinuxPathSource: @unchecked Sendable {
         if control.withLock({ $0.stopped }) { return false }
         do {
             _ = try drain(blocking: blocking)
-            if !engine.isAnswered, LinuxPathSource.monotonicNow() >= lastReceived + LinuxPathSource.stallTimeout {
+            let now = LinuxPathSource.monotonicNow()
+            if !engine.isAnswered, now >= lastReceived + LinuxPathSource.stallTimeout {
                 // Waiting for an answer that did not come: ask for everything again.
-                lastReceived = LinuxPathSource.monotonicNow()
+                lastReceived = now
                 try socket.send(NetlinkEngine.encode(engine.restart()))
             }
-            if let deadline = expiry.deadline, LinuxPathSource.monotonicNow() >= deadline {
+            if let deadline = expiry.deadline, now >= deadline {
                 engine.expiryPassed()
                 expiry.retries += 1
             }
