@@ -62,7 +62,7 @@ struct Fixture {
         type: UInt16 = NetlinkParser.newRoute, family: UInt8 = IPAddress.inet, destinationLength: UInt8 = 0,
         table: UInt32 = 254, routeType: UInt8 = 1, metric: UInt32? = nil, oif: Int32? = nil, gateway: String? = nil,
         multipath: [(Int32, String?)] = [], messageFlags: UInt16 = 0, sequence: UInt32 = 0,
-        destination: String? = nil, source: String? = nil, nexthopID: UInt32? = nil, expiresTicks: UInt32? = nil,
+        destination: String? = nil, source: String? = nil, nexthopID: UInt32? = nil, expiresTicks: Int32? = nil,
         routeFlags: UInt32 = 0
     ) -> [UInt8] {
         var body: [UInt8] = [family, destinationLength, 0, 0, UInt8(min(table, 252)), 3, 0, routeType] + u32(routeFlags)
@@ -70,7 +70,7 @@ struct Fixture {
         if let destination { body += attribute(1, addressBytes(IPAddress(destination)!)) }
         if let source { body += attribute(7, addressBytes(IPAddress(source)!)) }
         if let nexthopID { body += attribute(30, u32(nexthopID)) }
-        if let expiresTicks { body += attribute(12, u32(0) + u32(0) + u32(expiresTicks) + Array(repeating: 0, count: 20)) }
+        if let expiresTicks { body += attribute(12, u32(0) + u32(0) + u32(UInt32(bitPattern: expiresTicks)) + Array(repeating: 0, count: 20)) }
         if let metric { body += attribute(6, u32(metric)) }
         if let oif { body += attribute(4, i32(oif)) }
         if let gateway { body += attribute(5, addressBytes(IPAddress(gateway)!)) }

@@ -310,6 +310,29 @@ import Testing
         #expect(engine.path().supportsIPv6)
     }
 
+    /// The kernel writes `rta_expires` 0 both for a route that does not expire and for one
+    /// in the last tick of its lifetime, and a negative count once it has passed.
+    @Test func lifetimesOfZeroAndBelowAreReadAsTheKernelMeansThem() {
+        var engine = settled()
+        engine.now = 1_000_000_000
+        engine.feed(Fixture.link(index: 2, flags: upFlags, name: "eth0"))
+        engine.feed(Fixture.address(index: 2, "2001:db8::2", prefix: 64))
+        let replace = NetlinkParser.flagReplace
+        engine.feed(Fixture.route(family: IPAddress.inet6, metric: 1024, oif: 2, gateway: "fe80::1", expiresTicks: 200))
+        let key = engine.state.routes.keys.first { $0.family == IPAddress.inet6 }!
+        // In the last tick: still the route about to expire, not a permanent one.
+        engine.now = 2_995_000_000
+        engine.feed(Fixture.route(family: IPAddress.inet6, metric: 1024, oif: 2, gateway: "fe80::1", messageFlags: replace))
+        #expect(engine.state.routes[key]?.expiry == 3_000_000_000)
+        // Replaced by a route without a lifetime, far from the end of the old one.
+        engine.feed(Fixture.route(family: IPAddress.inet6, metric: 1024, oif: 2, gateway: "fe80::1", messageFlags: replace, expiresTicks: 500))
+        engine.feed(Fixture.route(family: IPAddress.inet6, metric: 1024, oif: 2, gateway: "fe80::1", messageFlags: replace))
+        #expect(engine.state.routes[key]?.expiry == nil)
+        // Passed 1.5 s ago: due now, not in 497 days (the count read unsigned).
+        engine.feed(Fixture.route(family: IPAddress.inet6, metric: 1024, oif: 2, gateway: "fe80::1", messageFlags: replace, expiresTicks: -150))
+        #expect(engine.state.routes[key]?.expiry == 2_995_000_000)
+    }
+
     @Test func deletedLinkForgetsItsAddressesAndRoutes() {
         var engine = settled()
         engine.feed(Fixture.link(index: 9, flags: upFlags, name: "eth0"))

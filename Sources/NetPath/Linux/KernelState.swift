@@ -210,7 +210,12 @@ struct KernelState: Hashable, Sendable {
         guard route.flags & Netlink.RouteFlag.cloned == 0 else { return }
         let key = KernelState.key(of: route)
         markStale(family: route.family)
-        let expiry = route.expiresTicks.map { now &+ UInt64($0) * KernelState.nanosecondsPerTick }
+        var expiry = route.expiresTicks.map { now &+ UInt64(max($0, 0)) * KernelState.nanosecondsPerTick }
+        if expiry == nil, let previous = routes[key]?.expiry, KernelState.isImminent(previous, now: now) {
+            // The kernel writes 0 both for "does not expire" and for "expires within this
+            // tick": a route known to expire about now is still the one about to expire.
+            expiry = previous
+        }
         if replace {
             // The kernel replaced the first route with this prefix, table, TOS and metric,
             // whatever its type.
@@ -312,6 +317,13 @@ struct KernelState: Hashable, Sendable {
 
     /// Clock ticks (`USER_HZ`, 100 per second) in nanoseconds.
     static let nanosecondsPerTick: UInt64 = 10_000_000
+
+    /// Whether an expiry at `expiry` is close enough to `now` (two ticks either side) that
+    /// the kernel's remaining lifetime, truncated to whole ticks, reads 0.
+    static func isImminent(_ expiry: UInt64, now: UInt64) -> Bool {
+        let slack = 2 * nanosecondsPerTick
+        return expiry <= now &+ slack && expiry &+ slack >= now
+    }
 
     // MARK: - State to path (SPEC §2.2–2.8)
 

@@ -299,7 +299,9 @@ final class LinuxPathSource: @unchecked Sendable {
                 lastReceived = now
                 try socket.send(NetlinkEngine.encode(engine.restart()))
             }
-            if let deadline = expiry.deadline, now >= deadline {
+            // At the deadline plus the margin, not before: a turn that a message brings in
+            // the last tick of a lifetime would ask while the route still counts.
+            if let deadline = expiry.deadline, now >= deadline &+ LinuxPathSource.expiryMargin {
                 engine.expiryPassed()
                 expiry.retries += 1
             }

@@ -53,9 +53,11 @@ struct RouteMessage: Hashable, Sendable {
     var source: IPAddress? = nil
     /// `RTA_NH_ID`: the nexthop object the route uses, if any.
     var nexthopID: UInt32? = nil
-    /// `rta_expires` of `RTA_CACHEINFO` in clock ticks (1/100 s): the route's remaining
-    /// lifetime, `nil` when it does not expire.
-    var expiresTicks: UInt32? = nil
+    /// `rta_expires` of `RTA_CACHEINFO` in clock ticks (1/100 s, signed): the route's
+    /// remaining lifetime, negative once it has passed (the route stays in the table until
+    /// the kernel's garbage collector deletes it); `nil` when the kernel wrote 0, which is
+    /// both "does not expire" and "expires within a tick".
+    var expiresTicks: Int32? = nil
 }
 
 /// Facts about a policy-routing rule, from `RTM_NEWRULE`/`RTM_DELRULE`.

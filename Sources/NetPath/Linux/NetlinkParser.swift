@@ -172,7 +172,7 @@ enum NetlinkParser {
             case Netlink.RouteAttribute.cacheInfo:
                 // struct rta_cacheinfo: clntref, lastuse, expires (u32 each), …
                 if value.count >= 12 {
-                    let ticks = value.loadUnaligned(fromByteOffset: 8, as: UInt32.self)
+                    let ticks = value.loadUnaligned(fromByteOffset: 8, as: Int32.self)
                     if ticks != 0 { route.expiresTicks = ticks }
                 }
             case Netlink.RouteAttribute.table:
