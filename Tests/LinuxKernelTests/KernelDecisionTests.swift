@@ -189,6 +189,30 @@ struct KernelDecisionTests {
         #expect(try await recorder.expectAgreement(ns).isSatisfied == false)
     }
 
+    /// Messages arriving all through the end of a lifetime (an address added and removed
+    /// on another link, every few milliseconds) give the reader turns in its last tick,
+    /// when the kernel reports the remaining lifetime as 0: the expiry must still be seen.
+    @Test func anExpiryIsSeenWhileOtherMessagesKeepComing() async throws {
+        let ns = try TestNamespace("expchurn")
+        defer { ns.remove() }
+        try ns.addLinks("eth0", "eth1")
+        try ns.batch(["link set eth0 up", "link set eth1 up", "addr add 2001:db8:37::2/64 dev eth0 nodad"])
+        let (monitor, recorder) = try startMonitor(ns)
+        defer { monitor.cancel() }
+        try await recorder.expectAgreement(ns)
+        try run(Kernel.ipPath, ["netns", "exec", ns.name, "sysctl", "-qw", "net.ipv6.route.gc_interval=3600"])
+        // Two seconds of lifetime, and four of messages, from the moment the route is added.
+        let churn = "end=$(($(date +%s) + 4)); while [ $(date +%s) -lt $end ]; do "
+            + "ip -n \(ns.name) addr add 10.37.0.1/32 dev eth1; ip -n \(ns.name) addr del 10.37.0.1/32 dev eth1; done"
+        try ns.ip("-6 route add default via 2001:db8:37::1 dev eth0 expires 2")
+        let messages = Task.detached { try run("/bin/sh", ["-c", churn]) }
+        #expect(try await recorder.expectAgreement(ns).supportsIPv6)
+        let lost = await recorder.wait(seconds: 20) { !$0.supportsIPv6 }
+        _ = try await messages.value
+        if lost == nil { Issue.record("IPv6 still counted after the route expired; paths: \(recorder.paths.map(\.summary).suffix(4))") }
+        #expect(try await recorder.expectAgreement(ns).supportsIPv6 == false)
+    }
+
     @Test func aRouterAdvertisementFromRadvdRenewsAndExpires() async throws {
         let ns = try TestNamespace("radvd"), router = try TestNamespace("rtr")
         defer { ns.remove(); router.remove() }
