@@ -318,19 +318,109 @@ import Testing
         engine.feed(Fixture.link(index: 2, flags: upFlags, name: "eth0"))
         engine.feed(Fixture.address(index: 2, "2001:db8::2", prefix: 64))
         let replace = NetlinkParser.flagReplace
+        let hop: Nexthop? = Nexthop(interfaceIndex: 2, gateway: IPAddress("fe80::1"))
         engine.feed(Fixture.route(family: IPAddress.inet6, metric: 1024, oif: 2, gateway: "fe80::1", expiresTicks: 200))
         let key = engine.state.routes.keys.first { $0.family == IPAddress.inet6 }!
         // In the last tick: still the route about to expire, not a permanent one.
         engine.now = 2_995_000_000
         engine.feed(Fixture.route(family: IPAddress.inet6, metric: 1024, oif: 2, gateway: "fe80::1", messageFlags: replace))
-        #expect(engine.state.routes[key]?.expiry == 3_000_000_000)
+        #expect(engine.state.routes[key]?.expiries[hop] == 3_000_000_000)
+        // Past its known end by more than the margin, and the kernel still says 0: kept too
+        // (the kernel's clock runs behind ours; a bounded number of asks, then forgotten).
+        engine.now = 3_100_000_000
+        engine.feed(Fixture.route(family: IPAddress.inet6, metric: 1024, oif: 2, gateway: "fe80::1", messageFlags: replace))
+        #expect(engine.state.routes[key]?.expiries[hop] == 3_000_000_000)
         // Replaced by a route without a lifetime, far from the end of the old one.
         engine.feed(Fixture.route(family: IPAddress.inet6, metric: 1024, oif: 2, gateway: "fe80::1", messageFlags: replace, expiresTicks: 500))
         engine.feed(Fixture.route(family: IPAddress.inet6, metric: 1024, oif: 2, gateway: "fe80::1", messageFlags: replace))
-        #expect(engine.state.routes[key]?.expiry == nil)
+        #expect(engine.state.routes[key]?.expiries[hop] == nil)
         // Passed 1.5 s ago: due now, not in 497 days (the count read unsigned).
         engine.feed(Fixture.route(family: IPAddress.inet6, metric: 1024, oif: 2, gateway: "fe80::1", messageFlags: replace, expiresTicks: -150))
-        #expect(engine.state.routes[key]?.expiry == 2_995_000_000)
+        #expect(engine.state.routes[key]?.expiries[hop] == 3_100_000_000)
+    }
+
+    /// Two routers' IPv6 defaults share a key (same table and metric) but each has its own
+    /// lifetime; the one the kernel's answer uses sets the timer, and its table entry
+    /// renews it without dropping the other router.
+    @Test func eachRoutersDefaultKeepsItsOwnLifetime() {
+        var engine = settled()
+        engine.now = 1_000_000_000
+        engine.feed(Fixture.link(index: 2, flags: upFlags, name: "eth0"))
+        engine.feed(Fixture.address(index: 2, "2001:db8::2", prefix: 64))
+        engine.feed(Fixture.route(family: IPAddress.inet6, metric: 1024, oif: 2, gateway: "fe80::1", expiresTicks: 300))
+        engine.feed(Fixture.route(family: IPAddress.inet6, metric: 1024, oif: 2, gateway: "fe80::2", expiresTicks: 900))
+        engine.ask(v6: { Fixture.answer(family: IPAddress.inet6, metric: 1024, oif: 2, gateway: "fe80::1", source: "2001:db8::2", sequence: $0) })
+        // fe80::1 carries the traffic and ends first (the last message was fe80::2's).
+        #expect(engine.nextExpiry() == 4_000_000_000)
+        engine.expiryPassed()
+        engine.now = 4_100_000_000
+        engine.ask { lookup, sequence in
+            if lookup.tableEntry {
+                return Fixture.route(family: IPAddress.inet6, metric: 1024, oif: 2, gateway: "fe80::1", sequence: sequence, expiresTicks: 1000)
+            }
+            return lookup.family == IPAddress.inet6
+                ? Fixture.answer(family: IPAddress.inet6, metric: 1024, oif: 2, gateway: "fe80::1", source: "2001:db8::2", sequence: sequence)
+                : nil
+        }
+        #expect(engine.nextExpiry() == 14_100_000_000)
+        let key = engine.state.routes.keys.first { $0.family == IPAddress.inet6 }!
+        #expect(engine.state.routes[key]?.nexthops.count == 2)
+        #expect(engine.state.routes[key]?.expiries[Nexthop(interfaceIndex: 2, gateway: IPAddress("fe80::2"))] == 10_000_000_000)
+        // The kernel moves to fe80::2: its own lifetime sets the timer.
+        engine.feed(Fixture.route(type: NetlinkParser.deleteRoute, family: IPAddress.inet6, metric: 1024, oif: 2, gateway: "fe80::1"))
+        engine.ask(v6: { Fixture.answer(family: IPAddress.inet6, metric: 1024, oif: 2, gateway: "fe80::2", source: "2001:db8::2", sequence: $0) })
+        #expect(engine.nextExpiry() == 10_000_000_000)
+    }
+
+    /// A lifetime the kernel keeps using past its end is forgotten, and the next one counts.
+    @Test func aLifetimeForgottenLeavesTheNextOne() {
+        var engine = settled()
+        engine.now = 1_000_000_000
+        engine.feed(Fixture.link(index: 2, flags: upFlags, name: "eth0"))
+        engine.feed(Fixture.address(index: 2, "2001:db8::2", prefix: 64))
+        engine.feed(Fixture.address(index: 2, "10.0.0.2"))
+        engine.feed(Fixture.route(family: IPAddress.inet6, metric: 1024, oif: 2, gateway: "fe80::1", expiresTicks: 100))
+        engine.feed(Fixture.route(oif: 2, gateway: "10.0.0.1", expiresTicks: 500))
+        engine.ask(
+            v4: { Fixture.answer(oif: 2, gateway: "10.0.0.1", source: "10.0.0.2", sequence: $0) },
+            v6: { Fixture.answer(family: IPAddress.inet6, metric: 1024, oif: 2, gateway: "fe80::1", source: "2001:db8::2", sequence: $0) })
+        #expect(engine.nextExpiry() == 2_000_000_000)
+        engine.forgetExpiries(through: 2_000_000_000)
+        #expect(engine.nextExpiry() == 6_000_000_000)
+    }
+
+    /// After a queue overflow nothing is asked or answered until the reader restarts the
+    /// dump (once the queue is read empty); a lifetime read as 0 in that dump, in its last
+    /// tick, is still known.
+    @Test func anOverrunSuspendsUntilTheDumpAndKeepsLifetimes() {
+        var engine = settled()
+        engine.now = 1_000_000_000
+        engine.feed(Fixture.link(index: 2, flags: upFlags, name: "eth0"))
+        engine.feed(Fixture.address(index: 2, "2001:db8::2", prefix: 64))
+        engine.feed(Fixture.route(family: IPAddress.inet6, metric: 1024, oif: 2, gateway: "fe80::1", expiresTicks: 200))
+        engine.ask(v6: { Fixture.answer(family: IPAddress.inet6, metric: 1024, oif: 2, gateway: "fe80::1", source: "2001:db8::2", sequence: $0) })
+        #expect(engine.isAnswered)
+        engine.suspend()
+        engine.feed(Fixture.address(index: 2, "2001:db8::3", prefix: 64))
+        #expect(!engine.isSettled && !engine.isAnswered && engine.startLookups().isEmpty)
+        var request: NetlinkEngine.Request? = engine.restart()
+        engine.now = 2_995_000_000
+        let replies: [NetlinkEngine.Dump: [UInt8]] = [
+            .links: Fixture.link(index: 2, flags: upFlags, name: "eth0"),
+            .addresses: Fixture.address(index: 2, "2001:db8::2", prefix: 64),
+            .routes: Fixture.route(family: IPAddress.inet6, metric: 1024, oif: 2, gateway: "fe80::1"),
+        ]
+        while let current = request {
+            if let reply = replies[current.dump] {
+                var bytes = reply
+                bytes.withUnsafeMutableBytes { $0.storeBytes(of: current.sequence, toByteOffset: 8, as: UInt32.self) }
+                engine.feed(bytes)
+            }
+            request = engine.feed(Fixture.done(sequence: current.sequence)).first
+        }
+        engine.ask(v6: { Fixture.answer(family: IPAddress.inet6, metric: 1024, oif: 2, gateway: "fe80::1", source: "2001:db8::2", sequence: $0) })
+        #expect(engine.isAnswered && engine.nextExpiry() == 3_000_000_000)
+        #expect(engine.state.formerExpiries.isEmpty)
     }
 
     @Test func deletedLinkForgetsItsAddressesAndRoutes() {

@@ -51,8 +51,15 @@ struct KernelState: Hashable, Sendable {
         var nexthops: [Nexthop]
         /// The nexthop object the route uses (its hops come from ``nexthopObjects``).
         var nexthopID: UInt32?
-        /// When the route stops being used (CLOCK_MONOTONIC nanoseconds), if it expires.
-        var expiry: UInt64?
+        /// When each hop stops being used (CLOCK_MONOTONIC nanoseconds), for those that
+        /// expire: IPv6 defaults learned from several routers share a key, and each has a
+        /// lifetime of its own. A route through a nexthop object keeps its lifetime under `nil`.
+        var expiries: [Nexthop?: UInt64] = [:]
+
+        /// The keys of ``expiries`` for the hops of a route message.
+        static func lifetimeKeys(of route: RouteMessage) -> [Nexthop?] {
+            route.nexthopID != nil || route.nexthops.isEmpty ? [nil] : route.nexthops.map { $0 }
+        }
     }
 
     /// A nexthop object (`ip nexthop`): one hop, a group of other objects, or a blackhole.
@@ -86,6 +93,10 @@ struct KernelState: Hashable, Sendable {
     var addresses: [Int32: [AddressKey: Bool]] = [:]
     /// The routes whose prefix holds the Internet destination of their family.
     var routes: [RouteKey: RouteEntry] = [:]
+    /// The lifetimes known before the state was last thrown away, until the dump that
+    /// follows ends: a route dumped in the last tick of its lifetime reads 0 (see
+    /// ``lifetime(reported:previous:now:)``).
+    var formerExpiries: [RouteKey: [Nexthop?: UInt64]] = [:]
     var nexthopObjects: [UInt32: NexthopObject] = [:]
     var refusingRules: Set<RuleKey> = []
     var hasDNSServer = false {
@@ -130,6 +141,7 @@ struct KernelState: Hashable, Sendable {
     static let hardwareLoopback = Netlink.Link.hardwareLoopback
 
     mutating func removeAll() {
+        for (key, entry) in routes where !entry.expiries.isEmpty { formerExpiries[key] = entry.expiries }
         links.removeAll(keepingCapacity: true)
         addresses.removeAll(keepingCapacity: true)
         routes.removeAll(keepingCapacity: true)
@@ -210,12 +222,7 @@ struct KernelState: Hashable, Sendable {
         guard route.flags & Netlink.RouteFlag.cloned == 0 else { return }
         let key = KernelState.key(of: route)
         markStale(family: route.family)
-        var expiry = route.expiresTicks.map { now &+ UInt64(max($0, 0)) * KernelState.nanosecondsPerTick }
-        if expiry == nil, let previous = routes[key]?.expiry, KernelState.isImminent(previous, now: now) {
-            // The kernel writes 0 both for "does not expire" and for "expires within this
-            // tick": a route known to expire about now is still the one about to expire.
-            expiry = previous
-        }
+        let previous = routes[key]?.expiries ?? formerExpiries[key] ?? [:]
         if replace {
             // The kernel replaced the first route with this prefix, table, TOS and metric,
             // whatever its type.
@@ -223,16 +230,47 @@ struct KernelState: Hashable, Sendable {
                 routes[other] = nil
             }
         }
-        guard !replace, var entry = routes[key], route.nexthopID == nil, entry.nexthopID == nil else {
-            routes[key] = RouteEntry(nexthops: route.nexthops, nexthopID: route.nexthopID, expiry: expiry)
-            return
+        var entry = RouteEntry(nexthops: route.nexthops, nexthopID: route.nexthopID)
+        if !replace, let existing = routes[key], route.nexthopID == nil, existing.nexthopID == nil {
+            // IPv6 appends each next hop of a multipath route, and each router's default,
+            // as its own message.
+            entry = existing
+            for hop in route.nexthops where !entry.nexthops.contains(hop) {
+                entry.nexthops.append(hop)
+            }
         }
-        // IPv6 appends each next hop of a multipath route as its own message.
-        for hop in route.nexthops where !entry.nexthops.contains(hop) {
-            entry.nexthops.append(hop)
+        let reported = KernelState.expiry(of: route, now: now)
+        for hop in RouteEntry.lifetimeKeys(of: route) {
+            entry.expiries[hop] = KernelState.lifetime(reported: reported, previous: previous[hop], now: now)
         }
-        entry.expiry = expiry ?? entry.expiry
         routes[key] = entry
+    }
+
+    /// Takes the lifetime in force now from the kernel's own table entry (an answer to a
+    /// lookup with `RTM_F_FIB_MATCH`), for the hops it names only: routers renew their
+    /// routes' lifetimes without a message. Not a change of the tables.
+    mutating func refreshLifetime(_ route: RouteMessage, now: UInt64) {
+        let key = KernelState.key(of: route)
+        guard var entry = routes[key] else { return }
+        let reported = KernelState.expiry(of: route, now: now)
+        for hop in RouteEntry.lifetimeKeys(of: route) where hop == nil || entry.nexthops.contains(hop!) {
+            entry.expiries[hop] = KernelState.lifetime(reported: reported, previous: entry.expiries[hop], now: now)
+        }
+        routes[key] = entry
+    }
+
+    /// Forgets every lifetime that ends at or before `deadline`: the kernel went on using
+    /// the route after it (a clock that disagrees, or a route that took its place without
+    /// a message), so it is no longer a reason to ask.
+    mutating func forgetExpiries(through deadline: UInt64) {
+        for (key, entry) in routes where entry.expiries.values.contains(where: { $0 <= deadline }) {
+            routes[key]?.expiries = entry.expiries.filter { $0.value > deadline }
+        }
+    }
+
+    /// When `route` stops being used by its own account, if it says so.
+    private static func expiry(of route: RouteMessage, now: UInt64) -> UInt64? {
+        route.expiresTicks.map { now &+ UInt64(max($0, 0)) * KernelState.nanosecondsPerTick }
     }
 
     private static func sameSlot(_ a: RouteKey, _ b: RouteKey) -> Bool {
@@ -250,6 +288,7 @@ struct KernelState: Hashable, Sendable {
             return
         }
         entry.nexthops.removeAll { route.nexthops.contains($0) }
+        entry.expiries = entry.expiries.filter { $0.key.map(entry.nexthops.contains) ?? true }
         routes[key] = entry.nexthops.isEmpty ? nil : entry
     }
 
@@ -293,7 +332,8 @@ struct KernelState: Hashable, Sendable {
             guard entry.nexthops.contains(where: shouldRemove) else { continue }
             markStale(family: key.family)
             let kept = entry.nexthops.filter { !shouldRemove($0) }
-            routes[key] = kept.isEmpty && entry.nexthopID == nil ? nil : RouteEntry(nexthops: kept, nexthopID: entry.nexthopID, expiry: entry.expiry)
+            routes[key] = kept.isEmpty && entry.nexthopID == nil ? nil : RouteEntry(
+                nexthops: kept, nexthopID: entry.nexthopID, expiries: entry.expiries.filter { $0.key.map(kept.contains) ?? true })
         }
         // Nexthop objects through the link go too (and, with them, their routes).
         for (id, object) in nexthopObjects where object.hop.map(shouldRemove) == true {
@@ -318,11 +358,16 @@ struct KernelState: Hashable, Sendable {
     /// Clock ticks (`USER_HZ`, 100 per second) in nanoseconds.
     static let nanosecondsPerTick: UInt64 = 10_000_000
 
-    /// Whether an expiry at `expiry` is close enough to `now` (two ticks either side) that
-    /// the kernel's remaining lifetime, truncated to whole ticks, reads 0.
-    static func isImminent(_ expiry: UInt64, now: UInt64) -> Bool {
-        let slack = 2 * nanosecondsPerTick
-        return expiry <= now &+ slack && expiry &+ slack >= now
+    /// A hop's lifetime from what a message reports (`nil`: the kernel wrote 0) and what
+    /// was known before. The kernel writes 0 both for "does not expire" and for "expires
+    /// within this tick" (its remaining lifetime is truncated to whole ticks): a hop known
+    /// to expire within two ticks, or already past its known end, keeps that end. (Past its
+    /// end and still in use, it is asked about a bounded number of times, then forgotten:
+    /// ``forgetExpiries(through:)``.)
+    static func lifetime(reported: UInt64?, previous: UInt64?, now: UInt64) -> UInt64? {
+        if let reported { return reported }
+        guard let previous, previous <= now &+ 2 * nanosecondsPerTick else { return nil }
+        return previous
     }
 
     // MARK: - State to path (SPEC §2.2–2.8)

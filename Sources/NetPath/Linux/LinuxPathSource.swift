@@ -64,8 +64,9 @@ final class LinuxPathSource: @unchecked Sendable {
     private var watcher: ResolverWatcher?
     private var lastPath: NetworkPath
     /// When to ask again because a route expires, and how many times in a row the answer
-    /// still came from a route past its expiry (bounded, so a clock that disagrees with the
-    /// kernel's cannot make the reader spin).
+    /// still came from a route past its expiry (bounded: then that lifetime is forgotten,
+    /// so a clock that disagrees with the kernel's cannot make the reader spin, nor hide a
+    /// later expiry).
     private var expiry: (deadline: UInt64?, retries: Int) = (nil, 0)
     /// Who reads for the source, and whether it was stopped.
     private enum Reader {
@@ -81,8 +82,15 @@ final class LinuxPathSource: @unchecked Sendable {
     private(set) var pauseEnd: UInt64?
     /// The re-dump count last published.
     private var resyncsSeen = 0
-    /// When the reader last received a datagram (monotonic nanoseconds).
-    private var lastReceived: UInt64 = 0
+    /// When the reader last sent a request or handled a reply to one (monotonic
+    /// nanoseconds): an awaited answer is taken as lost a ``stallTimeout`` after it, however
+    /// many events come meanwhile.
+    private var lastProgress: UInt64 = 0
+    /// The engine's reply count when the reader last looked.
+    private var repliesSeen = 0
+    /// The receive queue overflowed and has not been read empty yet: the full dump that
+    /// follows waits until it has (the kernel drops every event until then).
+    private var overrunPending = false
     /// How long the reader waits for the kernel's answer to a dump or a lookup before it
     /// takes the request as lost (a failed send, a dropped reply) and dumps afresh.
     static let stallTimeout: UInt64 = 1_000_000_000
@@ -168,7 +176,7 @@ final class LinuxPathSource: @unchecked Sendable {
 
     /// Dumps the tables and asks the kernel on the calling thread, waiting at most 10 s.
     private func synchronizeNow() throws {
-        if let request = engine.resynchronize() { try socket.send(NetlinkEngine.encode(request)) }
+        if let request = engine.resynchronize() { try send(NetlinkEngine.encode(request)) }
         let deadline = LinuxPathSource.monotonicNow() + 10_000_000_000
         while true {
             if engine.isSettled { try settle() }
@@ -197,14 +205,20 @@ final class LinuxPathSource: @unchecked Sendable {
         while engine.isSettled && !engine.isAnswered && rounds < 4 {
             rounds += 1
             let lookups = engine.startLookups()
-            if !lookups.isEmpty { try socket.send(NetlinkEngine.encode(lookups: lookups)) }
+            if !lookups.isEmpty { try send(NetlinkEngine.encode(lookups: lookups)) }
             let received = try drain(blocking: false)
             if !received && !engine.pendingLookups.isEmpty { engine.abandonLookups() }
         }
     }
 
     private func resynchronize() throws {
-        if let request = engine.resynchronize() { try socket.send(NetlinkEngine.encode(request)) }
+        if let request = engine.resynchronize() { try send(NetlinkEngine.encode(request)) }
+    }
+
+    /// Sends a request whose answer the reader then awaits.
+    private func send(_ bytes: [UInt8]) throws {
+        try socket.send(bytes)
+        lastProgress = LinuxPathSource.monotonicNow()
     }
 
     /// Reads everything queued, in batches of datagrams, applying each message. Stops at
@@ -220,27 +234,47 @@ final class LinuxPathSource: @unchecked Sendable {
             engine.now = LinuxPathSource.monotonicNow()
             switch received {
             case .empty:
+                if try dumpAfterOverrun() { continue }
                 return receivedAny
             case .overrun:
-                // Events were lost: the state may be stale. Dump everything again.
-                try resynchronize()
+                // Events were lost: the state is stale. Everything is dumped again once the
+                // queue has been read empty; until then the kernel drops every event, and a
+                // dump taken meanwhile could miss some.
+                engine.suspend()
+                overrunPending = true
                 continue
             case .datagrams(let count):
                 receivedAny = true
-                lastReceived = engine.now
                 var requests: [NetlinkEngine.Request] = []
                 try socket.forEachDatagram(count: count, truncated: resynchronize) { datagram in
                     NetlinkParser.parse(datagram) { envelope in
                         if let request = engine.handle(envelope) { requests.append(request) }
                     }
                 }
-                for request in requests { try socket.send(NetlinkEngine.encode(request)) }
+                if engine.repliesHandled != repliesSeen {
+                    repliesSeen = engine.repliesHandled
+                    lastProgress = engine.now
+                }
+                for request in requests { try send(NetlinkEngine.encode(request)) }
                 // A batch that did not fill every slot emptied the queue: back to waiting,
                 // without a read that would only say EAGAIN (a storm is mostly single events).
-                if count < NetlinkSocket.slotCount && engine.isSettled { return true }
+                if count < NetlinkSocket.slotCount {
+                    if try dumpAfterOverrun() { continue }
+                    if engine.isSettled { return true }
+                }
             }
         }
         return receivedAny
+    }
+
+    /// At an empty queue after an overrun, starts the full dump.
+    ///
+    /// - Returns: Whether it did (its first part is queued already: read on).
+    private func dumpAfterOverrun() throws -> Bool {
+        guard overrunPending else { return false }
+        overrunPending = false
+        try send(NetlinkEngine.encode(engine.restart()))
+        return true
     }
 
     /// Starts reading: a reader thread (and the watcher's) of its own, or a place on the
@@ -294,16 +328,21 @@ final class LinuxPathSource: @unchecked Sendable {
         do {
             _ = try drain(blocking: blocking)
             let now = LinuxPathSource.monotonicNow()
-            if !engine.isAnswered, now >= lastReceived + LinuxPathSource.stallTimeout {
+            if !engine.isAnswered, !overrunPending, now >= lastProgress + LinuxPathSource.stallTimeout {
                 // Waiting for an answer that did not come: ask for everything again.
-                lastReceived = now
-                try socket.send(NetlinkEngine.encode(engine.restart()))
+                try send(NetlinkEngine.encode(engine.restart()))
             }
             // At the deadline plus the margin, not before: a turn that a message brings in
             // the last tick of a lifetime would ask while the route still counts.
             if let deadline = expiry.deadline, now >= deadline &+ LinuxPathSource.expiryMargin {
-                engine.expiryPassed()
                 expiry.retries += 1
+                if expiry.retries < LinuxPathSource.maximumExpiryRetries {
+                    engine.expiryPassed()
+                } else {
+                    // Still used long past its end by our clock: stop asking about it.
+                    engine.forgetExpiries(through: deadline)
+                    expiry = (engine.nextExpiry(), 0)
+                }
             }
             if engine.isSettled { try settle() }
             failures = 0
@@ -337,7 +376,7 @@ final class LinuxPathSource: @unchecked Sendable {
         guard engine.isAnswered, engine.takeChanges() else { return true }
         let path = engine.path()
         let deadline = engine.nextExpiry()
-        if path != lastPath || deadline != expiry.deadline { expiry.retries = 0 }
+        if deadline != expiry.deadline { expiry.retries = 0 }
         expiry.deadline = deadline
         if path != lastPath {
             lastPath = path
@@ -346,21 +385,18 @@ final class LinuxPathSource: @unchecked Sendable {
         return true
     }
 
-
     /// When to turn without a message (monotonic nanoseconds): the next expiry plus a
-    /// margin, or `nil` (wait for a message), also after too many turns whose answer still
-    /// came from an expired route.
-    /// When to turn without a message: the expiry, or, while an answer from the kernel is
-    /// awaited, the moment it is taken as lost.
+    /// margin, or, while an answer from the kernel is awaited, the moment it is taken as
+    /// lost; `nil` to wait for a message.
     func wakeTime(now: UInt64) -> UInt64? {
         let expiry = expiryWake(now: now)
         guard !engine.isAnswered else { return expiry }
-        let stall = max(lastReceived + LinuxPathSource.stallTimeout, now + 1_000_000)
+        let stall = max(lastProgress + LinuxPathSource.stallTimeout, now + 1_000_000)
         return min(expiry ?? .max, stall)
     }
 
     func expiryWake(now: UInt64) -> UInt64? {
-        guard let deadline = expiry.deadline, expiry.retries < LinuxPathSource.maximumExpiryRetries else { return nil }
+        guard let deadline = expiry.deadline else { return nil }
         return max(deadline + LinuxPathSource.expiryMargin, now + 1_000_000)
     }
 

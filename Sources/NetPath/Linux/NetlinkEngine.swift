@@ -73,10 +73,18 @@ struct NetlinkEngine {
     }
 
     /// Whether the state is complete (no dump in progress).
-    var isSettled: Bool { dumping == nil }
+    var isSettled: Bool { dumping == nil && !suspended }
 
     /// Whether the tables are complete and every lookup answered: ``path()`` is current.
-    var isAnswered: Bool { dumping == nil && pendingLookups.isEmpty && !state.answerStale }
+    var isAnswered: Bool { isSettled && pendingLookups.isEmpty && !state.answerStale }
+
+    /// Events were lost and the tables are stale until ``restart()``: nothing is asked and
+    /// no path is current meanwhile.
+    private(set) var suspended = false
+
+    /// How many replies to our own requests (dump parts, lookup answers) were handled: the
+    /// reader takes a request as lost when this stops moving while an answer is awaited.
+    private(set) var repliesHandled = 0
 
     /// Whether anything that can change the path changed since the last call; clears it.
     mutating func takeChanges() -> Bool {
@@ -88,7 +96,7 @@ struct NetlinkEngine {
     /// something changed that can change the kernel's answer (or an expiry passed). At most
     /// one round per family per batch of messages.
     mutating func startLookups() -> [(sequence: UInt32, lookup: RouteLookup)] {
-        guard dumping == nil, pendingLookups.isEmpty, state.answerStale else { return [] }
+        guard isSettled, pendingLookups.isEmpty, state.answerStale else { return [] }
         let stale = state.staleFamilies
         state.staleFamilies = 0
         lookupRounds += 1
@@ -129,13 +137,25 @@ struct NetlinkEngine {
         state.answerStale = true
     }
 
+    /// The kernel went on using routes past the lifetimes that end by `deadline`: stop
+    /// counting on them (see ``KernelState/forgetExpiries(through:)``).
+    mutating func forgetExpiries(through deadline: UInt64) {
+        state.forgetExpiries(through: deadline)
+    }
+
+    /// The receive queue overflowed: events were lost. Stops asking and answering until
+    /// ``restart()``, which the reader calls once it has read the queue empty (until then
+    /// the kernel drops every event, so a dump asked for earlier could miss some).
+    mutating func suspend() {
+        suspended = true
+        pendingLookups.removeAll()
+    }
+
     private mutating func handleAnswer(_ lookup: RouteLookup, _ message: NetlinkMessage) {
         switch message {
         case .newRoute(let route) where lookup.tableEntry:
             // The table entry itself, with the lifetime in force now: not a change.
-            let stale = state.staleFamilies
-            state.addRoute(route, replace: true, now: now)
-            state.staleFamilies = stale
+            state.refreshLifetime(route, now: now)
         case .newRoute(let route):
             collecting[lookup] = .route(route)
         case .error(let code) where code < 0:
@@ -177,6 +197,7 @@ struct NetlinkEngine {
         if lastSequence != 0 { resyncCount += 1 }
         resyncPending = false
         dumpInterrupted = false
+        suspended = false
         state.removeAll()
         // Answers to lookups asked before are about tables that no longer exist.
         pendingLookups.removeAll()
@@ -202,10 +223,12 @@ struct NetlinkEngine {
     mutating func handle(_ envelope: NetlinkEnvelope) -> Request? {
         let isOurs = envelope.port == port && envelope.sequence != 0
         if isOurs, let lookup = pendingLookups.removeValue(forKey: envelope.sequence) {
+            repliesHandled &+= 1
             handleAnswer(lookup, envelope.message)
             return nil
         }
         let isDumpReply = isOurs && dumping != nil && envelope.sequence == dumpSequence
+        if isDumpReply { repliesHandled &+= 1 }
         if isDumpReply && envelope.flags & NetlinkParser.flagDumpInterrupted != 0 {
             dumpInterrupted = true
         }
@@ -263,12 +286,19 @@ struct NetlinkEngine {
 
     private mutating func finishDump(failed: Bool) -> Request? {
         guard let current = dumping else { return nil }
+        if suspended {
+            // A full dump follows the overrun; this one's tables are stale already.
+            dumping = nil
+            return nil
+        }
         if failed || dumpInterrupted || resyncPending {
             dumping = nil
             return startDump()
         }
         if let next = current.next { return request(next) }
         dumping = nil
+        // Complete: the lifetimes known before it are in the tables again, or gone.
+        state.formerExpiries = [:]
         return nil
     }
 

@@ -211,14 +211,20 @@ struct PathDecision {
         var earliest: UInt64?
         for (lookup, answer) in answers where !lookup.tableEntry {
             guard case .route(let route) = answer, let hop = route.nexthops.first else { continue }
-            for (key, entry) in state.routes where entry.expiry != nil && key.family == route.family {
+            func matches(_ candidate: Nexthop) -> Bool {
+                candidate.interfaceIndex == hop.interfaceIndex
+                    && (hop.gateway == nil || candidate.gateway == nil || candidate.gateway == hop.gateway)
+            }
+            for (key, entry) in state.routes where !entry.expiries.isEmpty && key.family == route.family {
                 // IPv4 answers carry no metric; IPv6 answers carry the route's.
                 guard key.table == route.table || route.table == Netlink.Table.unspecified,
-                      route.family == IPAddress.inet || key.metric == route.metric,
-                      state.hops(of: entry).contains(where: { $0.interfaceIndex == hop.interfaceIndex
-                          && (hop.gateway == nil || $0.gateway == nil || $0.gateway == hop.gateway) })
+                      route.family == IPAddress.inet || key.metric == route.metric
                 else { continue }
-                earliest = min(earliest ?? .max, entry.expiry!)
+                for (lifetimeHop, expiry) in entry.expiries {
+                    // A hop of its own, or the whole route through a nexthop object.
+                    let used = lifetimeHop.map(matches) ?? state.hops(of: entry).contains(where: matches)
+                    if used { earliest = min(earliest ?? .max, expiry) }
+                }
             }
         }
         return earliest

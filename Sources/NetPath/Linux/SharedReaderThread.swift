@@ -47,6 +47,9 @@ final class SharedReaderThread: @unchecked Sendable {
         if descriptor >= 0 { Syscall.close(descriptor) }
     }
 
+    /// How long the thread waits after a failed `poll` (nanoseconds).
+    static let pollFailurePause = 10_000_000
+
     /// Whether the thread runs now (tests).
     var isRunning: Bool { state.withLock { $0.thread != nil } }
 
@@ -114,8 +117,13 @@ final class SharedReaderThread: @unchecked Sendable {
         while let (members, wakeFD) = takeMembers() {
             let now = LinuxPathSource.monotonicNow()
             var plan = SharedPollPlan(wakeFD: wakeFD, members: members.map { $0.pollState(now: now) }, now: now)
-            // EINTR is retried; nothing else is expected of a poll on descriptors we own.
-            guard case .success = Syscall.poll(&plan.descriptors, milliseconds: plan.timeout) else { continue }
+            // EINTR is retried; nothing else is expected of a poll on descriptors we own,
+            // but a failure (ENOMEM) must not make the thread spin: it waits 10 ms.
+            guard case .success = Syscall.poll(&plan.descriptors, milliseconds: plan.timeout) else {
+                var pause = timespec(tv_sec: 0, tv_nsec: SharedReaderThread.pollFailurePause)
+                _ = nanosleep(&pause, nil)
+                continue
+            }
             if plan.descriptors[0].revents != 0 {
                 var count: UInt64 = 0
                 _ = read(wakeFD, &count, 8)
