@@ -372,6 +372,27 @@ import Testing
         #expect(engine.nextExpiry() == 10_000_000_000)
     }
 
+    /// A filtered monitor asks bound questions; when a lifetime passes, it asks for the table
+    /// entry behind each bound IPv6 answer, not only the unbound one.
+    @Test func aFilteredMonitorRenewsTheLifetimesOfItsBoundAnswers() {
+        var engine = settled(filter: InterfaceFilter(required: nil, prohibited: [.other]))
+        engine.now = 1_000_000_000
+        engine.feed(Fixture.link(index: 2, flags: upFlags, name: "eth0"))
+        engine.feed(Fixture.address(index: 2, "2001:db8::2", prefix: 64))
+        engine.feed(Fixture.route(family: IPAddress.inet6, metric: 1024, oif: 2, gateway: "fe80::1", expiresTicks: 300))
+        engine.ask { lookup, sequence in
+            lookup.family == IPAddress.inet6 && lookup.interfaceIndex == 2
+                ? Fixture.answer(family: IPAddress.inet6, metric: 1024, oif: 2, gateway: "fe80::1", source: "2001:db8::2", sequence: sequence)
+                : nil
+        }
+        #expect(engine.nextExpiry() == 4_000_000_000)
+        engine.expiryPassed()
+        let entries = engine.startLookups().map(\.lookup).filter(\.tableEntry)
+        // The unbound question (asked too: it tells `filtered` apart) and the bound one.
+        #expect(Set(entries) == [RouteLookup(family: IPAddress.inet6, tableEntry: true),
+                                 RouteLookup(family: IPAddress.inet6, interfaceIndex: 2, tableEntry: true)])
+    }
+
     /// A lifetime the kernel keeps using past its end is forgotten, and the next one counts.
     @Test func aLifetimeForgottenLeavesTheNextOne() {
         var engine = settled()

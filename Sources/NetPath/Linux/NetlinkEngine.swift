@@ -104,8 +104,12 @@ struct NetlinkEngine {
         collecting = answers.filter { KernelState.familyBit($0.key.family) & stale == 0 }
         var lookups = PathDecision.lookups(for: state, filter: filter).filter { KernelState.familyBit($0.family) & stale != 0 }
         if refreshLifetimes {
+            // Each IPv6 question again for the table entry that answers it, bound as it is
+            // (a filtered monitor's answers may come from routes an unbound one never uses).
             refreshLifetimes = false
-            lookups.append(RouteLookup(family: IPAddress.inet6, tableEntry: true))
+            for lookup in lookups where lookup.family == IPAddress.inet6 {
+                lookups.append(RouteLookup(family: lookup.family, interfaceIndex: lookup.interfaceIndex, tableEntry: true))
+            }
         }
         return lookups.map { lookup in
             let sequence = nextSequence()
