@@ -88,6 +88,8 @@ struct PathTransitionTests {
         try #require(descriptor >= 0)
         await recorder.expect("unsatisfied/noAddress [tun0:other]")
         try ns.ip("addr add 10.8.0.2/24 dev tun0")
+        // Seen before the route comes (a slow reader would read both in one batch).
+        await recorder.expect("unsatisfied/noDefaultRoute [tun0:other]")
         try ns.ip("route add default dev tun0")
         await recorder.expect("satisfied [tun0:other] v4")
         close(descriptor)

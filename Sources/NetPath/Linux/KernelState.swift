@@ -141,7 +141,9 @@ struct KernelState: Hashable, Sendable {
     static let hardwareLoopback = Netlink.Link.hardwareLoopback
 
     mutating func removeAll() {
-        for (key, entry) in routes where !entry.expiries.isEmpty { formerExpiries[key] = entry.expiries }
+        for (key, entry) in routes where !entry.expiries.isEmpty {
+            formerExpiries[key, default: [:]].merge(entry.expiries) { _, new in new }
+        }
         links.removeAll(keepingCapacity: true)
         addresses.removeAll(keepingCapacity: true)
         routes.removeAll(keepingCapacity: true)
@@ -222,7 +224,7 @@ struct KernelState: Hashable, Sendable {
         guard route.flags & Netlink.RouteFlag.cloned == 0 else { return }
         let key = KernelState.key(of: route)
         markStale(family: route.family)
-        let previous = routes[key]?.expiries ?? formerExpiries[key] ?? [:]
+        let known = routes[key]?.expiries ?? [:], former = formerExpiries[key] ?? [:]
         if replace {
             // The kernel replaced the first route with this prefix, table, TOS and metric,
             // whatever its type.
@@ -241,7 +243,7 @@ struct KernelState: Hashable, Sendable {
         }
         let reported = KernelState.expiry(of: route, now: now)
         for hop in RouteEntry.lifetimeKeys(of: route) {
-            entry.expiries[hop] = KernelState.lifetime(reported: reported, previous: previous[hop], now: now)
+            entry.expiries[hop] = KernelState.lifetime(reported: reported, previous: known[hop] ?? former[hop], now: now)
         }
         routes[key] = entry
     }

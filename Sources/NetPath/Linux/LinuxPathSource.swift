@@ -88,9 +88,6 @@ final class LinuxPathSource: @unchecked Sendable {
     private var lastProgress: UInt64 = 0
     /// The engine's reply count when the reader last looked.
     private var repliesSeen = 0
-    /// The receive queue overflowed and has not been read empty yet: the full dump that
-    /// follows waits until it has (the kernel drops every event until then).
-    private var overrunPending = false
     /// How long the reader waits for the kernel's answer to a dump or a lookup before it
     /// takes the request as lost (a failed send, a dropped reply) and dumps afresh.
     static let stallTimeout: UInt64 = 1_000_000_000
@@ -234,14 +231,11 @@ final class LinuxPathSource: @unchecked Sendable {
             engine.now = LinuxPathSource.monotonicNow()
             switch received {
             case .empty:
-                if try dumpAfterOverrun() { continue }
                 return receivedAny
             case .overrun:
-                // Events were lost: the state is stale. Everything is dumped again once the
-                // queue has been read empty; until then the kernel drops every event, and a
-                // dump taken meanwhile could miss some.
-                engine.suspend()
-                overrunPending = true
+                // Events were lost: the state may be stale. Dump everything again (after the
+                // dump in progress, if one is: the kernel runs one at a time).
+                try resynchronize()
                 continue
             case .datagrams(let count):
                 receivedAny = true
@@ -258,23 +252,10 @@ final class LinuxPathSource: @unchecked Sendable {
                 for request in requests { try send(NetlinkEngine.encode(request)) }
                 // A batch that did not fill every slot emptied the queue: back to waiting,
                 // without a read that would only say EAGAIN (a storm is mostly single events).
-                if count < NetlinkSocket.slotCount {
-                    if try dumpAfterOverrun() { continue }
-                    if engine.isSettled { return true }
-                }
+                if count < NetlinkSocket.slotCount && engine.isSettled { return true }
             }
         }
         return receivedAny
-    }
-
-    /// At an empty queue after an overrun, starts the full dump.
-    ///
-    /// - Returns: Whether it did (its first part is queued already: read on).
-    private func dumpAfterOverrun() throws -> Bool {
-        guard overrunPending else { return false }
-        overrunPending = false
-        try send(NetlinkEngine.encode(engine.restart()))
-        return true
     }
 
     /// Starts reading: a reader thread (and the watcher's) of its own, or a place on the
@@ -328,13 +309,14 @@ final class LinuxPathSource: @unchecked Sendable {
         do {
             _ = try drain(blocking: blocking)
             let now = LinuxPathSource.monotonicNow()
-            if !engine.isAnswered, !overrunPending, now >= lastProgress + LinuxPathSource.stallTimeout {
+            if !engine.isAnswered, now >= lastProgress + LinuxPathSource.stallTimeout {
                 // Waiting for an answer that did not come: ask for everything again.
                 try send(NetlinkEngine.encode(engine.restart()))
             }
             // At the deadline plus the margin, not before: a turn that a message brings in
             // the last tick of a lifetime would ask while the route still counts.
-            if let deadline = expiry.deadline, now >= deadline &+ LinuxPathSource.expiryMargin {
+            // Counted only on a turn that can ask (tables complete, nothing awaited).
+            if let deadline = expiry.deadline, engine.isAnswered, now >= deadline &+ LinuxPathSource.expiryMargin {
                 expiry.retries += 1
                 if expiry.retries < LinuxPathSource.maximumExpiryRetries {
                     engine.expiryPassed()
@@ -389,10 +371,9 @@ final class LinuxPathSource: @unchecked Sendable {
     /// margin, or, while an answer from the kernel is awaited, the moment it is taken as
     /// lost; `nil` to wait for a message.
     func wakeTime(now: UInt64) -> UInt64? {
-        let expiry = expiryWake(now: now)
-        guard !engine.isAnswered else { return expiry }
-        let stall = max(lastProgress + LinuxPathSource.stallTimeout, now + 1_000_000)
-        return min(expiry ?? .max, stall)
+        // While an answer is awaited, its arrival brings the next turn; an expiry waits.
+        guard engine.isAnswered else { return max(lastProgress + LinuxPathSource.stallTimeout, now + 1_000_000) }
+        return expiryWake(now: now)
     }
 
     func expiryWake(now: UInt64) -> UInt64? {

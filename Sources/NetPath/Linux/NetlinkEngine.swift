@@ -73,14 +73,10 @@ struct NetlinkEngine {
     }
 
     /// Whether the state is complete (no dump in progress).
-    var isSettled: Bool { dumping == nil && !suspended }
+    var isSettled: Bool { dumping == nil }
 
     /// Whether the tables are complete and every lookup answered: ``path()`` is current.
     var isAnswered: Bool { isSettled && pendingLookups.isEmpty && !state.answerStale }
-
-    /// Events were lost and the tables are stale until ``restart()``: nothing is asked and
-    /// no path is current meanwhile.
-    private(set) var suspended = false
 
     /// How many replies to our own requests (dump parts, lookup answers) were handled: the
     /// reader takes a request as lost when this stops moving while an answer is awaited.
@@ -147,14 +143,6 @@ struct NetlinkEngine {
         state.forgetExpiries(through: deadline)
     }
 
-    /// The receive queue overflowed: events were lost. Stops asking and answering until
-    /// ``restart()``, which the reader calls once it has read the queue empty (until then
-    /// the kernel drops every event, so a dump asked for earlier could miss some).
-    mutating func suspend() {
-        suspended = true
-        pendingLookups.removeAll()
-    }
-
     private mutating func handleAnswer(_ lookup: RouteLookup, _ message: NetlinkMessage) {
         switch message {
         case .newRoute(let route) where lookup.tableEntry:
@@ -201,7 +189,6 @@ struct NetlinkEngine {
         if lastSequence != 0 { resyncCount += 1 }
         resyncPending = false
         dumpInterrupted = false
-        suspended = false
         state.removeAll()
         // Answers to lookups asked before are about tables that no longer exist.
         pendingLookups.removeAll()
@@ -290,11 +277,6 @@ struct NetlinkEngine {
 
     private mutating func finishDump(failed: Bool) -> Request? {
         guard let current = dumping else { return nil }
-        if suspended {
-            // A full dump follows the overrun; this one's tables are stale already.
-            dumping = nil
-            return nil
-        }
         if failed || dumpInterrupted || resyncPending {
             dumping = nil
             return startDump()
