@@ -83,11 +83,14 @@ final class LinuxPathSource: @unchecked Sendable {
     /// The re-dump count last published.
     private var resyncsSeen = 0
     /// When the reader last sent a request or handled a reply to one (monotonic
-    /// nanoseconds): an awaited answer is taken as lost a ``stallTimeout`` after it, however
-    /// many events come meanwhile.
+    /// nanoseconds): an awaited answer is taken as lost a ``stallTimeout`` after it, once
+    /// the queue has been read empty without it (other events do not postpone that).
     private var lastProgress: UInt64 = 0
     /// The engine's reply count when the reader last looked.
     private var repliesSeen = 0
+    /// Whether the last read ended at an empty queue (not at the batch limit of a storm):
+    /// only then can an awaited answer be missing rather than queued behind events.
+    private var queueEmptied = true
     /// How long the reader waits for the kernel's answer to a dump or a lookup before it
     /// takes the request as lost (a failed send, a dropped reply) and dumps afresh.
     static let stallTimeout: UInt64 = 1_000_000_000
@@ -231,6 +234,7 @@ final class LinuxPathSource: @unchecked Sendable {
             engine.now = LinuxPathSource.monotonicNow()
             switch received {
             case .empty:
+                queueEmptied = true
                 return receivedAny
             case .overrun:
                 // Events were lost: the state may be stale. Dump everything again (after the
@@ -252,9 +256,13 @@ final class LinuxPathSource: @unchecked Sendable {
                 for request in requests { try send(NetlinkEngine.encode(request)) }
                 // A batch that did not fill every slot emptied the queue: back to waiting,
                 // without a read that would only say EAGAIN (a storm is mostly single events).
-                if count < NetlinkSocket.slotCount && engine.isSettled { return true }
+                if count < NetlinkSocket.slotCount && engine.isSettled {
+                    queueEmptied = true
+                    return true
+                }
             }
         }
+        queueEmptied = false
         return receivedAny
     }
 
@@ -309,7 +317,7 @@ final class LinuxPathSource: @unchecked Sendable {
         do {
             _ = try drain(blocking: blocking)
             let now = LinuxPathSource.monotonicNow()
-            if !engine.isAnswered, now >= lastProgress + LinuxPathSource.stallTimeout {
+            if !engine.isAnswered, queueEmptied, now >= lastProgress + LinuxPathSource.stallTimeout {
                 // Waiting for an answer that did not come: ask for everything again.
                 try send(NetlinkEngine.encode(engine.restart()))
             }
