@@ -56,9 +56,15 @@ struct KernelState: Hashable, Sendable {
         /// lifetime of its own. A route through a nexthop object keeps its lifetime under `nil`.
         var expiries: [Nexthop?: UInt64] = [:]
 
-        /// The keys of ``expiries`` for the hops of a route message.
-        static func lifetimeKeys(of route: RouteMessage) -> [Nexthop?] {
-            route.nexthopID != nil || route.nexthops.isEmpty ? [nil] : route.nexthops.map { $0 }
+        /// Takes the lifetime `route` reports for each of its hops that the entry has (see
+        /// ``KernelState/lifetime(reported:previous:now:)``); `earlier` holds lifetimes known
+        /// before this entry was made.
+        mutating func takeLifetimes(of route: RouteMessage, now: UInt64, earlier: [Nexthop?: UInt64] = [:]) {
+            let reported = route.expiresTicks.map { now &+ UInt64(max($0, 0)) * KernelState.nanosecondsPerTick }
+            let hops: [Nexthop?] = route.nexthopID != nil || route.nexthops.isEmpty ? [nil] : route.nexthops.map { $0 }
+            for hop in hops where hop.map(nexthops.contains) ?? true {
+                expiries[hop] = KernelState.lifetime(reported: reported, previous: expiries[hop] ?? earlier[hop], now: now)
+            }
         }
     }
 
@@ -224,7 +230,7 @@ struct KernelState: Hashable, Sendable {
         guard route.flags & Netlink.RouteFlag.cloned == 0 else { return }
         let key = KernelState.key(of: route)
         markStale(family: route.family)
-        let known = routes[key]?.expiries ?? [:], former = formerExpiries[key] ?? [:]
+        let earlier = (formerExpiries[key] ?? [:]).merging(routes[key]?.expiries ?? [:]) { _, known in known }
         if replace {
             // The kernel replaced the first route with this prefix, table, TOS and metric,
             // whatever its type.
@@ -241,10 +247,7 @@ struct KernelState: Hashable, Sendable {
                 entry.nexthops.append(hop)
             }
         }
-        let reported = KernelState.expiry(of: route, now: now)
-        for hop in RouteEntry.lifetimeKeys(of: route) {
-            entry.expiries[hop] = KernelState.lifetime(reported: reported, previous: known[hop] ?? former[hop], now: now)
-        }
+        entry.takeLifetimes(of: route, now: now, earlier: earlier)
         routes[key] = entry
     }
 
@@ -253,12 +256,7 @@ struct KernelState: Hashable, Sendable {
     /// routes' lifetimes without a message. Not a change of the tables.
     mutating func refreshLifetime(_ route: RouteMessage, now: UInt64) {
         let key = KernelState.key(of: route)
-        guard var entry = routes[key] else { return }
-        let reported = KernelState.expiry(of: route, now: now)
-        for hop in RouteEntry.lifetimeKeys(of: route) where hop == nil || entry.nexthops.contains(hop!) {
-            entry.expiries[hop] = KernelState.lifetime(reported: reported, previous: entry.expiries[hop], now: now)
-        }
-        routes[key] = entry
+        routes[key]?.takeLifetimes(of: route, now: now)
     }
 
     /// Forgets every lifetime that ends at or before `deadline`: the kernel went on using
@@ -268,11 +266,6 @@ struct KernelState: Hashable, Sendable {
         for (key, entry) in routes where entry.expiries.values.contains(where: { $0 <= deadline }) {
             routes[key]?.expiries = entry.expiries.filter { $0.value > deadline }
         }
-    }
-
-    /// When `route` stops being used by its own account, if it says so.
-    private static func expiry(of route: RouteMessage, now: UInt64) -> UInt64? {
-        route.expiresTicks.map { now &+ UInt64(max($0, 0)) * KernelState.nanosecondsPerTick }
     }
 
     private static func sameSlot(_ a: RouteKey, _ b: RouteKey) -> Bool {

@@ -82,12 +82,11 @@ final class LinuxPathSource: @unchecked Sendable {
     private(set) var pauseEnd: UInt64?
     /// The re-dump count last published.
     private var resyncsSeen = 0
-    /// When the reader last sent a request or handled a reply to one (monotonic
-    /// nanoseconds): an awaited answer is taken as lost a ``stallTimeout`` after it, once
-    /// the queue has been read empty without it (other events do not postpone that).
-    private var lastProgress: UInt64 = 0
-    /// The engine's reply count when the reader last looked.
-    private var repliesSeen = 0
+    /// When the reader last sent a request (monotonic nanoseconds): an awaited answer is
+    /// taken as lost a ``stallTimeout`` after the later of this and the last reply
+    /// (``lostAnswerTime``), once the queue has been read empty without it; other events
+    /// do not postpone that.
+    private var lastSent: UInt64 = 0
     /// Whether the last read ended at an empty queue (not at the batch limit of a storm):
     /// only then can an awaited answer be missing rather than queued behind events.
     private var queueEmptied = true
@@ -218,7 +217,7 @@ final class LinuxPathSource: @unchecked Sendable {
     /// Sends a request whose answer the reader then awaits.
     private func send(_ bytes: [UInt8]) throws {
         try socket.send(bytes)
-        lastProgress = LinuxPathSource.monotonicNow()
+        lastSent = LinuxPathSource.monotonicNow()
     }
 
     /// Reads everything queued, in batches of datagrams, applying each message. Stops at
@@ -248,10 +247,6 @@ final class LinuxPathSource: @unchecked Sendable {
                     NetlinkParser.parse(datagram) { envelope in
                         if let request = engine.handle(envelope) { requests.append(request) }
                     }
-                }
-                if engine.repliesHandled != repliesSeen {
-                    repliesSeen = engine.repliesHandled
-                    lastProgress = engine.now
                 }
                 for request in requests { try send(NetlinkEngine.encode(request)) }
                 // A batch that did not fill every slot emptied the queue: back to waiting,
@@ -317,7 +312,7 @@ final class LinuxPathSource: @unchecked Sendable {
         do {
             _ = try drain(blocking: blocking)
             let now = LinuxPathSource.monotonicNow()
-            if !engine.isAnswered, queueEmptied, now >= lastProgress + LinuxPathSource.stallTimeout {
+            if !engine.isAnswered, queueEmptied, now >= lostAnswerTime {
                 // Waiting for an answer that did not come: ask for everything again.
                 try send(NetlinkEngine.encode(engine.restart()))
             }
@@ -380,13 +375,15 @@ final class LinuxPathSource: @unchecked Sendable {
     /// lost; `nil` to wait for a message.
     func wakeTime(now: UInt64) -> UInt64? {
         // While an answer is awaited, its arrival brings the next turn; an expiry waits.
-        guard engine.isAnswered else { return max(lastProgress + LinuxPathSource.stallTimeout, now + 1_000_000) }
-        return expiryWake(now: now)
-    }
-
-    func expiryWake(now: UInt64) -> UInt64? {
+        guard engine.isAnswered else { return max(lostAnswerTime, now + 1_000_000) }
         guard let deadline = expiry.deadline else { return nil }
         return max(deadline + LinuxPathSource.expiryMargin, now + 1_000_000)
+    }
+
+    /// When an awaited answer is taken as lost: a ``stallTimeout`` after the last request
+    /// or reply.
+    private var lostAnswerTime: UInt64 {
+        max(lastSent, engine.lastReplyAt) + LinuxPathSource.stallTimeout
     }
 
     /// What the shared reader polls for the source, and when the source must turn without

@@ -78,9 +78,9 @@ struct NetlinkEngine {
     /// Whether the tables are complete and every lookup answered: ``path()`` is current.
     var isAnswered: Bool { isSettled && pendingLookups.isEmpty && !state.answerStale }
 
-    /// How many replies to our own requests (dump parts, lookup answers) were handled: the
-    /// reader takes a request as lost when this stops moving while an answer is awaited.
-    private(set) var repliesHandled = 0
+    /// When a reply to our own requests (a dump part, a lookup's answer) was last handled
+    /// (``now`` then): the reader takes a request as lost when none comes for a while.
+    private(set) var lastReplyAt: UInt64 = 0
 
     /// Whether anything that can change the path changed since the last call; clears it.
     mutating func takeChanges() -> Bool {
@@ -214,12 +214,12 @@ struct NetlinkEngine {
     mutating func handle(_ envelope: NetlinkEnvelope) -> Request? {
         let isOurs = envelope.port == port && envelope.sequence != 0
         if isOurs, let lookup = pendingLookups.removeValue(forKey: envelope.sequence) {
-            repliesHandled &+= 1
+            lastReplyAt = now
             handleAnswer(lookup, envelope.message)
             return nil
         }
         let isDumpReply = isOurs && dumping != nil && envelope.sequence == dumpSequence
-        if isDumpReply { repliesHandled &+= 1 }
+        if isDumpReply { lastReplyAt = now }
         if isDumpReply && envelope.flags & NetlinkParser.flagDumpInterrupted != 0 {
             dumpInterrupted = true
         }
