@@ -16,6 +16,21 @@ import Testing
         return engine
     }
 
+    /// A settled engine at 1 s with eth0 up and a global IPv6 address on it: ready for
+    /// IPv6 default routes through fe80::1 or fe80::2.
+    func eth0WithIPv6(filter: InterfaceFilter = .none) -> NetlinkEngine {
+        var engine = settled(filter: filter)
+        engine.now = 1_000_000_000
+        engine.feed(Fixture.link(index: 2, flags: upFlags, name: "eth0"))
+        engine.feed(Fixture.address(index: 2, "2001:db8::2", prefix: 64))
+        return engine
+    }
+
+    /// The kernel's IPv6 answer through eth0's default via `gateway` (metric 1024).
+    func ipv6Answer(via gateway: String, sequence: UInt32) -> [UInt8] {
+        Fixture.answer(family: IPAddress.inet6, metric: 1024, oif: 2, gateway: gateway, source: "2001:db8::2", sequence: sequence)
+    }
+
     func summary(_ engine: NetlinkEngine) -> String {
         let path = engine.path()
         var text = path.status == .satisfied ? "satisfied" : "\(path.status.rawValue)/\(path.diagnosis!.rawValue)"
@@ -74,7 +89,7 @@ import Testing
         engine.feed(Fixture.address(index: 2, "10.0.0.2", prefix: 8, scope: 253))  // scope link
         engine.feed(Fixture.route(family: IPAddress.inet6, metric: 1024, oif: 2, gateway: "fe80::1"))
         let v6: (UInt32) -> [UInt8] = {
-            Fixture.answer(family: IPAddress.inet6, metric: 1024, oif: 2, gateway: "fe80::1", source: "2001:db8::2", sequence: $0)
+            ipv6Answer(via: "fe80::1", sequence: $0)
         }
         engine.ask(v6: v6)
         #expect(summary(engine) == "unsatisfied/noAddress [eth0]")
@@ -282,13 +297,10 @@ import Testing
     }
 
     @Test func anExpiringRouteArmsOneTimer() {
-        var engine = settled()
-        engine.now = 1_000_000_000
-        engine.feed(Fixture.link(index: 2, flags: upFlags, name: "eth0"))
-        engine.feed(Fixture.address(index: 2, "2001:db8::2", prefix: 64))
+        var engine = eth0WithIPv6()
         engine.feed(Fixture.route(family: IPAddress.inet6, metric: 1024, oif: 2, gateway: "fe80::1", expiresTicks: 300))
         engine.feed(Fixture.route(family: IPAddress.inet6, metric: 2048, oif: 2, gateway: "fe80::2", expiresTicks: 100))
-        engine.ask(v6: { Fixture.answer(family: IPAddress.inet6, metric: 1024, oif: 2, gateway: "fe80::1", source: "2001:db8::2", sequence: $0) })
+        engine.ask(v6: { ipv6Answer(via: "fe80::1", sequence: $0) })
         // Only the route the answer came from counts: 3 s after the message.
         #expect(engine.nextExpiry() == 4_000_000_000)
         // When it passes, the lookup round also asks for the table entry (its lifetime now).
@@ -300,7 +312,7 @@ import Testing
             if lookup.tableEntry {
                 engine.feed(Fixture.route(family: IPAddress.inet6, metric: 1024, oif: 2, gateway: "fe80::1", sequence: sequence, expiresTicks: 500))
             } else if lookup.family == IPAddress.inet6 {
-                engine.feed(Fixture.answer(family: IPAddress.inet6, metric: 1024, oif: 2, gateway: "fe80::1", source: "2001:db8::2", sequence: sequence))
+                engine.feed(ipv6Answer(via: "fe80::1", sequence: sequence))
             } else {
                 engine.feed(Fixture.error(-101, sequence: sequence))
             }
@@ -313,10 +325,7 @@ import Testing
     /// The kernel writes `rta_expires` 0 both for a route that does not expire and for one
     /// in the last tick of its lifetime, and a negative count once it has passed.
     @Test func lifetimesOfZeroAndBelowAreReadAsTheKernelMeansThem() {
-        var engine = settled()
-        engine.now = 1_000_000_000
-        engine.feed(Fixture.link(index: 2, flags: upFlags, name: "eth0"))
-        engine.feed(Fixture.address(index: 2, "2001:db8::2", prefix: 64))
+        var engine = eth0WithIPv6()
         let replace = NetlinkParser.flagReplace
         let hop: Nexthop? = Nexthop(interfaceIndex: 2, gateway: IPAddress("fe80::1"))
         engine.feed(Fixture.route(family: IPAddress.inet6, metric: 1024, oif: 2, gateway: "fe80::1", expiresTicks: 200))
@@ -343,13 +352,10 @@ import Testing
     /// lifetime; the one the kernel's answer uses sets the timer, and its table entry
     /// renews it without dropping the other router.
     @Test func eachRoutersDefaultKeepsItsOwnLifetime() {
-        var engine = settled()
-        engine.now = 1_000_000_000
-        engine.feed(Fixture.link(index: 2, flags: upFlags, name: "eth0"))
-        engine.feed(Fixture.address(index: 2, "2001:db8::2", prefix: 64))
+        var engine = eth0WithIPv6()
         engine.feed(Fixture.route(family: IPAddress.inet6, metric: 1024, oif: 2, gateway: "fe80::1", expiresTicks: 300))
         engine.feed(Fixture.route(family: IPAddress.inet6, metric: 1024, oif: 2, gateway: "fe80::2", expiresTicks: 900))
-        engine.ask(v6: { Fixture.answer(family: IPAddress.inet6, metric: 1024, oif: 2, gateway: "fe80::1", source: "2001:db8::2", sequence: $0) })
+        engine.ask(v6: { ipv6Answer(via: "fe80::1", sequence: $0) })
         // fe80::1 carries the traffic and ends first (the last message was fe80::2's).
         #expect(engine.nextExpiry() == 4_000_000_000)
         engine.expiryPassed()
@@ -359,7 +365,7 @@ import Testing
                 return Fixture.route(family: IPAddress.inet6, metric: 1024, oif: 2, gateway: "fe80::1", sequence: sequence, expiresTicks: 1000)
             }
             return lookup.family == IPAddress.inet6
-                ? Fixture.answer(family: IPAddress.inet6, metric: 1024, oif: 2, gateway: "fe80::1", source: "2001:db8::2", sequence: sequence)
+                ? ipv6Answer(via: "fe80::1", sequence: sequence)
                 : nil
         }
         #expect(engine.nextExpiry() == 14_100_000_000)
@@ -368,21 +374,18 @@ import Testing
         #expect(engine.state.routes[key]?.expiries[Nexthop(interfaceIndex: 2, gateway: IPAddress("fe80::2"))] == 10_000_000_000)
         // The kernel moves to fe80::2: its own lifetime sets the timer.
         engine.feed(Fixture.route(type: NetlinkParser.deleteRoute, family: IPAddress.inet6, metric: 1024, oif: 2, gateway: "fe80::1"))
-        engine.ask(v6: { Fixture.answer(family: IPAddress.inet6, metric: 1024, oif: 2, gateway: "fe80::2", source: "2001:db8::2", sequence: $0) })
+        engine.ask(v6: { ipv6Answer(via: "fe80::2", sequence: $0) })
         #expect(engine.nextExpiry() == 10_000_000_000)
     }
 
     /// A filtered monitor asks bound questions; when a lifetime passes, it asks for the table
     /// entry behind each bound IPv6 answer, not only the unbound one.
     @Test func aFilteredMonitorRenewsTheLifetimesOfItsBoundAnswers() {
-        var engine = settled(filter: InterfaceFilter(required: nil, prohibited: [.other]))
-        engine.now = 1_000_000_000
-        engine.feed(Fixture.link(index: 2, flags: upFlags, name: "eth0"))
-        engine.feed(Fixture.address(index: 2, "2001:db8::2", prefix: 64))
+        var engine = eth0WithIPv6(filter: InterfaceFilter(required: nil, prohibited: [.other]))
         engine.feed(Fixture.route(family: IPAddress.inet6, metric: 1024, oif: 2, gateway: "fe80::1", expiresTicks: 300))
         engine.ask { lookup, sequence in
             lookup.family == IPAddress.inet6 && lookup.interfaceIndex == 2
-                ? Fixture.answer(family: IPAddress.inet6, metric: 1024, oif: 2, gateway: "fe80::1", source: "2001:db8::2", sequence: sequence)
+                ? ipv6Answer(via: "fe80::1", sequence: sequence)
                 : nil
         }
         #expect(engine.nextExpiry() == 4_000_000_000)
@@ -395,16 +398,13 @@ import Testing
 
     /// A lifetime the kernel keeps using past its end is forgotten, and the next one counts.
     @Test func aLifetimeForgottenLeavesTheNextOne() {
-        var engine = settled()
-        engine.now = 1_000_000_000
-        engine.feed(Fixture.link(index: 2, flags: upFlags, name: "eth0"))
-        engine.feed(Fixture.address(index: 2, "2001:db8::2", prefix: 64))
+        var engine = eth0WithIPv6()
         engine.feed(Fixture.address(index: 2, "10.0.0.2"))
         engine.feed(Fixture.route(family: IPAddress.inet6, metric: 1024, oif: 2, gateway: "fe80::1", expiresTicks: 100))
         engine.feed(Fixture.route(oif: 2, gateway: "10.0.0.1", expiresTicks: 500))
         engine.ask(
             v4: { Fixture.answer(oif: 2, gateway: "10.0.0.1", source: "10.0.0.2", sequence: $0) },
-            v6: { Fixture.answer(family: IPAddress.inet6, metric: 1024, oif: 2, gateway: "fe80::1", source: "2001:db8::2", sequence: $0) })
+            v6: { ipv6Answer(via: "fe80::1", sequence: $0) })
         #expect(engine.nextExpiry() == 2_000_000_000)
         engine.forgetExpiries(through: 2_000_000_000)
         #expect(engine.nextExpiry() == 6_000_000_000)
@@ -413,10 +413,7 @@ import Testing
     /// A re-dump (after an overrun) that reads a hop's lifetime as 0 in its last tick still
     /// knows it, hop by hop, also when the other router's route came first in the dump.
     @Test func aReDumpKeepsLifetimesInTheirLastTick() {
-        var engine = settled()
-        engine.now = 1_000_000_000
-        engine.feed(Fixture.link(index: 2, flags: upFlags, name: "eth0"))
-        engine.feed(Fixture.address(index: 2, "2001:db8::2", prefix: 64))
+        var engine = eth0WithIPv6()
         engine.feed(Fixture.route(family: IPAddress.inet6, metric: 1024, oif: 2, gateway: "fe80::1", expiresTicks: 900))
         engine.feed(Fixture.route(family: IPAddress.inet6, metric: 1024, oif: 2, gateway: "fe80::2", expiresTicks: 200))
         var request = engine.resynchronize()
@@ -434,7 +431,7 @@ import Testing
             }
             request = engine.feed(Fixture.done(sequence: current.sequence)).first
         }
-        engine.ask(v6: { Fixture.answer(family: IPAddress.inet6, metric: 1024, oif: 2, gateway: "fe80::2", source: "2001:db8::2", sequence: $0) })
+        engine.ask(v6: { ipv6Answer(via: "fe80::2", sequence: $0) })
         #expect(engine.isAnswered && engine.nextExpiry() == 3_000_000_000)
         #expect(engine.state.formerExpiries.isEmpty)
     }
