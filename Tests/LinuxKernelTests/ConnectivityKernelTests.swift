@@ -61,7 +61,8 @@ struct ConnectivityKernelTests {
         try lab.client.ip("link set v0 down")
         let lost = await recorder.wait(seconds: 10) { $0.status != .satisfied }
         #expect(lost?.connectivity == Connectivity.offline)
-        #expect(!recorder.paths.contains { $0.connectivity == .limited })
+        #expect(!recorder.paths.contains { $0.connectivity == .limited },
+                "paths: \(recorder.paths.map { "\($0.summary) \($0.connectivity.rawValue)" })")
     }
 
     @MainActor
