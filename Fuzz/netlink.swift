@@ -17,27 +17,34 @@ public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     var dumping = NetlinkEngine(classify: classify)
     var events = NetlinkEngine(classify: classify)
     var filtered = NetlinkEngine(filter: InterfaceFilter(required: nil, prohibited: [.other, .cellular]), classify: classify)
-    var request = dumping.resynchronize()
-    // Every message both as an event and, through the lookups asked before it, as the
-    // kernel's answer to one (sequences 1 and 2 are the first round's).
-    _ = events.startLookups()
-    _ = filtered.startLookups()
+    dumping.begin()
+    // Every message both as an event and, through the questions asked before it, as the
+    // kernel's answer to one (the first round's lookups take the first sequences).
+    func round(_ engine: inout NetlinkEngine, at now: UInt64) {
+        let actions = engine.step(now: now)
+        for question in actions.questions {
+            engine.answer(question, now & 1 == 0 ? .connected(source: IPAddress(family: question.family, high: now, low: now)) : .refused(errno: Int32(now % 120)))
+        }
+        _ = engine.step(now: now)
+    }
+    round(&events, at: 0)
+    round(&filtered, at: 0)
     NetlinkParser.parse(datagram) { envelope in
-        if let next = dumping.handle(envelope) { request = next }
-        _ = events.handle(envelope)
-        _ = filtered.handle(envelope)
+        dumping.handle(envelope)
+        events.handle(envelope)
+        filtered.handle(envelope)
         var answer = envelope
-        answer.sequence = 1 + envelope.sequence % 2
-        _ = events.handle(answer)
+        answer.sequence = 1 + envelope.sequence % 3
+        events.handle(answer)
         dumping.setHasDNSServer(envelope.sequence & 1 == 0)
         _ = dumping.path()
         _ = events.path()
         _ = filtered.path()
         _ = events.nextExpiry()
-        let lookups = events.startLookups()
-        _ = NetlinkEngine.encode(lookups: lookups)
+        round(&events, at: UInt64(envelope.sequence))
+        _ = events.wakeTime(now: UInt64(envelope.sequence))
+        _ = dumping.step(now: UInt64(envelope.port))
     }
-    if let request { _ = NetlinkEngine.encode(request) }
     let path = events.path()
     // The rules the path must keep whatever the bytes (SPEC §2.5): a reason exactly when
     // not satisfied, and no interface listed twice.

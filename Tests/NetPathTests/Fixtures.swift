@@ -142,12 +142,43 @@ extension NetlinkEngine {
         }
     }
 
+    /// Starts a round: steps, gives every socket question `verdict` (by default: connected,
+    /// from the source the test's route answer will name, unknown here, so unspecified), and
+    /// steps again to send the route lookups. Returns the lookups in flight: for IPv6, the
+    /// source-less one and the one from the source, each with its own sequence.
+    mutating func startLookups(verdict: (RouteLookup) -> SocketVerdict = { .connected(source: IPAddress(family: $0.family, high: 0, low: 0)) })
+        -> [(sequence: UInt32, lookup: RouteLookup)] {
+        let actions = step(now: now)
+        for question in actions.questions { answer(question, verdict(question)) }
+        if !actions.questions.isEmpty { _ = step(now: now) }
+        return pendingLookups.sorted { $0.key < $1.key }.map { ($0.key, $0.value.lookup) }
+    }
+
     /// Answers the round of lookups the engine asks for with `answer` (the bytes of the
-    /// kernel's reply to each, given its sequence; `nil`: network unreachable).
+    /// kernel's reply to each, given its sequence; `nil`: network unreachable, as the socket
+    /// says too), then steps to take the answers.
     mutating func ask(_ answer: (RouteLookup, UInt32) -> [UInt8]?) {
-        for (sequence, lookup) in startLookups() {
-            feed(answer(lookup, sequence) ?? Fixture.error(-101, sequence: sequence))
+        let actions = step(now: now)
+        for question in actions.questions {
+            // The socket's verdict: what the kernel's answer says.
+            let reply = answer(question, 0).map(NetlinkParser.parse)?.first?.message
+            switch reply {
+            case .newRoute(let route)?:
+                if Netlink.RouteType.refuses(route.type) {
+                    self.answer(question, .refused(errno: route.type == Netlink.RouteType.unreachable ? 113
+                        : route.type == Netlink.RouteType.prohibit ? 13 : 22))
+                } else {
+                    self.answer(question, .connected(source: route.source ?? IPAddress(family: question.family, high: 0, low: 0)))
+                }
+            case .error(let code)?: self.answer(question, .refused(errno: -code))
+            default: self.answer(question, .refused(errno: 101))
+            }
         }
+        if !actions.questions.isEmpty { _ = step(now: now) }
+        for (sequence, pending) in pendingLookups.sorted(by: { $0.key < $1.key }) {
+            feed(answer(pending.lookup, sequence) ?? Fixture.error(-101, sequence: sequence))
+        }
+        _ = step(now: now)
     }
 
     /// Answers the unbound lookups: IPv4's with `v4`, IPv6's with `v6` (built with the
@@ -159,13 +190,16 @@ extension NetlinkEngine {
         }
     }
 
-    /// Feeds every message of `bytes`; returns the requests it asked for.
+    /// Feeds every message of `bytes`; returns the dump requests it queued.
     @discardableResult
     mutating func feed(_ bytes: [UInt8]) -> [Request] {
         var requests: [Request] = []
         for envelope in NetlinkParser.parse(bytes) {
-            if let request = handle(envelope) { requests.append(request) }
+            let before = dumpSequence
+            handle(envelope)
+            if let dump = dumping, dumpSequence != before { requests.append(Request(dump: dump, sequence: dumpSequence)) }
         }
+        _ = takeRequests(now: now)
         return requests
     }
 }

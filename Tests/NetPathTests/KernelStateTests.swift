@@ -237,7 +237,8 @@ import Testing
         engine.feed(Fixture.address(index: 3, "100.64.0.2"))
         engine.feed(Fixture.route(metric: 100, oif: 2, gateway: "10.0.0.1"))
         let lookups = engine.startLookups().map(\.lookup)
-        #expect(lookups.map(\.interfaceIndex) == [nil, nil, 3, 3])
+        // IPv4 from its source; IPv6 without and from it; then the same bound to wwan0.
+        #expect(lookups.map(\.interfaceIndex) == [nil, nil, nil, 3, 3, 3])
         engine.abandonLookups()
         // Bound to wwan0 there is no route: the kernel guesses "on link" (table 0).
         engine.ask { lookup, sequence in
@@ -268,8 +269,8 @@ import Testing
         #expect(engine.path().supportsDNS)
         engine.setHasDNSServer(false)
         // A resolver change needs no lookup.
-        #expect(engine.startLookups().isEmpty && engine.takeChanges())
-        #expect(!engine.path().supportsDNS)
+        let actions = engine.step(now: engine.now)
+        #expect(actions.questions.isEmpty && actions.requests.isEmpty && actions.path?.supportsDNS == false)
     }
 
     @Test func lookupsAreAskedOnlyForChangesThatCanChangeTheAnswer() {
@@ -293,7 +294,7 @@ import Testing
         // A rule and a nexthop object: one round for both families.
         engine.feed(Fixture.rule(action: 1, priority: 5, table: 7))
         engine.feed(Fixture.nexthop(id: 4, oif: 2))
-        #expect(engine.startLookups().count == 2 && engine.lookupRounds == rounds + 2)
+        #expect(engine.startLookups().count == 3 && engine.lookupRounds == rounds + 2)
     }
 
     @Test func anExpiringRouteArmsOneTimer() {
@@ -497,7 +498,7 @@ import Testing
         var event = Fixture.route(oif: 2, gateway: "10.0.0.1", sequence: lookups[0].sequence)
         event.replaceSubrange(12..<16, with: Fixture.u32(777))
         engine.feed(event)
-        #expect(engine.pendingLookups.count == 2 && engine.state.routes.count == 1)
+        #expect(engine.pendingLookups.count == 3 && engine.state.routes.count == 1)
     }
 
     @Test func interruptedDumpStartsOverFromAnEmptyState() {
@@ -535,17 +536,21 @@ import Testing
     }
 
     @Test func lookupsEncodeAsIPRouteGet() {
-        // ip route get 1.1.1.1 oif 3; ip -6 route get 2606:4700:4700::1111 — in one datagram.
+        // ip route get 1.1.1.1 from 192.0.2.2 oif 3 ipproto udp dport 53;
+        // ip -6 route get 2606:4700:4700::1111 ipproto udp dport 53 — in one datagram.
         let bytes = NetlinkEngine.encode(lookups: [
-            (5, RouteLookup(family: IPAddress.inet, interfaceIndex: 3)), (6, RouteLookup(family: IPAddress.inet6)),
+            (5, RouteLookup(family: IPAddress.inet, interfaceIndex: 3), false, IPAddress("192.0.2.2")),
+            (6, RouteLookup(family: IPAddress.inet6), false, nil),
         ])
-        #expect(bytes.count == 44 + 48)
-        #expect(Array(bytes[0..<12]) == Fixture.u32(44) + Fixture.u16(26) + Fixture.u16(1) + Fixture.u32(5))
-        #expect(Array(bytes[16..<20]) == [2, 32, 0, 0] && Array(bytes[24..<28]) == Fixture.u32(0x1000))
+        #expect(bytes.count == 68 + 64)
+        #expect(Array(bytes[0..<12]) == Fixture.u32(68) + Fixture.u16(26) + Fixture.u16(1) + Fixture.u32(5))
+        #expect(Array(bytes[16..<20]) == [2, 32, 32, 0] && Array(bytes[24..<28]) == Fixture.u32(0x1000))
         #expect(Array(bytes[28..<36]) == Fixture.u16(8) + Fixture.u16(1) + [1, 1, 1, 1])
-        #expect(Array(bytes[36..<44]) == Fixture.u16(8) + Fixture.u16(4) + Fixture.i32(3))
-        #expect(Array(bytes[60..<64]) == [10, 128, 0, 0] && bytes[76..<78] == [0x26, 0x06] && bytes[90..<92] == [0x11, 0x11])
-        // The parser reads its own lookups' destination as covering the Internet.
+        #expect(Array(bytes[36..<44]) == Fixture.u16(8) + Fixture.u16(2) + [192, 0, 2, 2])
+        #expect(Array(bytes[44..<49]) == Fixture.u16(5) + Fixture.u16(27) + [17])
+        #expect(Array(bytes[52..<58]) == Fixture.u16(6) + Fixture.u16(29) + [0, 53])
+        #expect(Array(bytes[60..<68]) == Fixture.u16(8) + Fixture.u16(4) + Fixture.i32(3))
+        #expect(Array(bytes[84..<88]) == [10, 128, 0, 0] && bytes[100..<102] == [0x26, 0x06] && bytes[114..<116] == [0x11, 0x11])
         #expect(NetlinkParser.parse(bytes).map(\.type) == [26, 26])
     }
 }

@@ -48,6 +48,11 @@ _Static_assert(RTM_F_CLONED == 0x200 && RTM_F_LOOKUP_TABLE == 0x1000 && RTM_F_FI
 _Static_assert(FR_ACT_BLACKHOLE == 6 && FR_ACT_UNREACHABLE == 7 && FR_ACT_PROHIBIT == 8, "rule actions");
 _Static_assert(NHA_ID == 1 && NHA_GROUP == 2 && NHA_BLACKHOLE == 4 && NHA_OIF == 5 && NHA_GATEWAY == 6, "nexthop attributes");
 _Static_assert(IF_OPER_DORMANT == 5 && IF_OPER_UP == 6, "operational states");
+_Static_assert(RTNLGRP_IPV4_NETCONF == 24 && RTNLGRP_IPV6_NETCONF == 25 && RTM_NEWNETCONF == 80, "netconf");
+_Static_assert(IFLA_GROUP == 27 && IFA_F_OPTIMISTIC == 0x04 && RTA_SRC == 2, "group, optimistic, route source");
+_Static_assert(RTA_IP_PROTO == 27 && RTA_DPORT == 29, "lookup flow attributes");
+_Static_assert(FR_ACT_TO_TBL == 1 && FR_ACT_GOTO == 2 && FRA_UID_RANGE == 20 && FRA_DPORT_RANGE == 24, "rule selectors");
+_Static_assert(sizeof(struct fib_rule_uid_range) == 8 && sizeof(struct fib_rule_port_range) == 4, "rule ranges");
 
 /// Interface flags from <net/if.h>, which cannot be included beside the Linux headers.
 enum {

@@ -27,6 +27,9 @@ struct IPAddress: Hashable, Sendable, Comparable {
         self.low = low
     }
 
+    /// `0.0.0.0` or `::`: what a socket reports as its source when it has none.
+    var isUnspecified: Bool { high == 0 && low == 0 }
+
     init(family: UInt8, high: UInt64, low: UInt64) {
         self.family = family
         self.high = high

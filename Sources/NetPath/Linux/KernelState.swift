@@ -7,6 +7,8 @@ struct LinkState: Hashable, Sendable {
     var operationalState: UInt8
     var kind: String?
     var type: NetworkInterface.InterfaceType
+    /// `IFLA_GROUP` (`ip link set … group N`), which rules can select on.
+    var group: UInt32 = 0
 }
 
 /// The interface-type filter of a monitor (`requiredInterfaceType`, `prohibitedInterfaceTypes`).
@@ -45,6 +47,9 @@ struct KernelState: Hashable, Sendable {
         var type: UInt8
         var destinationLength: UInt8
         var destination: IPAddress?
+        /// A source-specific route's source prefix (IPv6 `from …`).
+        var sourceLength: UInt8 = 0
+        var source: IPAddress?
     }
 
     struct RouteEntry: Hashable, Sendable {
@@ -75,13 +80,6 @@ struct KernelState: Hashable, Sendable {
         var isBlackhole: Bool
     }
 
-    /// A rule that refuses every packet of its family (`ip rule add unreachable`, …).
-    struct RuleKey: Hashable, Sendable {
-        var family: UInt8
-        var priority: UInt32
-        var action: UInt8
-    }
-
     struct AddressKey: Hashable, Sendable {
         var address: IPAddress
         var prefixLength: UInt8
@@ -104,7 +102,11 @@ struct KernelState: Hashable, Sendable {
     /// ``lifetime(reported:previous:now:)``).
     var formerExpiries: [RouteKey: [Nexthop?: UInt64]] = [:]
     var nexthopObjects: [UInt32: NexthopObject] = [:]
-    var refusingRules: Set<RuleKey> = []
+    /// Every policy-routing rule, as the kernel reports it (the `blocked` diagnosis of an
+    /// answer that says only "network unreachable", and which tables some rule uses).
+    var rules: Set<RuleMessage> = []
+    /// Whether a rules dump completed: kernels without one leave every table counted as used.
+    var rulesKnown = false
     var hasDNSServer = false {
         didSet { if hasDNSServer != oldValue { changed = true } }
     }
@@ -154,7 +156,8 @@ struct KernelState: Hashable, Sendable {
         addresses.removeAll(keepingCapacity: true)
         routes.removeAll(keepingCapacity: true)
         nexthopObjects.removeAll(keepingCapacity: true)
-        refusingRules.removeAll(keepingCapacity: true)
+        rules.removeAll(keepingCapacity: true)
+        rulesKnown = false
         usableCounts.removeAll(keepingCapacity: true)
         answerStale = true
     }
@@ -179,9 +182,10 @@ struct KernelState: Hashable, Sendable {
     /// telling anyone, so they are dropped here too.
     mutating func updateLink(_ link: LinkState) {
         let previous = links.updateValue(link, forKey: link.index)
-        // Only what the rules read: flags, operstate, name, type.
+        // Only what the rules read: flags, operstate, name, type, and the group that
+        // `suppress_ifgroup` rules select on.
         if previous?.flags != link.flags || previous?.operationalState != link.operationalState
-            || previous?.name != link.name || previous?.type != link.type {
+            || previous?.name != link.name || previous?.type != link.type || previous?.group != link.group {
             answerStale = true
         }
         if link.flags & KernelState.flagUp == 0 {
@@ -221,7 +225,8 @@ struct KernelState: Hashable, Sendable {
 
     static func key(of route: RouteMessage) -> RouteKey {
         RouteKey(family: route.family, table: route.table, tos: route.tos, metric: route.metric, type: route.type,
-                 destinationLength: route.destinationLength, destination: route.destination)
+                 destinationLength: route.destinationLength, destination: route.destination,
+                 sourceLength: route.sourcePrefixLength, source: route.sourcePrefix)
     }
 
     /// Records a route (only routes that cover the Internet reach here; cached clones do
@@ -271,6 +276,7 @@ struct KernelState: Hashable, Sendable {
     private static func sameSlot(_ a: RouteKey, _ b: RouteKey) -> Bool {
         a.family == b.family && a.table == b.table && a.tos == b.tos && a.metric == b.metric
             && a.destinationLength == b.destinationLength && a.destination == b.destination
+            && a.sourceLength == b.sourceLength && a.source == b.source
     }
 
     mutating func removeRoute(_ route: RouteMessage) {
@@ -287,18 +293,25 @@ struct KernelState: Hashable, Sendable {
         routes[key] = entry.nexthops.isEmpty ? nil : entry
     }
 
-    /// Records a rule; only rules that refuse every packet are kept (the `blocked`
-    /// diagnosis of an answer that says only "network unreachable").
+    /// Records a rule, or forgets it (a `RTM_DELRULE` describes the rule as its
+    /// `RTM_NEWRULE` did).
     mutating func updateRule(_ rule: RuleMessage, removed: Bool) {
         markStale(family: rule.family)
-        let key = RuleKey(family: rule.family, priority: rule.priority, action: rule.action)
-        let refuses = rule.action == Netlink.Rule.unreachable || rule.action == Netlink.Rule.prohibit
-            || rule.action == Netlink.Rule.blackhole
-        if removed {
-            refusingRules.remove(key)
-        } else if refuses && rule.matchesEverything {
-            refusingRules.insert(key)
+        if removed { rules.remove(rule) } else { rules.insert(rule) }
+    }
+
+    /// The tables that some rule of `family` looks up (SPEC 2.8: a route in any other
+    /// table is never used); `nil` when the rules are not known (no rules dump, or none of
+    /// the family at all: a kernel always has some).
+    func tablesInUse(family: UInt8) -> Set<UInt32>? {
+        guard rulesKnown else { return nil }
+        var tables: Set<UInt32> = []
+        var any = false
+        for rule in rules where rule.family == family {
+            any = true
+            if rule.action == Netlink.Rule.toTable { tables.insert(rule.table) }
         }
+        return any ? tables : nil
     }
 
     mutating func addNexthop(_ message: NexthopMessage) {
@@ -382,9 +395,12 @@ struct KernelState: Hashable, Sendable {
         link.flags & flagLoopback != 0 || link.hardwareType == hardwareLoopback
     }
 
-    /// SPEC 2.3: not tentative, not DAD-failed, not IPv6 link-local, global scope.
+    /// SPEC 2.3: not DAD-failed, not tentative unless optimistic (the kernel already sends
+    /// from an optimistic address), not IPv6 link-local, global scope.
     static func isUsable(_ address: AddressMessage) -> Bool {
-        address.flags & (Netlink.AddressAttribute.tentative | Netlink.AddressAttribute.dadFailed) == 0
+        let tentative = address.flags & Netlink.AddressAttribute.tentative != 0
+            && address.flags & Netlink.AddressAttribute.optimistic == 0
+        return !tentative && address.flags & Netlink.AddressAttribute.dadFailed == 0
             && !address.address.isIPv6LinkLocal
             && address.scope == scopeUniverse
     }

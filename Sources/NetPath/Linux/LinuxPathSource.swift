@@ -51,9 +51,9 @@ struct LinuxSourceOptions: Sendable {
 /// calls ``turn(blocking:)`` when either is readable or its expiry comes; ``stop()`` detaches
 /// it, and the shared thread closes its descriptors.
 final class LinuxPathSource: @unchecked Sendable {
-    // Until `startReading`, only the opening thread touches `engine`, `lastPath`, `expiry`,
-    // `failures` and `resyncsSeen`; afterwards only the reader thread does (its own, or the
-    // shared one). `control` and `resolverChanged` (locks of their own) guard the rest.
+    // Until `startReading`, only the opening thread touches `engine` and `resyncsSeen`;
+    // afterwards only the reader thread does (its own, or the shared one). `control` and
+    // `resolverChanged` (locks of their own) guard the rest.
     private let socket: NetlinkSocket
     private var engine: NetlinkEngine
     private let resolver: ResolverConfiguration
@@ -62,12 +62,6 @@ final class LinuxPathSource: @unchecked Sendable {
     private let terminate: @Sendable (NetPathError) -> Void
     private let namespace: NetworkNamespace?
     private var watcher: ResolverWatcher?
-    private var lastPath: NetworkPath
-    /// When to ask again because a route expires, and how many times in a row the answer
-    /// still came from a route past its expiry (bounded: then that lifetime is forgotten,
-    /// so a clock that disagrees with the kernel's cannot make the reader spin, nor hide a
-    /// later expiry).
-    private var expiry: (deadline: UInt64?, retries: Int) = (nil, 0)
     /// Who reads for the source, and whether it was stopped.
     private enum Reader {
         case none
@@ -75,24 +69,8 @@ final class LinuxPathSource: @unchecked Sendable {
         case shared(SharedReaderThread)
     }
     private let control = Locked<(reader: Reader, stopped: Bool)>((.none, false))
-    /// Socket errors in a row (0 after a turn that went well).
-    private var failures = 0
-    /// Until when (monotonic nanoseconds) the reader leaves the source alone after socket
-    /// errors in a row.
-    private(set) var pauseEnd: UInt64?
     /// The re-dump count last published.
     private var resyncsSeen = 0
-    /// When the reader last sent a request (monotonic nanoseconds): an awaited answer is
-    /// taken as lost a ``stallTimeout`` after the later of this and the last reply
-    /// (``lostAnswerTime``), once the queue has been read empty without it; other events
-    /// do not postpone that.
-    private var lastSent: UInt64 = 0
-    /// Whether the last read ended at an empty queue (not at the batch limit of a storm):
-    /// only then can an awaited answer be missing rather than queued behind events.
-    private var queueEmptied = true
-    /// How long the reader waits for the kernel's answer to a dump or a lookup before it
-    /// takes the request as lost (a failed send, a dropped reply) and dumps afresh.
-    static let stallTimeout: UInt64 = 1_000_000_000
     /// Set by the resolver watcher when a file may have changed; taken by the reader.
     private let resolverChanged: Locked<Bool>
     /// The engine's re-dump count, copied by the reader when it changes (the engine is the
@@ -101,11 +79,6 @@ final class LinuxPathSource: @unchecked Sendable {
 
     /// The first path, computed by `open` before the reader thread exists.
     private(set) var initialPath: NetworkPath?
-
-    /// Looked up this long after a route's expiry: the kernel's clock ticks are coarser than
-    /// the lifetime it reports (1/100 s).
-    static let expiryMargin: UInt64 = 20_000_000
-    static let maximumExpiryRetries = 50
 
     private init(
         socket: NetlinkSocket, filter: InterfaceFilter, resolver: ResolverConfiguration, options: LinuxSourceOptions,
@@ -119,12 +92,12 @@ final class LinuxPathSource: @unchecked Sendable {
         self.terminate = terminate
         self.namespace = namespace
         self.resolverChanged = resolverChanged
-        lastPath = NetworkPath(status: .unsatisfied)
         let ioctlSocket = socket.ioctlDescriptor, foreign = namespace != nil
         engine = NetlinkEngine(filter: filter) { link in
             InterfaceClassifier.classify(link, ioctlSocket: ioctlSocket, foreign: foreign)
         }
         engine.port = socket.port
+        engine.uid = geteuid()
     }
 
     // MARK: - Opening
@@ -159,11 +132,7 @@ final class LinuxPathSource: @unchecked Sendable {
                 }
             }
             source.engine.setHasDNSServer(resolver.hasServer(read: { Syscall.readFile($0) }))
-            try source.synchronizeNow()
-            _ = source.engine.takeChanges()
-            source.lastPath = source.engine.path()
-            source.initialPath = source.lastPath
-            source.expiry.deadline = source.engine.nextExpiry()
+            source.initialPath = try source.synchronizeNow()
             return source
         } catch {
             source.closeDescriptors()
@@ -174,17 +143,19 @@ final class LinuxPathSource: @unchecked Sendable {
     // MARK: - Reading
 
     /// Dumps the tables and asks the kernel on the calling thread, waiting at most 10 s.
-    private func synchronizeNow() throws {
-        if let request = engine.resynchronize() { try send(NetlinkEngine.encode(request)) }
+    ///
+    /// - Returns: The first path.
+    private func synchronizeNow() throws -> NetworkPath {
+        engine.begin()
         let deadline = LinuxPathSource.monotonicNow() + 10_000_000_000
         while true {
-            if engine.isSettled { try settle() }
-            if engine.isAnswered { return }
+            if let path = try settle() { return path }
             let now = LinuxPathSource.monotonicNow()
+            let until = min(engine.wakeTime(now: now) ?? deadline, deadline)
             var descriptor = pollfd(fd: socket.descriptor, events: Int16(POLLIN), revents: 0)
-            let waited = Syscall.retrying { poll(&descriptor, 1, Int32(deadline > now ? (deadline - now) / 1_000_000 : 0)) }
+            let waited = Syscall.retrying { poll(&descriptor, 1, Int32(until > now ? (until - now + 999_999) / 1_000_000 : 0)) }
             switch waited {
-            case .success(0):
+            case .success(0) where LinuxPathSource.monotonicNow() >= deadline:
                 throw NetPathError(.netlinkFailure, "the kernel did not answer the netlink requests within 10 s")
             case .failure(let error):
                 throw NetPathError(.netlinkFailure, "poll on the netlink socket failed", errno: error.rawValue)
@@ -192,73 +163,59 @@ final class LinuxPathSource: @unchecked Sendable {
                 break
             }
             options.beforeDumpRead?()
-            _ = try drain(blocking: false)
+            try drain(blocking: false)
         }
     }
 
-    /// Asks the kernel until its answers match the tables: the answers are queued on the
-    /// socket before `sendto` returns, so they are read at once. An answer that does not
-    /// come (dropped by a full receive buffer) is asked again.
-    private func settle() throws {
-        var rounds = 0
-        while engine.isSettled && !engine.isAnswered && rounds < 4 {
-            rounds += 1
-            let lookups = engine.startLookups()
-            if !lookups.isEmpty { try send(NetlinkEngine.encode(lookups: lookups)) }
-            let received = try drain(blocking: false)
-            if !received && !engine.pendingLookups.isEmpty { engine.abandonLookups() }
+    /// Steps the engine until it has nothing more to do now: asks its socket questions,
+    /// sends its requests and reads their replies (the kernel queues them before `sendto`
+    /// returns).
+    ///
+    /// - Returns: The path to deliver, if one differs from the last.
+    private func settle() throws -> NetworkPath? {
+        var delivered: NetworkPath?
+        for _ in 0..<32 {
+            let actions = engine.step(now: LinuxPathSource.monotonicNow())
+            for question in actions.questions { engine.answer(question, socket.questions.ask(question)) }
+            for request in actions.requests { try socket.send(request) }
+            if let path = actions.path { delivered = path }
+            if actions.questions.isEmpty && actions.requests.isEmpty { break }
+            if !actions.requests.isEmpty { try drain(blocking: false) }
         }
+        return delivered
     }
 
-    private func resynchronize() throws {
-        if let request = engine.resynchronize() { try send(NetlinkEngine.encode(request)) }
-    }
-
-    /// Sends a request whose answer the reader then awaits.
-    private func send(_ bytes: [UInt8]) throws {
-        try socket.send(bytes)
-        lastSent = LinuxPathSource.monotonicNow()
-    }
-
-    /// Reads everything queued, in batches of datagrams, applying each message. Stops at
-    /// an empty queue, or after a bounded number of batches so a storm cannot hide the path
-    /// for ever.
+    /// Reads everything queued, in batches of datagrams, applying each message and sending
+    /// the requests that follow (a dump's next part). Stops at an empty queue, or after a
+    /// bounded number of batches so a storm cannot hide the path for ever.
     ///
     /// - Parameter blocking: Wait for the first datagram (the reader thread's only wait).
-    /// - Returns: Whether any datagram was read.
-    private func drain(blocking: Bool) throws -> Bool {
-        var receivedAny = false
+    private func drain(blocking: Bool) throws {
         for batch in 0..<256 {
             let received = try socket.receive(blocking: blocking && batch == 0)
             engine.now = LinuxPathSource.monotonicNow()
             switch received {
             case .empty:
-                queueEmptied = true
-                return receivedAny
+                engine.readEnded(emptied: true)
+                return
             case .overrun:
-                // Events were lost: the state may be stale. Dump everything again (after the
-                // dump in progress, if one is: the kernel runs one at a time).
-                try resynchronize()
-                continue
+                // Events were lost: the state may be stale. Dump everything again.
+                engine.overrun()
             case .datagrams(let count):
-                receivedAny = true
-                var requests: [NetlinkEngine.Request] = []
-                try socket.forEachDatagram(count: count, truncated: resynchronize) { datagram in
-                    NetlinkParser.parse(datagram) { envelope in
-                        if let request = engine.handle(envelope) { requests.append(request) }
-                    }
+                socket.forEachDatagram(count: count, truncated: { engine.overrun() }) { datagram in
+                    NetlinkParser.parse(datagram) { envelope in engine.handle(envelope) }
                 }
-                for request in requests { try send(NetlinkEngine.encode(request)) }
                 // A batch that did not fill every slot emptied the queue: back to waiting,
                 // without a read that would only say EAGAIN (a storm is mostly single events).
                 if count < NetlinkSocket.slotCount && engine.isSettled {
-                    queueEmptied = true
-                    return true
+                    for request in engine.takeRequests(now: engine.now) { try socket.send(request) }
+                    engine.readEnded(emptied: true)
+                    return
                 }
             }
+            for request in engine.takeRequests(now: engine.now) { try socket.send(request) }
         }
-        queueEmptied = false
-        return receivedAny
+        engine.readEnded(emptied: false)
     }
 
     /// Starts reading: a reader thread (and the watcher's) of its own, or a place on the
@@ -285,14 +242,14 @@ final class LinuxPathSource: @unchecked Sendable {
     }
 
     /// The reader thread of the source's own. ``stop()`` and the resolver watcher wake it
-    /// with a request the kernel answers on the socket; a route's expiry, with the socket's
-    /// receive timeout.
+    /// with a request the kernel answers on the socket; the engine's deadlines, with the
+    /// socket's receive timeout.
     private func runLoop() {
         defer { closeDescriptors() }
         while true {
             options.beforeRead?()
             let now = LinuxPathSource.monotonicNow()
-            socket.setReceiveTimeout(nanoseconds: wakeTime(now: now).map { $0 - now } ?? 0)
+            socket.setReceiveTimeout(nanoseconds: engine.wakeTime(now: now).map { $0 > now ? $0 - now : 1 } ?? 0)
             guard turn(blocking: true) else { return }
             if let pauseEnd, case let now = LinuxPathSource.monotonicNow(), pauseEnd > now {
                 var interval = timespec(tv_sec: Int((pauseEnd - now) / 1_000_000_000), tv_nsec: Int((pauseEnd - now) % 1_000_000_000))
@@ -301,96 +258,59 @@ final class LinuxPathSource: @unchecked Sendable {
         }
     }
 
+    /// Until when (monotonic nanoseconds) the reader leaves the source alone after socket
+    /// errors in a row.
+    var pauseEnd: UInt64? { engine.pauseEnd }
+
     /// One turn of the reader: reads what is queued (waiting for the first datagram when
-    /// `blocking`), applies it, asks the kernel again when the answer may have changed, and
-    /// delivers a path that differs from the last.
+    /// `blocking`), applies it, lets the engine ask the kernel again, and delivers a path
+    /// that differs from the last.
     ///
     /// - Returns: `false` when the source has ended (stopped, or its namespace deleted):
     ///   the reader then closes its descriptors.
     func turn(blocking: Bool) -> Bool {
         if control.withLock({ $0.stopped }) { return false }
+        var path: NetworkPath?
         do {
-            _ = try drain(blocking: blocking)
-            let now = LinuxPathSource.monotonicNow()
-            if !engine.isAnswered, queueEmptied, now >= lostAnswerTime {
-                // Waiting for an answer that did not come: ask for everything again.
-                try send(NetlinkEngine.encode(engine.restart()))
-            }
-            // At the deadline plus the margin, not before: a turn that a message brings in
-            // the last tick of a lifetime would ask while the route still counts.
-            // Counted only on a turn that can ask (tables complete, nothing awaited).
-            if let deadline = expiry.deadline, engine.isAnswered, now >= deadline &+ LinuxPathSource.expiryMargin {
-                expiry.retries += 1
-                if expiry.retries < LinuxPathSource.maximumExpiryRetries {
-                    engine.expiryPassed()
-                } else {
-                    // Still used long past its end by our clock: stop asking about it.
-                    engine.forgetExpiries(through: deadline)
-                    expiry = (engine.nextExpiry(), 0)
+            try drain(blocking: blocking)
+            if resolverChanged.withLock({ changed in defer { changed = false }; return changed }) {
+                if let namespace, !Syscall.exists(namespace.path) {
+                    // Deleted: its interfaces are gone for everyone else; a defined last path,
+                    // then the reason, then the source ends.
+                    let gone = NetworkPath(status: .unsatisfied, unsatisfiedReason: .notAvailable, diagnosis: .noInterface)
+                    if gone != engine.lastDelivered { deliver(gone) }
+                    terminate(NetPathError(.namespaceNotFound, "\(namespace) was deleted"))
+                    return false
                 }
+                engine.setHasDNSServer(resolver.hasServer(read: { Syscall.readFile($0) }))
             }
-            if engine.isSettled { try settle() }
-            failures = 0
-            pauseEnd = nil
+            path = try settle()
+            engine.turnSucceeded()
         } catch {
-            // A socket error other than an overrun: resynchronise, as after an overrun, and
-            // carry on; while it persists, the turns are spaced by a pause of 1 ms doubling
-            // to about 1 s, so a broken socket cannot spin the reader.
-            failures += 1
-            if failures > 1 {
-                pauseEnd = LinuxPathSource.monotonicNow() + UInt64(1 << min(failures - 2, 10)) * 1_000_000
-            }
-            try? resynchronize()
+            // A socket error other than an overrun: resynchronise and carry on (the engine
+            // spaces the turns while it persists).
+            engine.socketFailed(now: LinuxPathSource.monotonicNow())
+            for request in engine.takeRequests(now: LinuxPathSource.monotonicNow()) { try? socket.send(request) }
         }
         if control.withLock({ $0.stopped }) { return false }
-        if resolverChanged.withLock({ changed in defer { changed = false }; return changed }) {
-            if let namespace, !Syscall.exists(namespace.path) {
-                // Deleted: its interfaces are gone for everyone else; a defined last path,
-                // then the reason, then the source ends.
-                let gone = NetworkPath(status: .unsatisfied, unsatisfiedReason: .notAvailable, diagnosis: .noInterface)
-                if gone != lastPath { deliver(gone) }
-                terminate(NetPathError(.namespaceNotFound, "\(namespace) was deleted"))
-                return false
-            }
-            engine.setHasDNSServer(resolver.hasServer(read: { Syscall.readFile($0) }))
-        }
         if engine.resyncCount != resyncsSeen {
             resyncsSeen = engine.resyncCount
             publishedResyncs.withLock { $0 = resyncsSeen }
         }
-        guard engine.isAnswered, engine.takeChanges() else { return true }
-        let path = engine.path()
-        let deadline = engine.nextExpiry()
-        if deadline != expiry.deadline { expiry.retries = 0 }
-        expiry.deadline = deadline
-        if path != lastPath {
-            lastPath = path
-            deliver(path)
-        }
+        if let path { deliver(path) }
         return true
     }
 
-    /// When to turn without a message (monotonic nanoseconds): the next expiry plus a
-    /// margin, or, while an answer from the kernel is awaited, the moment it is taken as
-    /// lost; `nil` to wait for a message.
+    /// When to turn without a message (monotonic nanoseconds), or `nil` to wait for one.
     func wakeTime(now: UInt64) -> UInt64? {
-        // While an answer is awaited, its arrival brings the next turn; an expiry waits.
-        guard engine.isAnswered else { return max(lostAnswerTime, now + 1_000_000) }
-        guard let deadline = expiry.deadline else { return nil }
-        return max(deadline + LinuxPathSource.expiryMargin, now + 1_000_000)
-    }
-
-    /// When an awaited answer is taken as lost: a ``stallTimeout`` after the last request
-    /// or reply.
-    private var lostAnswerTime: UInt64 {
-        max(lastSent, engine.lastReplyAt) + LinuxPathSource.stallTimeout
+        engine.wakeTime(now: now)
     }
 
     /// What the shared reader polls for the source, and when the source must turn without
     /// a message.
     func pollState(now: UInt64) -> SharedPollPlan.Member {
-        SharedPollPlan.Member(socket: socket.descriptor, watcher: watcher?.descriptor, expiryWake: wakeTime(now: now),
-                              pauseEnd: pauseEnd)
+        SharedPollPlan.Member(socket: socket.descriptor, watcher: watcher?.descriptor, expiryWake: engine.wakeTime(now: now),
+                              pauseEnd: engine.pauseEnd)
     }
 
     /// Called by the shared reader when the resolver watch is readable.

@@ -22,6 +22,9 @@ enum Netlink {
         static let newRule: UInt16 = 32, deleteRule: UInt16 = 33, getRule: UInt16 = 34
         /// `RTM_NEWNEXTHOP`, `RTM_DELNEXTHOP`, `RTM_GETNEXTHOP`.
         static let newNexthop: UInt16 = 104, deleteNexthop: UInt16 = 105, getNexthop: UInt16 = 106
+        /// `RTM_NEWNETCONF`, `RTM_DELNETCONF`: a forwarding setting changed
+        /// (`ignore_routes_with_linkdown`, `forwarding`, …).
+        static let newNetconf: UInt16 = 80, deleteNetconf: UInt16 = 81
     }
 
     /// Header flags (`NLM_F_*`).
@@ -57,13 +60,20 @@ enum Netlink {
         /// `RTNLGRP_NEXTHOP` (32).
         static let nexthop: UInt32 = 1 << (32 - 1)
 
+        /// `RTNLGRP_IPV4_NETCONF` (24).
+        static let ipv4Netconf: UInt32 = 1 << (24 - 1)
+        /// `RTNLGRP_IPV6_NETCONF` (25).
+        static let ipv6Netconf: UInt32 = 1 << (25 - 1)
+
         /// Everything the monitor subscribes to.
         static let monitor = link | ipv4Address | ipv4Route | ipv4Rule | ipv6Address | ipv6Route | ipv6Rule | nexthop
+            | ipv4Netconf | ipv6Netconf
     }
 
     /// Route attributes (`RTA_*`).
     enum RouteAttribute {
         static let destination: UInt16 = 1  // RTA_DST
+        static let sourcePrefix: UInt16 = 2  // RTA_SRC (a route's source prefix; a lookup's source)
         static let outputInterface: UInt16 = 4  // RTA_OIF
         static let gateway: UInt16 = 5  // RTA_GATEWAY
         static let priority: UInt16 = 6  // RTA_PRIORITY (the metric)
@@ -73,6 +83,8 @@ enum Netlink {
         static let table: UInt16 = 15  // RTA_TABLE
         static let via: UInt16 = 18  // RTA_VIA
         static let nexthopID: UInt16 = 30  // RTA_NH_ID
+        static let ipProtocol: UInt16 = 27  // RTA_IP_PROTO (u8)
+        static let destinationPort: UInt16 = 29  // RTA_DPORT (be16)
     }
 
     /// `rtm_flags` bits.
@@ -108,21 +120,36 @@ enum Netlink {
         static let local: UInt32 = 255
     }
 
-    /// FIB rule actions (`FR_ACT_*`, `fib_rule_hdr.action`) and flags.
+    /// FIB rule actions (`FR_ACT_*`, `fib_rule_hdr.action`), flags and attributes (`FRA_*`).
     enum Rule {
+        static let toTable: UInt8 = 1  // FR_ACT_TO_TBL
+        static let goto: UInt8 = 2  // FR_ACT_GOTO
         static let blackhole: UInt8 = 6  // FR_ACT_BLACKHOLE
         static let unreachable: UInt8 = 7  // FR_ACT_UNREACHABLE
         static let prohibit: UInt8 = 8  // FR_ACT_PROHIBIT
         /// `FIB_RULE_INVERT` (`not …`).
         static let invert: UInt32 = 0x2
-        /// `FRA_PRIORITY`.
-        static let priorityAttribute: UInt16 = 6
-        /// `FRA_TABLE`.
-        static let tableAttribute: UInt16 = 15
-        /// The attributes that only carry the rule's identity or action, not a selector:
-        /// `FRA_PRIORITY`, `FRA_TABLE`, `FRA_GOTO` (4), `FRA_PAD` (18), `FRA_PROTOCOL` (21),
-        /// `FRA_SUPPRESS_IFGROUP` (13), `FRA_SUPPRESS_PREFIXLEN` (14), `FRA_UNSPEC` (0).
-        static let nonSelectors: [UInt16] = [0, 4, 6, 13, 14, 15, 18, 21]
+        /// `FIB_RULE_UNRESOLVED`: a `goto` whose target rule does not exist (skipped).
+        static let unresolved: UInt32 = 0x4
+        /// `FIB_RULE_IIF_DETACHED`, `FIB_RULE_OIF_DETACHED`: the named interface does not exist.
+        static let inputDetached: UInt32 = 0x8, outputDetached: UInt32 = 0x10
+        static let destinationAttribute: UInt16 = 1  // FRA_DST
+        static let sourceAttribute: UInt16 = 2  // FRA_SRC
+        static let inputNameAttribute: UInt16 = 3  // FRA_IIFNAME
+        static let gotoAttribute: UInt16 = 4  // FRA_GOTO (u32 priority)
+        static let priorityAttribute: UInt16 = 6  // FRA_PRIORITY
+        static let markAttribute: UInt16 = 10  // FRA_FWMARK
+        static let suppressGroupAttribute: UInt16 = 13  // FRA_SUPPRESS_IFGROUP
+        static let suppressPrefixAttribute: UInt16 = 14  // FRA_SUPPRESS_PREFIXLEN
+        static let tableAttribute: UInt16 = 15  // FRA_TABLE
+        static let markMaskAttribute: UInt16 = 16  // FRA_FWMASK
+        static let outputNameAttribute: UInt16 = 17  // FRA_OIFNAME
+        static let padAttribute: UInt16 = 18  // FRA_PAD
+        static let uidRangeAttribute: UInt16 = 20  // FRA_UID_RANGE (struct fib_rule_uid_range)
+        static let protocolAttribute: UInt16 = 21  // FRA_PROTOCOL (who made the rule; not a selector)
+        static let ipProtocolAttribute: UInt16 = 22  // FRA_IP_PROTO
+        static let sourcePortsAttribute: UInt16 = 23  // FRA_SPORT_RANGE (struct fib_rule_port_range)
+        static let destinationPortsAttribute: UInt16 = 24  // FRA_DPORT_RANGE
     }
 
     /// Nexthop object attributes (`NHA_*`).
@@ -139,6 +166,7 @@ enum Netlink {
         static let address: UInt16 = 1  // IFA_ADDRESS
         static let local: UInt16 = 2  // IFA_LOCAL
         static let flags: UInt16 = 8  // IFA_FLAGS
+        static let optimistic: UInt32 = 0x04  // IFA_F_OPTIMISTIC
         static let dadFailed: UInt32 = 0x08  // IFA_F_DADFAILED
         static let tentative: UInt32 = 0x40  // IFA_F_TENTATIVE
     }
@@ -149,6 +177,7 @@ enum Netlink {
         static let operationalState: UInt16 = 16  // IFLA_OPERSTATE
         static let linkInfo: UInt16 = 18  // IFLA_LINKINFO
         static let infoKind: UInt16 = 1  // IFLA_INFO_KIND, inside IFLA_LINKINFO
+        static let group: UInt16 = 27  // IFLA_GROUP (u32)
     }
 
     /// Link facts: RFC 2863 operational states (`IF_OPER_*`), interface flags (`IFF_*`),
@@ -171,13 +200,20 @@ enum Netlink {
     /// `AF_BRIDGE`: link messages of this family are bridge-port news, not links.
     static let familyBridge: UInt8 = 7
 
-    /// The errno values (Linux's) of refused lookups.
+    /// The errno values (Linux's) of refused lookups and connects.
     enum Errno {
+        static let notPermitted: Int32 = 1  // EPERM: an IPsec policy blocks the flow
         static let permissionDenied: Int32 = 13  // EACCES: a prohibit route or rule
         static let invalidArgument: Int32 = 22  // EINVAL: a blackhole route or rule
         static let networkUnreachable: Int32 = 101  // ENETUNREACH: no route, or an unreachable rule
         static let hostUnreachable: Int32 = 113  // EHOSTUNREACH: an unreachable route
+        static let addressNotAvailable: Int32 = 99  // EADDRNOTAVAIL: no source address to send from
     }
+
+    /// The UDP port the monitor's sockets connect to (DNS), and `IPPROTO_UDP`: rules can
+    /// select on either, so the route lookup names them as the socket's flow does.
+    static let questionPort: UInt16 = 53
+    static let udpProtocol: UInt8 = 17
 
     /// The destinations the monitor asks the kernel about: what an ordinary socket to the
     /// Internet would be routed as (`ip route get 1.1.1.1`, `ip -6 route get 2606:4700:4700::1111`).

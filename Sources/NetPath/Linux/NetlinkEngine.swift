@@ -1,12 +1,19 @@
-/// The monitor's state machine: decoded messages in, kernel state and requests out.
+/// The monitor's state machine: decoded messages, socket verdicts and the time in; kernel
+/// state, requests to send, socket questions to ask, paths to deliver and the next deadline
+/// out. The reader (``LinuxPathSource``) only performs the I/O it is told to.
 ///
 /// It owns the dump protocol of SPEC §2.1 and §2.9: links, then addresses, routes, rules
 /// and nexthop objects; a dump interrupted by a concurrent change (`NLM_F_DUMP_INTR`) or a
-/// receive-buffer overrun (`ENOBUFS`) starts over from an empty state. Then the lookup
-/// protocol: once the tables are complete and something that can change the kernel's routing
-/// decision changed, ``startLookups()`` names the route lookups to send; their answers come
-/// back through ``handle(_:)``, and ``path()`` is the path once all are in. It does no I/O,
-/// so it is tested with byte fixtures.
+/// receive-buffer overrun (`ENOBUFS`) starts over from an empty state. Then the question
+/// protocol: once the tables are complete and something that can change the kernel's
+/// decision changed, ``step(now:)`` names the socket questions to ask (a UDP `connect()` per
+/// family and bound interface); their verdicts come back through ``answer(_:_:)``, and the
+/// next step sends one datagram of route lookups from the sources the kernel picked; their
+/// answers come back through ``handle(_:)``. Then its timing rules: an awaited reply that does
+/// not come is taken as lost; a route's expiry is asked about again; an answer that
+/// contradicts the tables read (the kernel announces some changes just before making them)
+/// is asked again shortly; socket errors in a row pause the reader. It does no I/O and
+/// reads no clock, so it is tested with byte fixtures and a manual clock.
 struct NetlinkEngine {
     /// The dumps of a synchronisation, in order.
     enum Dump: UInt16, Sendable {
@@ -36,6 +43,32 @@ struct NetlinkEngine {
         var sequence: UInt32
     }
 
+    /// What the reader must do after a step, in this order: ask the socket questions (and
+    /// pass each verdict to ``answer(_:_:)``, then step again), send the datagrams, deliver
+    /// the path; then wait for a message, or until ``wakeTime(now:)``.
+    struct Actions: Equatable, Sendable {
+        var questions: [RouteLookup] = []
+        var requests: [[UInt8]] = []
+        var path: NetworkPath?
+
+        var isEmpty: Bool { questions.isEmpty && requests.isEmpty && path == nil }
+    }
+
+    /// What a route lookup in flight asks.
+    enum LookupKind: Hashable, Sendable {
+        /// No source: what an IPv6 socket's route is when this succeeds.
+        case sourceless
+        /// From the source the socket picked (`ip route get DEST from SRC`).
+        case fromSource
+        /// The table entry with its lifetime (``RouteLookup/tableEntry``).
+        case tableEntry
+    }
+
+    struct PendingLookup: Hashable, Sendable {
+        var lookup: RouteLookup
+        var kind: LookupKind
+    }
+
     private(set) var state = KernelState()
     /// The dump in progress, or `nil` when the state is complete and current.
     private(set) var dumping: Dump?
@@ -48,24 +81,68 @@ struct NetlinkEngine {
     /// Names a link's type; called when a link appears, or its name, kind or hardware
     /// type changes.
     var classify: (LinkMessage) -> NetworkInterface.InterfaceType
-    /// The monitor's interface-type filter (which lookups are asked, and the path).
+    /// The monitor's interface-type filter (which questions are asked, and the path).
     var filter: InterfaceFilter
     /// The port id of our socket: answers to our requests carry it.
     var port: UInt32 = 0
+    /// The monitor's effective uid (`uidrange` rules, in the diagnosis).
+    var uid: UInt32 = 0
     /// When the messages being handled were read (CLOCK_MONOTONIC nanoseconds), for
-    /// route lifetimes. The reader sets it before each batch.
+    /// route lifetimes. The reader sets it before each batch; a step sets it too.
     var now: UInt64 = 0
 
+    /// The socket questions of the round in progress, and the verdicts given so far.
+    private(set) var questions: [RouteLookup] = []
+    private var verdicts: [RouteLookup: SocketVerdict] = [:]
     /// The lookups sent and not answered yet, by sequence number.
-    private(set) var pendingLookups: [UInt32: RouteLookup] = [:]
-    /// The answers of the last complete round of lookups.
+    private(set) var pendingLookups: [UInt32: PendingLookup] = [:]
+    private var replies: [PendingLookup: KernelAnswer] = [:]
+    /// The answers of the last complete round.
     private(set) var answers: [RouteLookup: KernelAnswer] = [:]
     private var collecting: [RouteLookup: KernelAnswer] = [:]
     /// Ask for the table entries too (an expiry passed: learn the lifetimes now in force,
     /// which router advertisements renew without a message).
     private var refreshLifetimes = false
-    /// How many lookup rounds were asked (tests check the coalescing).
+    /// How many rounds of questions were asked (tests check the coalescing).
     private(set) var lookupRounds = 0
+    /// Datagrams to send, queued by the dump protocol and by a step.
+    private var outbox: [[UInt8]] = []
+
+    // MARK: Timing
+
+    /// When the last datagram was handed to the reader to send, and when a reply to our own
+    /// requests (a dump part, a lookup's answer) was last handled: an awaited reply is taken
+    /// as lost a ``stallTimeout`` after the later of the two, once a read has emptied the
+    /// queue without it (``readEnded(emptied:)``).
+    private(set) var lastSent: UInt64 = 0
+    private(set) var lastReplyAt: UInt64 = 0
+    private var queueEmptied = true
+    /// When to ask again because a route the answers came from expires, and how many times
+    /// in a row the answer still came from a route past its expiry (bounded: then that
+    /// lifetime is forgotten, so a clock that disagrees with the kernel's cannot make the
+    /// reader spin, nor hide a later expiry).
+    private(set) var expiry: (deadline: UInt64?, retries: Int) = (nil, 0)
+    /// When to ask again because the answers contradicted the tables, and how many times
+    /// in a row that happened.
+    private(set) var recheck: (at: UInt64?, count: Int) = (nil, 0)
+    /// Socket errors in a row, and until when the reader leaves the socket alone.
+    private var failures = 0
+    private(set) var pauseEnd: UInt64?
+    /// The last path handed out, `nil` before the first.
+    private(set) var lastDelivered: NetworkPath?
+
+    /// How long an awaited reply may take before it is taken as lost (a failed send, a
+    /// dropped reply) and everything is dumped afresh.
+    static let stallTimeout: UInt64 = 1_000_000_000
+    /// Looked up this long after a route's expiry: the kernel's clock ticks are coarser
+    /// than the lifetime it reports (1/100 s).
+    static let expiryMargin: UInt64 = 20_000_000
+    static let maximumExpiryRetries = 50
+    /// The first wait before asking again after answers that contradict the tables
+    /// (doubling), and how many times; then the answer is believed. The kernel finishes the
+    /// change it announced within microseconds unless its thread was preempted.
+    static let recheckDelay: UInt64 = 1_000_000
+    static let maximumRechecks = 7
 
     init(filter: InterfaceFilter = .none, classify: @escaping (LinkMessage) -> NetworkInterface.InterfaceType) {
         self.filter = filter
@@ -75,12 +152,11 @@ struct NetlinkEngine {
     /// Whether the state is complete (no dump in progress).
     var isSettled: Bool { dumping == nil }
 
-    /// Whether the tables are complete and every lookup answered: ``path()`` is current.
-    var isAnswered: Bool { isSettled && pendingLookups.isEmpty && !state.answerStale }
+    /// Whether the tables are complete and every question answered: ``path()`` is current.
+    var isAnswered: Bool { isSettled && questions.isEmpty && pendingLookups.isEmpty && !state.answerStale }
 
-    /// When a reply to our own requests (a dump part, a lookup's answer) was last handled
-    /// (``now`` then): the reader takes a request as lost when none comes for a while.
-    private(set) var lastReplyAt: UInt64 = 0
+    /// Whether a reply from the kernel is awaited (a dump, or lookups).
+    var isAwaitingReply: Bool { dumping != nil || !pendingLookups.isEmpty }
 
     /// Whether anything that can change the path changed since the last call; clears it.
     mutating func takeChanges() -> Bool {
@@ -88,52 +164,224 @@ struct NetlinkEngine {
         return state.changed
     }
 
-    /// The lookups to send now, or none: only with complete tables, no round in flight, and
-    /// something changed that can change the kernel's answer (or an expiry passed). At most
-    /// one round per family per batch of messages.
-    mutating func startLookups() -> [(sequence: UInt32, lookup: RouteLookup)] {
-        guard isSettled, pendingLookups.isEmpty, state.answerStale else { return [] }
+    /// The path from the last complete answers.
+    func path() -> NetworkPath {
+        decision.path()
+    }
+
+    private var decision: PathDecision {
+        PathDecision(state: state, answers: answers, filter: filter, uid: uid)
+    }
+
+    /// When to ask again because a route the answers came from expires, if one does.
+    func nextExpiry() -> UInt64? {
+        decision.earliestExpiry()
+    }
+
+    // MARK: - Steps
+
+    /// Starts the first synchronisation: the tables are dumped, then the kernel asked.
+    mutating func begin() {
+        if let request = resynchronize() { outbox.append(NetlinkEngine.encode(request)) }
+    }
+
+    /// The kernel dropped events (`ENOBUFS`): everything is dumped again (after the dump in
+    /// progress, if one is: the kernel runs one at a time).
+    mutating func overrun() {
+        if let request = resynchronize() { outbox.append(NetlinkEngine.encode(request)) }
+    }
+
+    /// A read ended: at an empty queue, or at the batch limit with more queued (only after
+    /// an empty read can an awaited reply be missing rather than queued behind events).
+    mutating func readEnded(emptied: Bool) {
+        queueEmptied = emptied
+    }
+
+    /// A socket error other than an overrun: resynchronise, as after an overrun; while it
+    /// persists, the reader pauses 1 ms doubling to about 1 s between turns, so a broken
+    /// socket cannot spin it.
+    mutating func socketFailed(now: UInt64) {
+        failures += 1
+        if failures > 1 { pauseEnd = now + UInt64(1 << min(failures - 2, 10)) * 1_000_000 }
+        overrun()
+    }
+
+    /// A turn went without a socket error.
+    mutating func turnSucceeded() {
+        failures = 0
+        pauseEnd = nil
+    }
+
+    /// The verdict of a socket question that the last step named.
+    mutating func answer(_ lookup: RouteLookup, _ verdict: SocketVerdict) {
+        guard questions.contains(lookup) else { return }
+        verdicts[lookup] = verdict
+    }
+
+    /// Takes the datagrams queued for sending (the reader sends them at once).
+    mutating func takeRequests(now: UInt64) -> [[UInt8]] {
+        guard !outbox.isEmpty else { return [] }
+        lastSent = now
+        defer { outbox = [] }
+        return outbox
+    }
+
+    /// Applies the timing rules at `now` and moves the question protocol on.
+    ///
+    /// - Returns: What the reader must do now.
+    mutating func step(now: UInt64) -> Actions {
+        self.now = now
+        var actions = Actions()
+        if isAwaitingReply, queueEmptied, now >= lostReplyTime {
+            // Waiting for a reply that did not come: ask for everything again.
+            outbox.append(NetlinkEngine.encode(restart()))
+        }
+        if let at = recheck.at, now >= at {
+            recheck.at = nil
+            state.answerStale = true
+        }
+        // At the deadline plus the margin, not before: a turn that a message brings in the
+        // last tick of a lifetime would ask while the route still counts. Counted only on a
+        // step that can ask (tables complete, nothing awaited).
+        if let deadline = expiry.deadline, isAnswered, now >= deadline &+ NetlinkEngine.expiryMargin {
+            expiry.retries += 1
+            if expiry.retries < NetlinkEngine.maximumExpiryRetries {
+                expiryPassed()
+            } else {
+                // Still used long past its end by our clock: stop asking about it.
+                state.forgetExpiries(through: deadline)
+                expiry = (nextExpiry(), 0)
+            }
+        }
+        if isSettled && pendingLookups.isEmpty {
+            if !questions.isEmpty {
+                if questions.allSatisfy({ verdicts[$0] != nil }) { sendLookups() } else { actions.questions = questions }
+            } else if state.answerStale {
+                startRound()
+                actions.questions = questions
+            }
+        }
+        if isAnswered, takeChanges() {
+            let consistent = decision.isConsistent()
+            if !consistent && recheck.count < NetlinkEngine.maximumRechecks {
+                recheck.at = now + NetlinkEngine.recheckDelay << UInt64(recheck.count)
+                recheck.count += 1
+            } else {
+                if consistent { recheck = (nil, 0) }
+                let deadline = nextExpiry()
+                if deadline != expiry.deadline { expiry.retries = 0 }
+                expiry.deadline = deadline
+                let path = path()
+                if path != lastDelivered {
+                    lastDelivered = path
+                    actions.path = path
+                }
+            }
+        }
+        actions.requests = takeRequests(now: now)
+        return actions
+    }
+
+    /// When the reader must step without a message (monotonic nanoseconds), or `nil` to wait
+    /// for one: while a reply is awaited, the moment it is taken as lost; else the next
+    /// expiry plus its margin; a recheck of contradicting answers; the end of a pause.
+    func wakeTime(now: UInt64) -> UInt64? {
+        var wake: UInt64?
+        if isAwaitingReply {
+            // While a reply is awaited, its arrival brings the next step; an expiry waits.
+            wake = max(lostReplyTime, now + 1_000_000)
+        } else if isAnswered, let deadline = expiry.deadline {
+            wake = max(deadline &+ NetlinkEngine.expiryMargin, now + 1_000_000)
+        }
+        if let at = recheck.at { wake = min(wake ?? at, at) }
+        if let pauseEnd, pauseEnd > now { wake = min(wake ?? pauseEnd, pauseEnd) }
+        return wake
+    }
+
+    /// When an awaited reply is taken as lost: a ``stallTimeout`` after the last request or
+    /// reply.
+    var lostReplyTime: UInt64 {
+        max(lastSent, lastReplyAt) + NetlinkEngine.stallTimeout
+    }
+
+    /// Starts a round of socket questions for the families whose answer may have changed.
+    private mutating func startRound() {
         let stale = state.staleFamilies
         state.staleFamilies = 0
         lookupRounds += 1
         // The other family's answers still hold.
         collecting = answers.filter { KernelState.familyBit($0.key.family) & stale == 0 }
-        var lookups = PathDecision.lookups(for: state, filter: filter).filter { KernelState.familyBit($0.family) & stale != 0 }
-        if refreshLifetimes {
-            // Each IPv6 question again for the table entry that answers it, bound as it is
-            // (a filtered monitor's answers may come from routes an unbound one never uses).
-            refreshLifetimes = false
-            for lookup in lookups where lookup.family == IPAddress.inet6 {
-                lookups.append(RouteLookup(family: lookup.family, interfaceIndex: lookup.interfaceIndex, tableEntry: true))
+        questions = PathDecision.lookups(for: state, filter: filter).filter { KernelState.familyBit($0.family) & stale != 0 }
+        verdicts = [:]
+        replies = [:]
+    }
+
+    /// Every verdict is in: one datagram of route lookups for the sockets that connected
+    /// (from their source; for IPv6 also without one, which decides when it succeeds), and
+    /// the table entries when an expiry passed.
+    private mutating func sendLookups() {
+        var lookups: [(sequence: UInt32, lookup: RouteLookup, kind: LookupKind, source: IPAddress?)] = []
+        func add(_ lookup: RouteLookup, _ kind: LookupKind, _ source: IPAddress?) {
+            let sequence = nextSequence()
+            pendingLookups[sequence] = PendingLookup(lookup: lookup, kind: kind)
+            lookups.append((sequence, lookup, kind, source))
+        }
+        let refresh = refreshLifetimes
+        refreshLifetimes = false
+        for lookup in questions {
+            switch verdicts[lookup] {
+            case .connected(let source)?:
+                if lookup.family == IPAddress.inet6 { add(lookup, .sourceless, nil) }
+                add(lookup, .fromSource, source)
+                if refresh && lookup.family == IPAddress.inet6 {
+                    // Each IPv6 question again for the table entry that answers it, bound as
+                    // it is (a filtered monitor's answers may come from routes an unbound one
+                    // never uses).
+                    add(RouteLookup(family: lookup.family, interfaceIndex: lookup.interfaceIndex, tableEntry: true), .tableEntry, nil)
+                }
+            case .refused(let code)?:
+                collecting[lookup] = .refused(errno: code)
+            case nil:
+                break
             }
         }
-        return lookups.map { lookup in
-            let sequence = nextSequence()
-            pendingLookups[sequence] = lookup
-            return (sequence, lookup)
+        if lookups.isEmpty {
+            finishRound()
+        } else {
+            outbox.append(NetlinkEngine.encode(lookups: lookups.map { ($0.sequence, $0.lookup, $0.kind == .tableEntry, $0.source) }))
         }
     }
 
-    /// The path from the last complete answers.
-    func path() -> NetworkPath {
-        PathDecision(state: state, answers: answers, filter: filter).path()
+    /// Every reply is in: each question's answer is where the socket's packets go.
+    private mutating func finishRound() {
+        for lookup in questions {
+            guard case .connected(let source)? = verdicts[lookup] else { continue }
+            let sourceless = replies[PendingLookup(lookup: lookup, kind: .sourceless)]
+            let fromSource = replies[PendingLookup(lookup: lookup, kind: .fromSource)]
+            // A connected IPv6 socket keeps the route of its source-less lookup when that one
+            // succeeds; IPv4 looks again from the source it picked.
+            var chosen = fromSource
+            if case .route(let route)? = sourceless, route.type == Netlink.RouteType.unicast { chosen = sourceless }
+            if case .route(var route)? = chosen {
+                if !source.isUnspecified { route.source = source }
+                collecting[lookup] = .route(route)
+            } else if let chosen {
+                collecting[lookup] = chosen
+            }
+        }
+        questions = []
+        verdicts = [:]
+        replies = [:]
+        answers = collecting
+        state.changed = true
     }
 
-    /// When to ask again because a route the answers came from expires, if one does.
-    func nextExpiry() -> UInt64? {
-        PathDecision(state: state, answers: answers, filter: filter).earliestExpiry()
-    }
-
-    /// Forgets lookups whose answers did not come (a full receive buffer drops them) and
-    /// marks the answer stale, so the next round asks again.
+    /// Forgets questions and lookups whose answers did not come and marks the answer
+    /// stale, so the next round asks again.
     mutating func abandonLookups() {
         pendingLookups.removeAll()
-        state.answerStale = true
-    }
-
-    /// An expiry passed: ask the kernel again, and for the lifetimes now in force.
-    mutating func expiryPassed() {
-        refreshLifetimes = true
+        questions = []
+        verdicts = [:]
         state.answerStale = true
     }
 
@@ -143,22 +391,25 @@ struct NetlinkEngine {
         state.forgetExpiries(through: deadline)
     }
 
-    private mutating func handleAnswer(_ lookup: RouteLookup, _ message: NetlinkMessage) {
+    /// An expiry passed: ask the kernel again, and for the lifetimes now in force.
+    mutating func expiryPassed() {
+        refreshLifetimes = true
+        state.answerStale = true
+    }
+
+    private mutating func handleReply(_ pending: PendingLookup, _ message: NetlinkMessage) {
         switch message {
-        case .newRoute(let route) where lookup.tableEntry:
+        case .newRoute(let route) where pending.kind == .tableEntry:
             // The table entry itself, with the lifetime in force now: not a change.
             state.refreshLifetime(route, now: now)
         case .newRoute(let route):
-            collecting[lookup] = .route(route)
+            replies[pending] = .route(route)
         case .error(let code) where code < 0:
-            if !lookup.tableEntry { collecting[lookup] = .refused(errno: -code) }
+            if pending.kind != .tableEntry { replies[pending] = .refused(errno: -code) }
         default:
             break
         }
-        if pendingLookups.isEmpty {
-            answers = collecting
-            state.changed = true
-        }
+        if pendingLookups.isEmpty { finishRound() }
     }
 
     /// Sets whether the resolver configuration names a server.
@@ -192,6 +443,9 @@ struct NetlinkEngine {
         state.removeAll()
         // Answers to lookups asked before are about tables that no longer exist.
         pendingLookups.removeAll()
+        questions = []
+        verdicts = [:]
+        replies = [:]
         return request(.links)
     }
 
@@ -208,14 +462,16 @@ struct NetlinkEngine {
         return Request(dump: dump, sequence: dumpSequence)
     }
 
-    /// Applies one message.
-    ///
-    /// - Returns: The dump request to send next, if the message ended a dump.
-    mutating func handle(_ envelope: NetlinkEnvelope) -> Request? {
+    /// Applies one message; a dump's next request goes to the datagrams to send.
+    mutating func handle(_ envelope: NetlinkEnvelope) {
+        if let request = apply(envelope) { outbox.append(NetlinkEngine.encode(request)) }
+    }
+
+    private mutating func apply(_ envelope: NetlinkEnvelope) -> Request? {
         let isOurs = envelope.port == port && envelope.sequence != 0
-        if isOurs, let lookup = pendingLookups.removeValue(forKey: envelope.sequence) {
+        if isOurs, let pending = pendingLookups.removeValue(forKey: envelope.sequence) {
             lastReplyAt = now
-            handleAnswer(lookup, envelope.message)
+            handleReply(pending, envelope.message)
             return nil
         }
         let isDumpReply = isOurs && dumping != nil && envelope.sequence == dumpSequence
@@ -236,7 +492,8 @@ struct NetlinkEngine {
                 flags: link.flags,
                 operationalState: link.operationalState ?? previous?.operationalState ?? KernelState.operUnknown,
                 kind: link.kind ?? previous?.kind,
-                type: .other
+                type: .other,
+                group: link.group ?? previous?.group ?? 0
             )
             if let previous, previous.name == updated.name, previous.kind == updated.kind,
                previous.hardwareType == updated.hardwareType {
@@ -264,6 +521,10 @@ struct NetlinkEngine {
             state.addNexthop(nexthop)
         case .deleteNexthop(let nexthop):
             state.removeNexthop(id: nexthop.id)
+        case .netconf(let family):
+            // A forwarding setting such as `ignore_routes_with_linkdown` changes the kernel's
+            // choice without a route message.
+            if family == IPAddress.inet || family == IPAddress.inet6 { state.markStale(family: family) }
         case .done, .error:
             guard isDumpReply else { return nil }
             if case .error(let code) = envelope.message, code == 0 { return nil }  // an ACK
@@ -281,6 +542,7 @@ struct NetlinkEngine {
             dumping = nil
             return startDump()
         }
+        if current == .rules && !failed { state.rulesKnown = true }
         if let next = current.next { return request(next) }
         dumping = nil
         // Complete: the lifetimes known before it are in the tables again, or gone.
@@ -313,31 +575,50 @@ struct NetlinkEngine {
     }
 
     /// The bytes of route lookups, all in one datagram (the kernel answers each in turn):
-    /// `RTM_GETROUTE` with an `rtmsg` for the family's Internet destination, `RTA_DST`, and
-    /// `RTA_OIF` when bound. The answer names the table it came from (`RTM_F_LOOKUP_TABLE`).
-    static func encode(lookups: [(sequence: UInt32, lookup: RouteLookup)]) -> [UInt8] {
+    /// `RTM_GETROUTE` with an `rtmsg` for the family's Internet destination, `RTA_DST`, the
+    /// socket's flow (`RTA_IP_PROTO` UDP, `RTA_DPORT` 53), `RTA_SRC` from the source the socket
+    /// picked, and `RTA_OIF` when bound. The answer names the table it came from
+    /// (`RTM_F_LOOKUP_TABLE`).
+    static func encode(lookups: [(sequence: UInt32, lookup: RouteLookup, tableEntry: Bool, source: IPAddress?)]) -> [UInt8] {
         var bytes: [UInt8] = []
         func append<T: FixedWidthInteger>(_ value: T) {
             withUnsafeBytes(of: value) { bytes.append(contentsOf: $0) }
         }
-        for (sequence, lookup) in lookups {
+        func appendAddress(_ address: IPAddress, length: Int) {
+            for index in 0..<length {
+                let word = index < 8 ? address.high : address.low
+                bytes.append(UInt8(truncatingIfNeeded: word >> (56 - 8 * UInt64(index % 8))))
+            }
+        }
+        for (sequence, lookup, tableEntry, source) in lookups {
             let destination = Netlink.internetDestination(family: lookup.family)
             let addressLength = lookup.family == IPAddress.inet ? 4 : 16
-            let length = NetlinkParser.headerLength + 12 + 4 + addressLength + (lookup.interfaceIndex == nil ? 0 : 8)
+            let source = source.flatMap { $0.family == lookup.family && !$0.isUnspecified ? $0 : nil }
+            let length = NetlinkParser.headerLength + 12 + 4 + addressLength + 8 + 8
+                + (source == nil ? 0 : 4 + addressLength) + (lookup.interfaceIndex == nil ? 0 : 8)
             append(UInt32(length))
             append(Netlink.MessageType.getRoute)
             append(Netlink.HeaderFlag.request)
             append(sequence)
             append(UInt32(0))
             // struct rtmsg: family, dst_len, src_len, tos, table, protocol, scope, type, flags.
-            bytes.append(contentsOf: [lookup.family, UInt8(addressLength * 8), 0, 0, 0, 0, 0, 0])
-            append(Netlink.RouteFlag.lookupTable | (lookup.tableEntry ? Netlink.RouteFlag.fibMatch : 0))
+            bytes.append(contentsOf: [lookup.family, UInt8(addressLength * 8), source == nil ? 0 : UInt8(addressLength * 8), 0, 0, 0, 0, 0])
+            append(Netlink.RouteFlag.lookupTable | (tableEntry ? Netlink.RouteFlag.fibMatch : 0))
             append(UInt16(4 + addressLength))
             append(Netlink.RouteAttribute.destination)
-            for index in 0..<addressLength {
-                let word = index < 8 ? destination.high : destination.low
-                bytes.append(UInt8(truncatingIfNeeded: word >> (56 - 8 * UInt64(index % 8))))
+            appendAddress(destination, length: addressLength)
+            if let source {
+                append(UInt16(4 + addressLength))
+                append(Netlink.RouteAttribute.sourcePrefix)
+                appendAddress(source, length: addressLength)
             }
+            append(UInt16(5))
+            append(Netlink.RouteAttribute.ipProtocol)
+            bytes.append(contentsOf: [Netlink.udpProtocol, 0, 0, 0])
+            append(UInt16(6))
+            append(Netlink.RouteAttribute.destinationPort)
+            append(Netlink.questionPort.bigEndian)
+            bytes.append(contentsOf: [0, 0])
             if let index = lookup.interfaceIndex {
                 append(UInt16(8))
                 append(Netlink.RouteAttribute.outputInterface)

@@ -13,6 +13,8 @@ struct LinkMessage: Hashable, Sendable {
     var operationalState: UInt8?
     /// `IFLA_INFO_KIND` inside `IFLA_LINKINFO` (`veth`, `tun`, `wireguard`, …), when present.
     var kind: String?
+    /// `IFLA_GROUP`: rules can select on it (`suppress_ifgroup`), when present.
+    var group: UInt32?
 }
 
 /// Facts about an address, from `RTM_NEWADDR`/`RTM_DELADDR`.
@@ -49,6 +51,10 @@ struct RouteMessage: Hashable, Sendable {
     var nexthops: [Nexthop]
     /// `RTA_DST`; `nil` for a default route.
     var destination: IPAddress? = nil
+    /// `rtm_src_len` and `RTA_SRC`: the source prefix of a source-specific IPv6 route
+    /// (`ip -6 route add default from 2001:db8::/64 …`); 0 and `nil` for the others.
+    var sourcePrefixLength: UInt8 = 0
+    var sourcePrefix: IPAddress? = nil
     /// `RTA_PREFSRC`: in a lookup's answer, the source address the kernel chose.
     var source: IPAddress? = nil
     /// `RTA_NH_ID`: the nexthop object the route uses, if any.
@@ -60,16 +66,37 @@ struct RouteMessage: Hashable, Sendable {
     var expiresTicks: Int32? = nil
 }
 
-/// Facts about a policy-routing rule, from `RTM_NEWRULE`/`RTM_DELRULE`.
+/// A policy-routing rule, from `RTM_NEWRULE`/`RTM_DELRULE`: its action and every selector
+/// the monitor can evaluate for its own sockets' flow (``RuleFlow``).
 struct RuleMessage: Hashable, Sendable {
     var family: UInt8
-    /// `fib_rule_hdr.action`: `FR_ACT_TO_TBL` (1), `FR_ACT_UNREACHABLE` (7), …
+    /// `fib_rule_hdr.action`: `FR_ACT_TO_TBL` (1), `FR_ACT_GOTO` (2), `FR_ACT_UNREACHABLE` (7), …
     var action: UInt8
     /// `FRA_PRIORITY`, 0 when absent.
     var priority: UInt32
-    /// Whether the rule applies to every packet: no selector (prefix, mark, interface,
-    /// UID range, port, …) and not inverted.
-    var matchesEverything: Bool
+    /// `fib_rule_hdr.flags`: `FIB_RULE_INVERT`, `FIB_RULE_UNRESOLVED`, …
+    var flags: UInt32 = 0
+    /// `FRA_TABLE`, else `fib_rule_hdr.table`.
+    var table: UInt32 = 0
+    /// `FRA_GOTO`: the priority a `goto` rule jumps to.
+    var gotoTarget: UInt32?
+    var tos: UInt8 = 0
+    var sourceLength: UInt8 = 0
+    var source: IPAddress?
+    var destinationLength: UInt8 = 0
+    var destination: IPAddress?
+    var inputName: String?
+    var outputName: String?
+    var mark: UInt32?
+    var markMask: UInt32?
+    /// `FRA_UID_RANGE`, inclusive.
+    var uidRange: ClosedRange<UInt32>?
+    var ipProtocol: UInt8 = 0
+    var sourcePorts: ClosedRange<UInt16>?
+    var destinationPorts: ClosedRange<UInt16>?
+    /// A selector the monitor does not evaluate (`l3mdev`, `tun_id`, realms, DSCP, flow
+    /// label, …): the rule is taken as not matching its sockets.
+    var hasOtherSelector = false
 }
 
 /// Facts about a nexthop object, from `RTM_NEWNEXTHOP`/`RTM_DELNEXTHOP`.
@@ -95,6 +122,8 @@ enum NetlinkMessage: Hashable, Sendable {
     case deleteRule(RuleMessage)
     case newNexthop(NexthopMessage)
     case deleteNexthop(NexthopMessage)
+    /// `RTM_NEWNETCONF`/`RTM_DELNETCONF`: a forwarding setting of `family` changed.
+    case netconf(family: UInt8)
     /// `NLMSG_DONE`: the end of a dump.
     case done
     /// `NLMSG_ERROR`: `code` is a negative errno, or 0 for an acknowledgement.

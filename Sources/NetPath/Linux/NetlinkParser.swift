@@ -64,6 +64,10 @@ enum NetlinkParser {
         case Netlink.MessageType.newNexthop, Netlink.MessageType.deleteNexthop:
             guard let nexthop = decodeNexthop(payload) else { return .other(type: type) }
             return type == Netlink.MessageType.newNexthop ? .newNexthop(nexthop) : .deleteNexthop(nexthop)
+        case Netlink.MessageType.newNetconf, Netlink.MessageType.deleteNetconf:
+            // struct netconfmsg: family u8 (padded).
+            guard payload.count >= 1 else { return .other(type: type) }
+            return .netconf(family: payload[0])
         default:
             return .other(type: type)
         }
@@ -106,6 +110,8 @@ enum NetlinkParser {
                 forEachAttribute(value) { infoType, info in
                     if infoType == Netlink.LinkAttribute.infoKind { link.kind = string(info) }
                 }
+            case Netlink.LinkAttribute.group:
+                if value.count >= 4 { link.group = value.loadUnaligned(as: UInt32.self) }
             default:
                 break
             }
@@ -159,6 +165,8 @@ enum NetlinkParser {
             switch type {
             case Netlink.RouteAttribute.destination:
                 route.destination = IPAddress(family: family, bytes: value)
+            case Netlink.RouteAttribute.sourcePrefix:
+                route.sourcePrefix = IPAddress(family: family, bytes: value)
             case Netlink.RouteAttribute.outputInterface:
                 if value.count >= 4 { interfaceIndex = value.loadUnaligned(as: Int32.self) }
             case Netlink.RouteAttribute.gateway:
@@ -190,6 +198,8 @@ enum NetlinkParser {
             }
         }
         if route.destinationLength == 0 { route.destination = nil }
+        route.sourcePrefixLength = route.sourcePrefix == nil ? 0 : payload[2]
+        if route.sourcePrefixLength == 0 { route.sourcePrefix = nil }
         if let interfaceIndex {
             route.nexthops.insert(Nexthop(interfaceIndex: interfaceIndex, gateway: gateway), at: 0)
         }
@@ -216,18 +226,47 @@ enum NetlinkParser {
         // struct fib_rule_hdr: family, dst_len, src_len, tos, table, res1, res2, action
         // (u8 each), flags u32.
         guard payload.count >= 12 else { return nil }
-        let flags = payload.loadUnaligned(fromByteOffset: 8, as: UInt32.self)
-        var rule = RuleMessage(
-            family: payload[0], action: payload[7], priority: 0,
-            matchesEverything: payload[1] == 0 && payload[2] == 0 && payload[3] == 0 && flags & Netlink.Rule.invert == 0
-        )
+        let family = payload[0]
+        var rule = RuleMessage(family: family, action: payload[7], priority: 0)
+        rule.flags = payload.loadUnaligned(fromByteOffset: 8, as: UInt32.self)
+        rule.destinationLength = payload[1]
+        rule.sourceLength = payload[2]
+        rule.tos = payload[3]
+        rule.table = UInt32(payload[4])
+        func u32(_ value: UnsafeRawBufferPointer) -> UInt32? { value.count >= 4 ? value.loadUnaligned(as: UInt32.self) : nil }
+        func ports(_ value: UnsafeRawBufferPointer) -> ClosedRange<UInt16>? {
+            guard value.count >= 4 else { return nil }
+            let start = value.loadUnaligned(as: UInt16.self), end = value.loadUnaligned(fromByteOffset: 2, as: UInt16.self)
+            return start <= end ? start...end : nil
+        }
         forEachAttribute(UnsafeRawBufferPointer(rebasing: payload[12...])) { type, value in
-            if type == Netlink.Rule.priorityAttribute, value.count >= 4 {
-                rule.priority = value.loadUnaligned(as: UInt32.self)
-            } else if !Netlink.Rule.nonSelectors.contains(type) {
-                rule.matchesEverything = false
+            switch type {
+            case Netlink.Rule.priorityAttribute: rule.priority = u32(value) ?? 0
+            case Netlink.Rule.tableAttribute: if let table = u32(value) { rule.table = table }
+            case Netlink.Rule.gotoAttribute: rule.gotoTarget = u32(value)
+            case Netlink.Rule.sourceAttribute: rule.source = IPAddress(family: family, bytes: value)
+            case Netlink.Rule.destinationAttribute: rule.destination = IPAddress(family: family, bytes: value)
+            case Netlink.Rule.inputNameAttribute: rule.inputName = string(value)
+            case Netlink.Rule.outputNameAttribute: rule.outputName = string(value)
+            case Netlink.Rule.markAttribute: rule.mark = u32(value)
+            case Netlink.Rule.markMaskAttribute: rule.markMask = u32(value)
+            case Netlink.Rule.uidRangeAttribute:
+                if value.count >= 8 {
+                    let start = value.loadUnaligned(as: UInt32.self), end = value.loadUnaligned(fromByteOffset: 4, as: UInt32.self)
+                    if start <= end { rule.uidRange = start...end } else { rule.hasOtherSelector = true }
+                }
+            case Netlink.Rule.ipProtocolAttribute: if value.count >= 1 { rule.ipProtocol = value[0] }
+            case Netlink.Rule.sourcePortsAttribute: rule.sourcePorts = ports(value)
+            case Netlink.Rule.destinationPortsAttribute: rule.destinationPorts = ports(value)
+            case 0, Netlink.Rule.padAttribute, Netlink.Rule.protocolAttribute, Netlink.Rule.suppressGroupAttribute,
+                 Netlink.Rule.suppressPrefixAttribute:
+                break  // not selectors (suppression applies only after a lookup succeeded)
+            default:
+                rule.hasOtherSelector = true
             }
         }
+        if rule.destinationLength == 0 { rule.destination = nil }
+        if rule.sourceLength == 0 { rule.source = nil }
         return rule
     }
 

@@ -17,6 +17,8 @@ final class NetlinkSocket: @unchecked Sendable {
     let descriptor: Int32
     /// An `AF_INET` datagram socket in the same namespace (wireless ioctl), or -1.
     let ioctlDescriptor: Int32
+    /// The UDP sockets that ask the kernel a socket's question, made in the same namespace.
+    let questions: QuestionSockets
     /// The port id the kernel gave the socket: answers to our requests carry it.
     let port: UInt32
 
@@ -32,9 +34,10 @@ final class NetlinkSocket: @unchecked Sendable {
     /// Set by `cnetlink_recv_batch` on a datagram that did not come from the kernel.
     static let notFromKernel: Int32 = 0x4000_0000
 
-    private init(descriptor: Int32, ioctlDescriptor: Int32) {
+    private init(descriptor: Int32, ioctlDescriptor: Int32, questions: QuestionSockets) {
         self.descriptor = descriptor
         self.ioctlDescriptor = ioctlDescriptor
+        self.questions = questions
         var address = sockaddr_nl()
         var length = socklen_t(MemoryLayout<sockaddr_nl>.size)
         let named = withUnsafeMutablePointer(to: &address) {
@@ -57,6 +60,7 @@ final class NetlinkSocket: @unchecked Sendable {
     func close() {
         Syscall.close(descriptor)
         if ioctlDescriptor >= 0 { Syscall.close(ioctlDescriptor) }
+        questions.close()
     }
 
     // MARK: - Opening
@@ -101,7 +105,7 @@ final class NetlinkSocket: @unchecked Sendable {
             throw NetPathError(.netlinkFailure, "cannot bind the NETLINK_ROUTE socket", errno: error.rawValue)
         }
         let ioctlSocket = socket(AF_INET, Int32(SOCK_DGRAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
-        return NetlinkSocket(descriptor: netlink, ioctlDescriptor: ioctlSocket)
+        return NetlinkSocket(descriptor: netlink, ioctlDescriptor: ioctlSocket, questions: QuestionSockets())
     }
 
     // MARK: - Sending and receiving
@@ -187,6 +191,93 @@ final class NetlinkSocket: @unchecked Sendable {
 
     /// The sequence number of wake-up requests; the engine never uses it.
     static let wakeSequence = UInt32.max
+}
+
+/// Two UDP sockets, IPv4 and IPv6, made in the monitored namespace, that ask the kernel
+/// what an app's socket would get (SPEC §2.1): `connect()` to the family's Internet
+/// destination (no packet is sent), then `getsockname` for the source it picked. Each
+/// question first disconnects the socket (`connect` to `AF_UNSPEC`), so the kernel picks a
+/// source afresh, and binds it to the question's interface, or to none.
+///
+/// Used by one thread at a time, like the ``NetlinkSocket`` that holds it.
+final class QuestionSockets {
+    private var ipv4: Int32
+    private var ipv6: Int32
+    /// The interface each socket is bound to now (0: none).
+    private var bound: [Int32: Int32] = [:]
+
+    /// `SO_BINDTOIFINDEX` (Linux 5.0): binds a socket to an interface by index, 0 unbinds.
+    static let bindToIndex: Int32 = 62
+
+    /// Made on the thread that is in the namespace.
+    init() {
+        func make(_ domain: Int32) -> Int32 {
+            if case .success(let fd) = Syscall.socket(domain, Int32(SOCK_DGRAM.rawValue)) { return fd }
+            return -1  // IPv6 disabled, or no memory: that family's question is refused
+        }
+        ipv4 = make(AF_INET)
+        ipv6 = make(AF_INET6)
+    }
+
+    func close() {
+        for descriptor in [ipv4, ipv6] where descriptor >= 0 { Syscall.close(descriptor) }
+        ipv4 = -1
+        ipv6 = -1
+    }
+
+    /// Asks the kernel as a socket connecting to the Internet would.
+    func ask(_ lookup: RouteLookup) -> SocketVerdict {
+        let isIPv4 = lookup.family == IPAddress.inet
+        let descriptor = isIPv4 ? ipv4 : ipv6
+        guard descriptor >= 0 else { return .refused(errno: EAFNOSUPPORT) }
+        var unspecified = sockaddr()
+        unspecified.sa_family = sa_family_t(AF_UNSPEC)
+        _ = Syscall.connect(descriptor, to: &unspecified, length: socklen_t(MemoryLayout<sockaddr>.size))
+        let index = lookup.interfaceIndex ?? 0
+        if bound[descriptor, default: 0] != index {
+            var value = index
+            switch Syscall.retrying({ setsockopt(descriptor, SOL_SOCKET, QuestionSockets.bindToIndex, &value, socklen_t(MemoryLayout<Int32>.size)) }) {
+            case .success: bound[descriptor] = index
+            case .failure(let error): return .refused(errno: error.rawValue)
+            }
+        }
+        let destination = Netlink.internetDestination(family: lookup.family)
+        let connected: Result<Int32, Errno>
+        if isIPv4 {
+            var address = sockaddr_in()
+            address.sin_family = sa_family_t(AF_INET)
+            address.sin_port = Netlink.questionPort.bigEndian
+            address.sin_addr.s_addr = UInt32(truncatingIfNeeded: destination.high >> 32).bigEndian
+            connected = withUnsafePointer(to: &address) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { Syscall.connect(descriptor, to: $0, length: socklen_t(MemoryLayout<sockaddr_in>.size)) }
+            }
+        } else {
+            var address = sockaddr_in6()
+            address.sin6_family = sa_family_t(AF_INET6)
+            address.sin6_port = Netlink.questionPort.bigEndian
+            withUnsafeMutableBytes(of: &address.sin6_addr) { bytes in
+                for index in 0..<16 {
+                    let word = index < 8 ? destination.high : destination.low
+                    bytes[index] = UInt8(truncatingIfNeeded: word >> (56 - 8 * UInt64(index % 8)))
+                }
+            }
+            connected = withUnsafePointer(to: &address) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { Syscall.connect(descriptor, to: $0, length: socklen_t(MemoryLayout<sockaddr_in6>.size)) }
+            }
+        }
+        if case .failure(let error) = connected { return .refused(errno: error.rawValue) }
+        var storage = sockaddr_storage()
+        var length = socklen_t(MemoryLayout<sockaddr_storage>.size)
+        let named = withUnsafeMutablePointer(to: &storage) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { pointer in Syscall.retrying { getsockname(descriptor, pointer, &length) } }
+        }
+        if case .failure(let error) = named { return .refused(errno: error.rawValue) }
+        let source: IPAddress? = withUnsafeBytes(of: &storage) { bytes in
+            isIPv4 ? IPAddress(family: IPAddress.inet, bytes: UnsafeRawBufferPointer(rebasing: bytes[4..<8]))
+                : IPAddress(family: IPAddress.inet6, bytes: UnsafeRawBufferPointer(rebasing: bytes[8..<24]))
+        }
+        return .connected(source: source ?? IPAddress(family: lookup.family, high: 0, low: 0))
+    }
 }
 
 extension NetworkNamespace {

@@ -1,20 +1,34 @@
-/// One route lookup the monitor asks the kernel (SPEC §2.1): a family, and for a filtered
-/// monitor the interface the lookup is bound to.
+/// One question the monitor asks the kernel (SPEC §2.1): a family, and for a filtered
+/// monitor the interface the socket is bound to. It is asked as a socket asks: a UDP
+/// `connect()` to the family's Internet destination (``SocketVerdict``), then a route lookup
+/// from the source the kernel picked.
 struct RouteLookup: Hashable, Sendable {
     var family: UInt8
-    /// `RTA_OIF`: answer as for a socket bound to this interface (`SO_BINDTODEVICE`).
+    /// `SO_BINDTOIFINDEX` on the socket, `RTA_OIF` on the lookup: answer as for a socket
+    /// bound to this interface.
     var interfaceIndex: Int32?
     /// `RTM_F_FIB_MATCH`: answer with the table entry itself (with its lifetime), not the
     /// route an ordinary socket would get. Asked only when an expiry passed.
     var tableEntry = false
 }
 
+/// What a UDP socket's `connect()` to the Internet destination gave.
+enum SocketVerdict: Hashable, Sendable {
+    /// Connected; the source address the kernel picked (`getsockname`).
+    case connected(source: IPAddress)
+    /// Refused with this errno (`ENETUNREACH`, `EHOSTUNREACH`, `EACCES`, `EPERM` from an
+    /// IPsec policy, `EINVAL`, `EADDRNOTAVAIL`, …).
+    case refused(errno: Int32)
+}
+
 /// The kernel's answer to a ``RouteLookup``.
 enum KernelAnswer: Hashable, Sendable {
-    /// The route the kernel would use (`ip route get` prints it).
+    /// The route the socket's packets take (`ip route get DEST from SRC` prints it), with
+    /// the socket's source address.
     case route(RouteMessage)
-    /// The kernel refused: its errno (`ENETUNREACH` no route or an unreachable rule,
-    /// `EHOSTUNREACH` an unreachable route, `EACCES` prohibit, `EINVAL` blackhole).
+    /// The kernel refused: the socket's errno (`ENETUNREACH` no route or an unreachable
+    /// rule, `EHOSTUNREACH` an unreachable route, `EACCES` prohibit, `EINVAL` blackhole,
+    /// `EPERM` an IPsec block policy).
     case refused(errno: Int32)
 }
 
@@ -25,6 +39,8 @@ struct PathDecision {
     var state: KernelState
     var answers: [RouteLookup: KernelAnswer]
     var filter: InterfaceFilter
+    /// The monitor's effective uid, for `uidrange` rules in the diagnosis.
+    var uid: UInt32 = 0
 
     /// The lookups a monitor with `filter` asks for on `state`: one per family, and for a
     /// filtered monitor one more per family for each admitted interface with carrier.
@@ -52,14 +68,22 @@ struct PathDecision {
         static func < (a: Refusal, b: Refusal) -> Bool { a.rawValue < b.rawValue }
     }
 
-    func evaluate(_ answer: KernelAnswer, bound: Int32? = nil) -> Result<Choice, RefusalBox> {
+    func evaluate(_ answer: KernelAnswer, for lookup: RouteLookup) -> Result<Choice, RefusalBox> {
+        let bound = lookup.interfaceIndex
         switch answer {
         case .refused(let code):
-            if code == Netlink.Errno.networkUnreachable {
-                return .failure(RefusalBox(state.refusingRules.isEmpty ? .noRoute : .blocked))
+            switch code {
+            case Netlink.Errno.networkUnreachable:
+                // No route, or an `unreachable` rule: the rules walked for the socket's flow tell.
+                return .failure(RefusalBox(ruleFlow(for: lookup).reachesUnreachableRule(state.rules) ? .blocked : .noRoute))
+            case Netlink.Errno.addressNotAvailable:
+                return .failure(RefusalBox(.noAddress))
+            case Netlink.Errno.hostUnreachable, Netlink.Errno.permissionDenied, Netlink.Errno.invalidArgument,
+                 Netlink.Errno.notPermitted:
+                return .failure(RefusalBox(.blocked))
+            default:
+                return .failure(RefusalBox(.noRoute))
             }
-            let refusing = [Netlink.Errno.hostUnreachable, Netlink.Errno.permissionDenied, Netlink.Errno.invalidArgument]
-            return .failure(RefusalBox(refusing.contains(code) ? .blocked : .noRoute))
         case .route(let route):
             if Netlink.RouteType.refuses(route.type) { return .failure(RefusalBox(.blocked)) }
             // Bound to an interface, the kernel answers "on the link" when no route matched.
@@ -70,11 +94,49 @@ struct PathDecision {
             }
             if let bound, bound != link.index { return .failure(RefusalBox(.noRoute)) }
             guard KernelState.hasCarrier(link) else { return .failure(RefusalBox(.noCarrier)) }
+            // The socket connects from 0.0.0.0 with no IPv4 address, and from ::1 with only
+            // tentative or link-local IPv6 ones: not a source that reaches the Internet.
             guard let source = route.source, state.isUsableSource(source, preferring: link.index) else {
                 return .failure(RefusalBox(.noAddress))
             }
             return .success(Choice(family: route.family, link: link, gateway: hop.gateway))
         }
+    }
+
+    /// The socket's flow for the rules (the diagnosis of "network unreachable"): IPv4 fails
+    /// before a source is picked; IPv6 looks again with a source when the first lookup fails.
+    func ruleFlow(for lookup: RouteLookup) -> RuleFlow {
+        let unspecified = IPAddress(family: lookup.family, high: 0, low: 0)
+        var sources = [unspecified]
+        if lookup.family == IPAddress.inet6 {
+            for (_, entries) in state.addresses {
+                for (key, usable) in entries where usable && key.address.family == IPAddress.inet6 { sources.append(key.address) }
+            }
+        }
+        return RuleFlow(family: lookup.family, destination: Netlink.internetDestination(family: lookup.family),
+                        sources: sources, outputInterface: lookup.interfaceIndex.flatMap { state.links[$0]?.name }, uid: uid)
+    }
+
+    /// Whether every answer agrees with the tables the monitor has read: it leaves through
+    /// a link that is up, from an address the monitor knows, by a route in the table the
+    /// kernel names. The kernel announces some changes just before it makes them (an IPv4
+    /// route's deletion, an address's removal, a link going down flushes routes after its
+    /// message), so an answer asked right after such a message can describe the state
+    /// before it; such an answer is asked again instead of being believed.
+    func isConsistent() -> Bool {
+        for (lookup, answer) in answers where !lookup.tableEntry {
+            guard case .route(let route) = answer, route.type == Netlink.RouteType.unicast,
+                  let hop = route.nexthops.first else { continue }
+            guard let link = state.links[hop.interfaceIndex], link.flags & KernelState.flagUp != 0 else { return false }
+            if let source = route.source, !source.isUnspecified, !state.hasAddress(source) { return false }
+            guard route.table != Netlink.Table.unspecified else { continue }
+            let known = state.routes.contains { key, entry in
+                key.family == route.family && key.table == route.table && key.type == Netlink.RouteType.unicast
+                    && state.hops(of: entry).contains { $0.interfaceIndex == hop.interfaceIndex && (hop.gateway == nil || $0.gateway == hop.gateway) }
+            }
+            if !known { return false }
+        }
+        return true
     }
 
     /// `Result` needs an `Error`.
@@ -90,8 +152,9 @@ struct PathDecision {
         var refusals: [Refusal] = []
         var usableElsewhere = false
         for family in families {
-            guard let answer = answers[RouteLookup(family: family)] else { continue }
-            switch evaluate(answer) {
+            let lookup = RouteLookup(family: family)
+            guard let answer = answers[lookup] else { continue }
+            switch evaluate(answer, for: lookup) {
             case .success(let choice):
                 if filter.admits(choice.link.type) { chosen.append(choice) } else { usableElsewhere = true }
             case .failure(let box):
@@ -104,7 +167,7 @@ struct PathDecision {
             for family in families {
                 var bound: [(metric: UInt32, choice: Choice)] = []
                 for (lookup, answer) in answers where lookup.family == family && lookup.interfaceIndex != nil {
-                    switch evaluate(answer, bound: lookup.interfaceIndex) {
+                    switch evaluate(answer, for: lookup) {
                     case .success(let choice) where filter.admits(choice.link.type):
                         bound.append((bestMetric(through: choice.link.index, family: family) ?? .max, choice))
                     case .failure(let box) where box.refusal != .noRoute:
@@ -192,13 +255,15 @@ struct PathDecision {
         return interfaces
     }
 
-    /// The lowest metric of a unicast route to the Internet through `index` whose family
-    /// has a usable address, if any.
+    /// The lowest metric of a unicast route to the Internet through `index`, in a table
+    /// that some rule uses, whose family has a usable address, if any.
     private func bestMetric(through index: Int32, family: UInt8?) -> UInt32? {
         var best: UInt32?
+        let used = [IPAddress.inet: state.tablesInUse(family: IPAddress.inet), IPAddress.inet6: state.tablesInUse(family: IPAddress.inet6)]
         for (key, entry) in state.routes
         where key.type == Netlink.RouteType.unicast && key.table != Netlink.Table.local
-            && (family == nil || key.family == family) && state.hasUsableAddress(index, family: key.family) {
+            && (family == nil || key.family == family) && state.hasUsableAddress(index, family: key.family)
+            && (used[key.family]??.contains(key.table) ?? true) {
             guard state.hops(of: entry).contains(where: { $0.interfaceIndex == index }) else { continue }
             best = min(best ?? .max, key.metric)
         }
@@ -243,6 +308,11 @@ extension KernelState {
         if find(on: index) { return true }
         for link in addresses.keys where link != index && find(on: link) { return true }
         return false
+    }
+
+    /// Whether any link holds `address`, usable or not.
+    func hasAddress(_ address: IPAddress) -> Bool {
+        addresses.values.contains { entries in entries.keys.contains { $0.address == address } }
     }
 
     /// Whether any link, loopback included (unnumbered setups put the global address there),
