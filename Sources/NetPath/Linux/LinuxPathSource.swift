@@ -14,7 +14,7 @@ struct LinuxSourceOptions: Sendable {
     /// Called on the reader thread before each wait for the kernel; tests block in it to let
     /// the kernel's queue overflow.
     var beforeRead: (@Sendable () -> Void)?
-    /// Called on the opening thread before each read of the initial dump; tests flood the
+    /// Called on the opening thread before each read until the first path; tests flood the
     /// kernel from it to overrun the socket in the middle of the dump.
     var beforeDumpRead: (@Sendable () -> Void)?
     /// Resolver files to use instead of the system's (tests).
@@ -162,7 +162,6 @@ final class LinuxPathSource: @unchecked Sendable {
             case .success:
                 break
             }
-            options.beforeDumpRead?()
             try drain(blocking: false)
         }
     }
@@ -192,6 +191,7 @@ final class LinuxPathSource: @unchecked Sendable {
     /// - Parameter blocking: Wait for the first datagram (the reader thread's only wait).
     private func drain(blocking: Bool) throws {
         for batch in 0..<256 {
+            if initialPath == nil { options.beforeDumpRead?() }
             let received = try socket.receive(blocking: blocking && batch == 0)
             engine.now = LinuxPathSource.monotonicNow()
             switch received {
