@@ -17,7 +17,8 @@ import Testing
         let plan = SharedPollPlan(wakeFD: 3, members: [Member(socket: 10, watcher: 11), Member(socket: 20)], now: 0)
         #expect(plan.descriptors.map(\.fd) == [3, 10, 11, 20])
         #expect(plan.timeout == -1)
-        #expect(plan.due(at: 5_000 * ms) == ([], []))
+        let idle = plan.due(at: 5_000 * ms)
+        #expect(idle.watchers.isEmpty && idle.policies.isEmpty && idle.turns.isEmpty)
     }
 
     @Test func theEarliestExpiryBoundsTheWaitRoundedUp() {
@@ -50,6 +51,14 @@ import Testing
         plan.descriptors[5].revents = Int16(POLLERR)  // member 2's socket, an error to read
         let due = plan.due(at: 1)
         #expect(due.watchers == [1] && due.turns == [1, 2])
+    }
+
+    @Test func aReadablePolicySocketGivesItsMemberATurn() {
+        var plan = SharedPollPlan(wakeFD: 3, members: [Member(socket: 10, policies: 12), Member(socket: 20)], now: 0)
+        #expect(plan.descriptors.map(\.fd) == [3, 10, 12, 20])
+        plan.descriptors[2].revents = Int16(POLLIN)
+        let due = plan.due(at: 1)
+        #expect(due.policies == [0] && due.watchers.isEmpty && due.turns == [0])
     }
 }
 #endif

@@ -1,9 +1,13 @@
 import Foundation
 import NetPath
+import CTestSupport
 
-/// What the kernel itself says about a namespace's path to the Internet, read with the
-/// reference tool: `ip route get 1.1.1.1` and `ip -6 route get 2606:4700:4700::1111` in the
-/// namespace, and `ip -j link`/`ip -j addr` for the carrier of the device and the state of the
+/// What the kernel itself says about a namespace's path to the Internet, asked as an app's
+/// socket asks it: a UDP `connect()` made in the namespace to 1.1.1.1 or
+/// 2606:4700:4700::1111 port 53 (its verdict and the source the kernel picked), then the
+/// reference tool for where its packets go: `ip route get DEST from SRC ipproto udp dport 53`
+/// (for IPv6 the source-less lookup when it succeeds: a connected IPv6 socket keeps that
+/// route); and `ip -j link`/`ip -j addr` for the carrier of the device and the state of the
 /// source address. Tests compare NetPath's paths with this, not with an expectation of their
 /// own.
 public struct KernelDecision: Equatable, Sendable, CustomStringConvertible {
@@ -18,24 +22,41 @@ public struct KernelDecision: Equatable, Sendable, CustomStringConvertible {
     public var ipv6: Answer
     /// Devices with carrier (operstate UP, or UNKNOWN with LOWER_UP), not loopback.
     public var carrier: Set<String>
-    /// Addresses that may be a source: not tentative, not DAD-failed, scope global.
+    /// Addresses that may be a source: not tentative (unless optimistic), not DAD-failed,
+    /// scope global.
     public var usableAddresses: Set<String>
 
     /// Reads the kernel's decision in `namespace` (`nil`: the caller's namespace).
     public static func read(_ namespace: String?) throws -> KernelDecision {
         let prefix = namespace.map { ["-n", $0] } ?? []
-        func get(_ family: [String], _ destination: String) -> Answer {
+        func lookup(_ family: [String], _ destination: String, from source: String?) -> Answer {
             do {
-                let text = try run(Kernel.ipPath, prefix + family + ["-j", "route", "get", destination])
+                let from = source.map { ["from", $0] } ?? []
+                let text = try run(Kernel.ipPath, prefix + family + ["-j", "route", "get", destination] + from + ["ipproto", "udp", "dport", "53"])
                 guard let routes = try JSONSerialization.jsonObject(with: Data(text.utf8)) as? [[String: Any]],
                       let route = routes.first, let device = route["dev"] as? String else { return .refused("unparsable: \(text)") }
                 if let type = route["type"] as? String, type != "unicast" { return .refused(type) }
-                return .route(device: device, gateway: route["gateway"] as? String, source: route["prefsrc"] as? String)
+                return .route(device: device, gateway: route["gateway"] as? String, source: source ?? route["prefsrc"] as? String)
             } catch {
                 let message = "\(error)"
                 let reason = message.components(separatedBy: "RTNETLINK answers: ").last ?? message
                 return .refused(reason.trimmingCharacters(in: .whitespacesAndNewlines))
             }
+        }
+        func get(_ family: [String], _ destination: String) -> Answer {
+            let isIPv6 = !family.isEmpty
+            var buffer = [CChar](repeating: 0, count: 64)
+            let path = namespace.map { "/var/run/netns/\($0)" } ?? "/proc/self/ns/net"
+            let error = ctest_connect_in(path, isIPv6 ? AF_INET6 : AF_INET, &buffer, 64)
+            guard error == 0 else { return .refused(error < 0 ? "cannot enter \(path)" : String(cString: strerror(error))) }
+            let source = String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+            let unspecified = source == "0.0.0.0" || source == "::"
+            if isIPv6, case .route(let device, let gateway, _) = lookup(family, destination, from: nil) {
+                return .route(device: device, gateway: gateway, source: source)
+            }
+            let answer = lookup(family, destination, from: unspecified ? nil : source)
+            if case .route(let device, let gateway, _) = answer { return .route(device: device, gateway: gateway, source: source) }
+            return answer
         }
         var carrier = Set<String>()
         let links = try run(Kernel.ipPath, prefix + ["-j", "link", "show"])
@@ -50,7 +71,7 @@ public struct KernelDecision: Equatable, Sendable, CustomStringConvertible {
         for link in (try JSONSerialization.jsonObject(with: Data(addresses.utf8)) as? [[String: Any]]) ?? [] {
             for info in (link["addr_info"] as? [[String: Any]]) ?? [] {
                 guard let local = info["local"] as? String, info["scope"] as? String == "global",
-                      info["tentative"] == nil, info["dadfailed"] == nil else { continue }
+                      info["tentative"] == nil || info["optimistic"] != nil, info["dadfailed"] == nil else { continue }
                 usable.insert(local)
             }
         }
@@ -80,7 +101,8 @@ public struct KernelDecision: Equatable, Sendable, CustomStringConvertible {
     /// The kernel refuses (a prohibit, blackhole or unreachable route or rule) and no
     /// family is usable.
     public var refuses: Bool {
-        let refusals = ["Permission denied", "Invalid argument", "No route to host", "blackhole", "unreachable", "prohibit"]
+        let refusals = ["Permission denied", "Invalid argument", "No route to host", "Operation not permitted", "blackhole",
+                        "unreachable", "prohibit"]
         return !isSatisfied && [ipv4, ipv6].contains { answer in
             if case .refused(let reason) = answer { return refusals.contains(reason) }
             return false

@@ -71,6 +71,8 @@ final class LinuxPathSource: @unchecked Sendable {
     private let control = Locked<(reader: Reader, stopped: Bool)>((.none, false))
     /// The re-dump count last published.
     private var resyncsSeen = 0
+    /// Set when the IPsec policy socket is readable; taken by the next turn.
+    private var policiesReadable = false
     /// Set by the resolver watcher when a file may have changed; taken by the reader.
     private let resolverChanged: Locked<Bool>
     /// The engine's re-dump count, copied by the reader when it changes (the engine is the
@@ -249,8 +251,20 @@ final class LinuxPathSource: @unchecked Sendable {
         while true {
             options.beforeRead?()
             let now = LinuxPathSource.monotonicNow()
-            socket.setReceiveTimeout(nanoseconds: engine.wakeTime(now: now).map { $0 > now ? $0 - now : 1 } ?? 0)
-            guard turn(blocking: true) else { return }
+            let wake = engine.wakeTime(now: now)
+            var blocking = true
+            if socket.policyDescriptor >= 0 {
+                // Two sockets to wait on: poll both, then read without waiting.
+                var descriptors = [pollfd(fd: socket.descriptor, events: Int16(POLLIN), revents: 0),
+                                   pollfd(fd: socket.policyDescriptor, events: Int16(POLLIN), revents: 0)]
+                let timeout = wake.map { Int32(clamping: $0 > now ? ($0 - now + 999_999) / 1_000_000 : 0) } ?? -1
+                _ = Syscall.poll(&descriptors, milliseconds: timeout)
+                if descriptors[1].revents != 0 { policiesReadable = true }
+                blocking = false
+            } else {
+                socket.setReceiveTimeout(nanoseconds: wake.map { $0 > now ? $0 - now : 1 } ?? 0)
+            }
+            guard turn(blocking: blocking) else { return }
             if let pauseEnd, case let now = LinuxPathSource.monotonicNow(), pauseEnd > now {
                 var interval = timespec(tv_sec: Int((pauseEnd - now) / 1_000_000_000), tv_nsec: Int((pauseEnd - now) % 1_000_000_000))
                 _ = nanosleep(&interval, nil)
@@ -273,6 +287,10 @@ final class LinuxPathSource: @unchecked Sendable {
         var path: NetworkPath?
         do {
             try drain(blocking: blocking)
+            if policiesReadable {
+                policiesReadable = false
+                if socket.drainPolicies() { engine.policiesChanged() }
+            }
             if resolverChanged.withLock({ changed in defer { changed = false }; return changed }) {
                 if let namespace, !Syscall.exists(namespace.path) {
                     // Deleted: its interfaces are gone for everyone else; a defined last path,
@@ -310,7 +328,12 @@ final class LinuxPathSource: @unchecked Sendable {
     /// a message.
     func pollState(now: UInt64) -> SharedPollPlan.Member {
         SharedPollPlan.Member(socket: socket.descriptor, watcher: watcher?.descriptor, expiryWake: engine.wakeTime(now: now),
-                              pauseEnd: engine.pauseEnd)
+                              pauseEnd: engine.pauseEnd, policies: socket.policyDescriptor >= 0 ? socket.policyDescriptor : nil)
+    }
+
+    /// Called by the shared reader when the IPsec policy socket is readable.
+    func policySocketReadable() {
+        policiesReadable = true
     }
 
     /// Called by the shared reader when the resolver watch is readable.

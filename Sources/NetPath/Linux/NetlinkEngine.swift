@@ -206,6 +206,11 @@ struct NetlinkEngine {
         overrun()
     }
 
+    /// An IPsec policy changed (no rtnetlink message says so): ask both families again.
+    mutating func policiesChanged() {
+        state.answerStale = true
+    }
+
     /// A turn went without a socket error.
     mutating func turnSucceeded() {
         failures = 0

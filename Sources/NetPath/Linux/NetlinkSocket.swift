@@ -19,6 +19,10 @@ final class NetlinkSocket: @unchecked Sendable {
     let ioctlDescriptor: Int32
     /// The UDP sockets that ask the kernel a socket's question, made in the same namespace.
     let questions: QuestionSockets
+    /// A `NETLINK_XFRM` socket subscribed to IPsec policy changes (`XFRMNLGRP_POLICY`),
+    /// which no rtnetlink message announces; -1 without `CAP_NET_ADMIN`, which the
+    /// subscription needs (policy changes are then seen with the next other change).
+    let policyDescriptor: Int32
     /// The port id the kernel gave the socket: answers to our requests carry it.
     let port: UInt32
 
@@ -34,10 +38,11 @@ final class NetlinkSocket: @unchecked Sendable {
     /// Set by `cnetlink_recv_batch` on a datagram that did not come from the kernel.
     static let notFromKernel: Int32 = 0x4000_0000
 
-    private init(descriptor: Int32, ioctlDescriptor: Int32, questions: QuestionSockets) {
+    private init(descriptor: Int32, ioctlDescriptor: Int32, questions: QuestionSockets, policyDescriptor: Int32) {
         self.descriptor = descriptor
         self.ioctlDescriptor = ioctlDescriptor
         self.questions = questions
+        self.policyDescriptor = policyDescriptor
         var address = sockaddr_nl()
         var length = socklen_t(MemoryLayout<sockaddr_nl>.size)
         let named = withUnsafeMutablePointer(to: &address) {
@@ -60,7 +65,44 @@ final class NetlinkSocket: @unchecked Sendable {
     func close() {
         Syscall.close(descriptor)
         if ioctlDescriptor >= 0 { Syscall.close(ioctlDescriptor) }
+        if policyDescriptor >= 0 { Syscall.close(policyDescriptor) }
         questions.close()
+    }
+
+    /// `NETLINK_XFRM`, and the bit of `XFRMNLGRP_POLICY` (3).
+    static let xfrmProtocol: Int32 = 6
+    static let xfrmPolicyGroup: UInt32 = 1 << (3 - 1)
+
+    /// Empties the IPsec policy socket. Returns whether anything was queued (a policy
+    /// changed, or so many did that the queue overflowed).
+    func drainPolicies() -> Bool {
+        guard policyDescriptor >= 0 else { return false }
+        var changed = false
+        var scratch = [UInt8](repeating: 0, count: 8192)
+        while true {
+            let result = scratch.withUnsafeMutableBytes { Syscall.receive(policyDescriptor, into: $0, flags: Int32(MSG_DONTWAIT)) }
+            switch result {
+            case .success(let count) where count > 0: changed = true
+            case .failure(let error) where error.rawValue == ENOBUFS: changed = true
+            default: return changed
+            }
+        }
+    }
+
+    /// Opens the policy socket, on the thread in the namespace; -1 when it cannot be.
+    private static func openPolicySocket() -> Int32 {
+        guard case .success(let fd) = Syscall.socket(AF_NETLINK, Int32(SOCK_RAW.rawValue), xfrmProtocol) else { return -1 }
+        var address = sockaddr_nl()
+        address.nl_family = sa_family_t(AF_NETLINK)
+        address.nl_groups = xfrmPolicyGroup
+        let bound = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { Syscall.bind(fd, to: $0, length: socklen_t(MemoryLayout<sockaddr_nl>.size)) }
+        }
+        guard case .success = bound else {
+            Syscall.close(fd)
+            return -1
+        }
+        return fd
     }
 
     // MARK: - Opening
@@ -105,7 +147,8 @@ final class NetlinkSocket: @unchecked Sendable {
             throw NetPathError(.netlinkFailure, "cannot bind the NETLINK_ROUTE socket", errno: error.rawValue)
         }
         let ioctlSocket = socket(AF_INET, Int32(SOCK_DGRAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
-        return NetlinkSocket(descriptor: netlink, ioctlDescriptor: ioctlSocket, questions: QuestionSockets())
+        return NetlinkSocket(descriptor: netlink, ioctlDescriptor: ioctlSocket, questions: QuestionSockets(),
+                             policyDescriptor: openPolicySocket())
     }
 
     // MARK: - Sending and receiving

@@ -130,6 +130,7 @@ final class SharedReaderThread: @unchecked Sendable {
             }
             let due = plan.due(at: LinuxPathSource.monotonicNow())
             for index in due.watchers { members[index].resolverReadable() }
+            for index in due.policies { members[index].policySocketReadable() }
             for index in due.turns where !members[index].turn(blocking: false) { remove(members[index]) }
         }
     }
@@ -177,12 +178,15 @@ struct SharedPollPlan {
         var expiryWake: UInt64?
         /// Until when it pauses after socket errors (its descriptors are not polled), or `nil`.
         var pauseEnd: UInt64?
+        /// Its IPsec policy socket, if it has one.
+        var policies: Int32? = nil
     }
 
     var descriptors: [pollfd]
-    /// For each descriptor after the eventfd: the member's index, and whether it is the
-    /// resolver watch.
-    private var owners: [(member: Int, watcher: Bool)] = []
+    /// What a descriptor after the eventfd is to its member.
+    enum Role { case socket, watcher, policies }
+    /// For each descriptor after the eventfd: the member's index and the descriptor's role.
+    private var owners: [(member: Int, role: Role)] = []
     /// For each member, when its time comes without a message.
     private var wakes: [UInt64?] = []
     /// The poll's timeout in milliseconds (rounded up), or -1 to wait for a descriptor.
@@ -197,10 +201,14 @@ struct SharedPollPlan {
                 wake = min(wake ?? .max, pauseEnd)
             } else {
                 descriptors.append(pollfd(fd: member.socket, events: Int16(POLLIN), revents: 0))
-                owners.append((index, false))
+                owners.append((index, .socket))
                 if let watcher = member.watcher {
                     descriptors.append(pollfd(fd: watcher, events: Int16(POLLIN), revents: 0))
-                    owners.append((index, true))
+                    owners.append((index, .watcher))
+                }
+                if let policies = member.policies {
+                    descriptors.append(pollfd(fd: policies, events: Int16(POLLIN), revents: 0))
+                    owners.append((index, .policies))
                 }
             }
             wakes.append(wake)
@@ -211,16 +219,19 @@ struct SharedPollPlan {
         }
     }
 
-    /// After the poll, at `time`: the members whose resolver watch is readable, and the
-    /// members that get a turn (a readable descriptor, or their time came), in order.
-    func due(at time: UInt64) -> (watchers: [Int], turns: [Int]) {
+    /// After the poll, at `time`: the members whose resolver watch is readable, those whose
+    /// IPsec policy socket is, and the members that get a turn (a readable descriptor, or
+    /// their time came), in order.
+    func due(at time: UInt64) -> (watchers: [Int], policies: [Int], turns: [Int]) {
         var watchers: [Int] = []
+        var policies: [Int] = []
         var ready = wakes.map { $0.map { $0 <= time } ?? false }
         for (slot, owner) in owners.enumerated() where descriptors[slot + 1].revents != 0 {
-            if owner.watcher { watchers.append(owner.member) }
+            if owner.role == .watcher { watchers.append(owner.member) }
+            if owner.role == .policies { policies.append(owner.member) }
             ready[owner.member] = true
         }
-        return (watchers, ready.indices.filter { ready[$0] })
+        return (watchers, policies, ready.indices.filter { ready[$0] })
     }
 }
 #endif
