@@ -89,18 +89,62 @@ struct ResolverWatchTests {
         #expect(await recorder.wait { !$0.supportsDNS } != nil)
     }
 
-    @Test func aPlanWatchesAncestorsTargetsAndContent() {
-        let existing = ["/", "/etc", "/etc/resolv.conf", "/run", "/run/systemd"]
-        let links = ["/etc/resolv.conf": "../run/systemd/resolve/stub-resolv.conf"]
-        let plan = ResolverWatcher.Plan(
-            paths: ["/etc/netns/n1/resolv.conf", "/etc/resolv.conf", "/run/systemd/resolve/resolv.conf"],
-            exists: { existing.contains($0) }, readLink: { links[$0] }
-        )
-        // /etc/netns does not exist: /etc is watched for "netns" (and "resolv.conf").
-        #expect(Set(plan.watches["/etc"]?.names ?? []) == ["netns", "resolv.conf"])
-        #expect(plan.watches["/etc/resolv.conf"]?.content == true)
-        // The symlink's target and the upstream file: their nearest existing ancestor.
-        #expect(plan.watches["/run/systemd"]?.names == ["resolve"])
-        #expect(plan.watches["/run/systemd/resolve/stub-resolv.conf"] == nil)
+    /// A NixOS switch: `/etc/resolv.conf -> /etc/static/resolv.conf`, `/etc/static` a link
+    /// to a generation's directory, renamed over by a new link (`ln -s GEN .static.tmp &&
+    /// mv -Tf .static.tmp static`); the old generations stay.
+    @Test func nixosGenerationsSwitchedByRenamingADirectoryLink() async throws {
+        let base = scratch("dnsnix")
+        defer { try? FileManager.default.removeItem(atPath: base) }
+        for (generation, text) in [("g1", "nameserver 192.0.2.53\n"), ("g2", "# no servers\n"), ("g3", "nameserver 10.53\n")] {
+            try FileManager.default.createDirectory(atPath: base + "/nix/store/\(generation)-etc/etc", withIntermediateDirectories: true)
+            try write(text, to: base + "/nix/store/\(generation)-etc/etc/resolv.conf")
+        }
+        try FileManager.default.createDirectory(atPath: base + "/etc", withIntermediateDirectories: true)
+        try FileManager.default.createSymbolicLink(atPath: base + "/etc/static", withDestinationPath: base + "/nix/store/g1-etc/etc")
+        try FileManager.default.createSymbolicLink(atPath: base + "/etc/resolv.conf", withDestinationPath: base + "/etc/static/resolv.conf")
+        let (ns, monitor, recorder) = try await start("dnsnix", base: base)
+        defer { monitor.cancel(); ns.remove() }
+        #expect(recorder.paths.last?.supportsDNS == true)
+        func switchTo(_ generation: String) throws {
+            try FileManager.default.createSymbolicLink(atPath: base + "/etc/.static.tmp", withDestinationPath: "../nix/store/\(generation)-etc/etc")
+            #expect(rename(base + "/etc/.static.tmp", base + "/etc/static") == 0)
+        }
+        try switchTo("g2")
+        #expect(await recorder.wait { !$0.supportsDNS } != nil)
+        try switchTo("g3")
+        #expect(await recorder.wait { $0.supportsDNS } != nil)
+        // The generation in use is watched for writes in place; the old one no longer is.
+        try write("# emptied\n", to: base + "/nix/store/g3-etc/etc/resolv.conf", inPlace: true)
+        #expect(await recorder.wait { !$0.supportsDNS } != nil)
+        try write("nameserver 192.0.2.1\n", to: base + "/nix/store/g1-etc/etc/resolv.conf", inPlace: true)
+        #expect(await recorder.wait(seconds: 1) { $0.supportsDNS } == nil)
+    }
+
+    /// Kubernetes' atomic writer: `resolv.conf -> ..data/resolv.conf`, `..data -> ..TIME`
+    /// (a directory); an update writes a new `..TIME`, renames a new `..data` link over the
+    /// old one and removes the old directory.
+    @Test func kubernetesAtomicWriterSwapsData() async throws {
+        let base = scratch("dnsk8s")
+        defer { try? FileManager.default.removeItem(atPath: base) }
+        let volume = base + "/etc"
+        func publish(_ version: Int, _ text: String) throws {
+            let directory = "..2025_01_01_00_00_0\(version).\(version)"
+            try FileManager.default.createDirectory(atPath: volume + "/" + directory, withIntermediateDirectories: true)
+            try write(text, to: volume + "/" + directory + "/resolv.conf")
+            try FileManager.default.createSymbolicLink(atPath: volume + "/..data_tmp", withDestinationPath: directory)
+            #expect(rename(volume + "/..data_tmp", volume + "/..data") == 0)
+            if version > 1 { try FileManager.default.removeItem(atPath: volume + "/..2025_01_01_00_00_0\(version - 1).\(version - 1)") }
+        }
+        try publish(1, "nameserver 192.0.2.53\n")
+        try FileManager.default.createSymbolicLink(atPath: volume + "/resolv.conf", withDestinationPath: "..data/resolv.conf")
+        let (ns, monitor, recorder) = try await start("dnsk8s", base: base)
+        defer { monitor.cancel(); ns.remove() }
+        #expect(recorder.paths.last?.supportsDNS == true)
+        try publish(2, "# no servers\n")
+        #expect(await recorder.wait { !$0.supportsDNS } != nil)
+        try publish(3, "search svc.cluster.local\nnameserver fd00::a\n")
+        #expect(await recorder.wait { $0.supportsDNS } != nil)
+        try write("nameserver 192.0.2.1\r\n", to: volume + "/..2025_01_01_00_00_03.3/resolv.conf", inPlace: true)
+        #expect(await recorder.wait { !$0.supportsDNS } != nil)
     }
 }

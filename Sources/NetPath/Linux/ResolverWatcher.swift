@@ -16,7 +16,9 @@ import Musl
 ///   symlink retargeted is seen;
 /// - a path that does not exist yet is watched at its nearest existing ancestor, for the
 ///   next name on the way (`/run/systemd/resolve/` at boot, `/etc/netns/NAME/`);
-/// - a symlink's target is watched too, link by link.
+/// - every symlink on the way, at any step of the path or of a link's target (a link to a
+///   directory swapped by rename, as NixOS switches `/etc/static`), is watched by its
+///   directory for its name, and its target is followed.
 ///
 /// After each relevant event the watches are laid again, so paths that appear, vanish and
 /// come back stay watched. The thread blocks in `poll` on the inotify descriptor and an
@@ -44,43 +46,72 @@ final class ResolverWatcher: @unchecked Sendable {
 
     /// What to watch for `paths`, as pure data (tested without inotify).
     struct Plan: Equatable {
-        /// Path → what to watch there.
+        /// Path → what to watch there. Every path is a real one (no symlink in it).
         var watches: [String: Watch] = [:]
 
+        /// The most symlinks one path goes through (the kernel's `MAXSYMLINKS`): a loop
+        /// ends there.
+        static let symlinkLimit = 40
+
         /// Resolves each path with `exists` and `readLink` (the target of a symlink, `nil`
-        /// when the path is not one).
+        /// when the path is not one); `contentOf` says for which of `paths` the file's
+        /// content matters.
         init(paths: [String], exists: (String) -> Bool, readLink: (String) -> String?, contentOf: (String) -> Bool = { _ in true }) {
-            var pending = paths.map { ($0, 0) }
-            var seen: [String] = []
-            while let (path, depth) = pending.popLast() {
-                guard path.hasPrefix("/"), !seen.contains(path) else { continue }
-                seen.append(path)
-                if exists(path) && contentOf(path) { watches[path, default: Watch()].content = true }
-                // The nearest existing ancestor, for the next name on the way down.
-                var child = path
-                var parent = ResolverConfiguration.directory(of: child)
-                while !exists(parent) && parent != "/" {
-                    child = parent
-                    parent = ResolverConfiguration.directory(of: parent)
-                }
-                let name = String(child.split(separator: "/").last ?? "")
-                if !name.isEmpty && !(watches[parent]?.names.contains(name) ?? false) {
-                    watches[parent, default: Watch()].names.append(name)
-                }
-                if depth < 8, let target = readLink(path) {
-                    let absolute = target.hasPrefix("/") ? target : ResolverConfiguration.directory(of: path) + "/" + target
-                    pending.append((Plan.normalized(absolute), depth + 1))
-                }
+            for path in paths where path.hasPrefix("/") {
+                walk(path, content: contentOf(path), exists: exists, readLink: readLink)
             }
         }
 
-        /// `path` with `.` and `..` resolved lexically (a symlink's relative target).
-        static func normalized(_ path: String) -> String {
-            var parts: [Substring] = []
-            for part in path.split(separator: "/") where part != "." {
-                if part == ".." { _ = parts.popLast() } else { parts.append(part) }
+        /// Resolves `path` one component at a time, as the kernel's path walk does, and
+        /// adds what to watch on the way:
+        ///
+        /// - each symlink met, at any step (a file's, or a directory's: NixOS's
+        ///   `/etc/static`, the `..data` of Kubernetes' atomic writer), by its directory
+        ///   for its name, so that retargeting it or renaming another link over it is
+        ///   seen; its target is resolved on from that directory;
+        /// - the first component that does not exist, by its directory (the nearest
+        ///   existing ancestor) for its name;
+        /// - the file reached, by its directory for its name (a rename over it, its
+        ///   removal) and, when `content`, itself (a write in place, also through a bind
+        ///   mount).
+        private mutating func walk(_ path: String, content: Bool, exists: (String) -> Bool, readLink: (String) -> String?) {
+            var directory = "/"
+            // The components still to walk, the next one last.
+            var pending = Array(path.split(separator: "/").reversed())
+            var links = 0
+            while let component = pending.popLast() {
+                if component == "." { continue }
+                if component == ".." {
+                    // `directory` holds no symlink, so its parent is the real one.
+                    directory = ResolverConfiguration.directory(of: directory)
+                    continue
+                }
+                let name = String(component)
+                let candidate = directory == "/" ? "/" + name : directory + "/" + name
+                if let target = readLink(candidate) {
+                    watch(name, in: directory)
+                    links += 1
+                    guard links <= Plan.symlinkLimit else { return }
+                    if target.hasPrefix("/") { directory = "/" }
+                    pending.append(contentsOf: target.split(separator: "/").reversed())
+                    continue
+                }
+                guard exists(candidate) else {
+                    watch(name, in: directory)
+                    return
+                }
+                if pending.isEmpty {
+                    watch(name, in: directory)
+                    if content { watches[candidate, default: Watch()].content = true }
+                }
+                directory = candidate
             }
-            return "/" + parts.joined(separator: "/")
+        }
+
+        private mutating func watch(_ name: String, in directory: String) {
+            if !(watches[directory]?.names.contains(name) ?? false) {
+                watches[directory, default: Watch()].names.append(name)
+            }
         }
     }
 
@@ -110,21 +141,37 @@ final class ResolverWatcher: @unchecked Sendable {
     static let directoryMask = UInt32(IN_CLOSE_WRITE | IN_MOVED_TO | IN_MOVED_FROM | IN_CREATE | IN_DELETE | IN_ATTRIB
                                       | IN_DELETE_SELF | IN_MOVE_SELF)
 
-    /// Lays the watches the paths need now, and removes those no longer needed.
+    /// Lays the watches the paths need now, and removes those no longer needed. A change
+    /// made while they were laid may have come before the watch that would see it: the
+    /// plan is made again afterwards, and laid again until it holds still.
     private func layWatches() {
+        var plan = currentPlan()
+        for _ in 0..<4 {
+            lay(plan)
+            let again = currentPlan()
+            if again == plan { return }
+            plan = again
+        }
+    }
+
+    private func currentPlan() -> Plan {
         let contentPaths = self.contentPaths
-        let plan = Plan(
-            paths: paths,
-            exists: { Syscall.exists($0) },
-            readLink: ResolverWatcher.readLink,
-            contentOf: { path in contentPaths.contains(path) || !paths.contains(path) }
-        )
+        return Plan(paths: paths, exists: { Syscall.exists($0) }, readLink: ResolverWatcher.readLink, contentOf: contentPaths.contains)
+    }
+
+    private func lay(_ plan: Plan) {
         var laid: [Int32: Watch] = [:]
+        var masks: [Int32: UInt32] = [:]
         for (path, watch) in plan.watches {
             let mask = (watch.content ? ResolverWatcher.contentMask : 0) | (watch.names.isEmpty ? 0 : ResolverWatcher.directoryMask)
             let descriptor = inotify_add_watch(inotifyFD, path, mask)
             guard descriptor >= 0 else { continue }
-            // Two paths can name one inode (a symlink's target in the same directory).
+            // Two paths can name one inode (a bind mount of a file beside it): a second
+            // `inotify_add_watch` replaced the first one's mask, so it gets both.
+            if let earlier = masks[descriptor], earlier | mask != mask {
+                _ = inotify_add_watch(inotifyFD, path, earlier | mask)
+            }
+            masks[descriptor, default: 0] |= mask
             var merged = laid[descriptor] ?? Watch()
             merged.content = merged.content || watch.content
             merged.names += watch.names.filter { !merged.names.contains($0) }
@@ -204,11 +251,16 @@ final class ResolverWatcher: @unchecked Sendable {
                 }
                 let end = min(offset + 16 + length, count)
                 let name = String(decoding: scratch[(offset + 16)..<end].prefix { $0 != 0 }, as: UTF8.self)
-                let watch = watches[descriptor]
-                if mask & UInt32(IN_Q_OVERFLOW | IN_IGNORED | IN_DELETE_SELF | IN_MOVE_SELF) != 0
-                    || (name.isEmpty && watch?.content == true)
-                    || (!name.isEmpty && watch?.names.contains(name) == true) {
+                // A watch removed when the watches were last laid still reports its
+                // `IN_IGNORED`: it is no longer in `watches`, and does not matter.
+                if mask & UInt32(IN_Q_OVERFLOW) != 0 {
                     relevant = true
+                } else if let watch = watches[descriptor] {
+                    if mask & UInt32(IN_IGNORED | IN_DELETE_SELF | IN_MOVE_SELF) != 0
+                        || (name.isEmpty && watch.content)
+                        || (!name.isEmpty && watch.names.contains(name)) {
+                        relevant = true
+                    }
                 }
                 offset = end
             }

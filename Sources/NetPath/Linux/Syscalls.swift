@@ -90,7 +90,7 @@ enum Syscall {
     }
 
     /// Reads a whole small file (at most `limit` bytes); `nil` when it cannot be read.
-    static func readFile(_ path: String, limit: Int = 64 * 1024) -> [UInt8]? {
+    static func readFile(_ path: String, limit: Int = 1024 * 1024) -> [UInt8]? {
         let descriptor = open(path, O_RDONLY | O_CLOEXEC)
         guard descriptor >= 0 else { return nil }
         defer { close(descriptor) }
