@@ -84,6 +84,7 @@ struct SocketQuestionTests {
         defer { ns.remove() }
         try ns.addLinks("eth0")
         try run(Kernel.ipPath, ["netns", "exec", ns.name, "sysctl", "-qw", "net.ipv6.conf.eth0.dad_transmits=30"])
+        try run(Kernel.ipPath, ["netns", "exec", ns.name, "sysctl", "-qw", "net.ipv6.conf.eth0.optimistic_dad=1"])
         try ns.ip("link set eth0 up")
         let (monitor, recorder) = try startMonitor(ns)
         defer { monitor.cancel() }
@@ -110,14 +111,15 @@ struct SocketQuestionTests {
         #expect(!linkdown.isSatisfied && recorder.paths.last?.diagnosis == .noCarrier)
         // ...until told to ignore routes through links without carrier (RTM_NEWNETCONF only).
         try run(Kernel.ipPath, ["netns", "exec", ns.name, "sysctl", "-qw", "net.ipv4.conf.all.ignore_routes_with_linkdown=1"])
-        #expect(try await recorder.expectAgreement(ns, seconds: 1).primary == "eth0")
+        let ignored = try await recorder.expectAgreement(ns, seconds: 1)
+        #expect(ignored.primary == "eth0", "\(ignored); monitor: \(recorder.paths.map(\.summary))")
         // suppress_ifgroup: eth0 put in group 5 sends the kernel to table 300 (RTM_NEWLINK
         // with nothing but the group changed).
         try ns.batch(["route add default via 10.45.0.1 table 300 metric 5", "rule add pref 100 lookup main suppress_ifgroup 5",
                       "rule add pref 200 lookup 300"])
         try run(Kernel.ipPath, ["-n", ns.name + "p", "link", "set", "p-eth1", "up"])
         try run(Kernel.ipPath, ["netns", "exec", ns.name, "sysctl", "-qw", "net.ipv4.conf.all.ignore_routes_with_linkdown=0"])
-        try ns.batch(["route del default via 10.45.0.1 metric 200", "route add default via 10.46.0.1 table 300 metric 1"])
+        try ns.ip("route del default via 10.45.0.1 metric 200")
         #expect(try await recorder.expectAgreement(ns).primary == "eth1")
         try ns.ip("link set eth1 group 5")
         #expect(try await recorder.expectAgreement(ns, seconds: 1).primary == "eth0")

@@ -69,9 +69,9 @@ final class NetlinkSocket: @unchecked Sendable {
         questions.close()
     }
 
-    /// `NETLINK_XFRM`, and the bit of `XFRMNLGRP_POLICY` (3).
+    /// `NETLINK_XFRM`, and the bit of `XFRMNLGRP_POLICY` (4).
     static let xfrmProtocol: Int32 = 6
-    static let xfrmPolicyGroup: UInt32 = 1 << (3 - 1)
+    static let xfrmPolicyGroup: UInt32 = 1 << (4 - 1)
 
     /// Empties the IPsec policy socket. Returns whether anything was queued (a policy
     /// changed, or so many did that the queue overflowed).

@@ -94,9 +94,13 @@ struct PathDecision {
             }
             if let bound, bound != link.index { return .failure(RefusalBox(.noRoute)) }
             guard KernelState.hasCarrier(link) else { return .failure(RefusalBox(.noCarrier)) }
-            // The socket connects from 0.0.0.0 with no IPv4 address, and from ::1 with only
-            // tentative or link-local IPv6 ones: not a source that reaches the Internet.
-            guard let source = route.source, state.isUsableSource(source, preferring: link.index) else {
+            // The source the socket picked is usable by definition (SPEC 2.3: the kernel
+            // announces an optimistic address only once DAD ends, unless `use_optimistic`),
+            // unless it is none at all: the socket connects from 0.0.0.0 with no IPv4
+            // address, and from ::1 with only tentative or link-local IPv6 ones.
+            // An address the monitor read as unusable (DAD failed, tentative) stays so.
+            guard let source = route.source, !source.isUnspecified, !source.isLoopback, !source.isIPv6LinkLocal,
+                  state.isUsableSource(source, preferring: link.index) || !state.hasAddress(source) else {
                 return .failure(RefusalBox(.noAddress))
             }
             return .success(Choice(family: route.family, link: link, gateway: hop.gateway))
@@ -128,7 +132,10 @@ struct PathDecision {
             guard case .route(let route) = answer, route.type == Netlink.RouteType.unicast,
                   let hop = route.nexthops.first else { continue }
             guard let link = state.links[hop.interfaceIndex], link.flags & KernelState.flagUp != 0 else { return false }
-            if let source = route.source, !source.isUnspecified, !state.hasAddress(source) { return false }
+            // IPv4 only: IPv6 announces an optimistic address only when its DAD ends.
+            if let source = route.source, source.family == IPAddress.inet, !source.isUnspecified, !state.hasAddress(source) {
+                return false
+            }
             guard route.table != Netlink.Table.unspecified else { continue }
             let known = state.routes.contains { key, entry in
                 key.family == route.family && key.table == route.table && key.type == Netlink.RouteType.unicast
