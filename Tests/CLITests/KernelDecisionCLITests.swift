@@ -94,4 +94,28 @@ struct KernelDecisionCLITests {
             #expect(dns(line) == false, "\(program): \(line ?? "no line")")
         }
     }
+
+    /// Issue 18: a `uidrange` kill switch for the user NetPath runs as is `blocked` for that
+    /// user, and nothing for another; `wait` sees a source-specific IPv6 default.
+    @Test func aUidrangeKillSwitchAndASourceSpecificDefault() throws {
+        let ns = try TestNamespace("cliuid")
+        defer { ns.remove() }
+        try ns.addLinks("eth0")
+        try ns.batch(["link set eth0 up", "addr add 10.52.0.2/24 dev eth0", "route add default via 10.52.0.1",
+                      "rule add pref 100 uidrange 1000-1000 unreachable"])
+        func status(asUser uid: Int) throws -> Outcome? {
+            try RunningTool(["netns", "exec", ns.name, "setpriv", "--reuid=\(uid)", "--regid=\(uid)", "--clear-groups",
+                             netpathBinary, "status", "--json"], executable: Kernel.ipPath).finish(seconds: 15)
+        }
+        let user = try #require(try status(asUser: 1000))
+        #expect(user.status == 1, "\(user.standardError)")
+        #expect(try NetworkPath(jsonLine: user.lines.first ?? "").diagnosis == .blocked, "\(user.standardOutput)")
+        let other = try #require(try status(asUser: 1001))
+        let otherPath = try NetworkPath(jsonLine: other.lines.first ?? "")
+        #expect(other.status == 0 && otherPath.status == .satisfied, "\(other.standardOutput)")
+        // An IPv6-only path through a source-specific default: `wait` succeeds at once.
+        try ns.batch(["route del default", "addr add 2001:db8:52::2/64 dev eth0 nodad"])
+        try ns.ip("-6 route add default from 2001:db8:52::/64 via 2001:db8:52::1 dev eth0")
+        #expect(try netpath("wait", "--netns", ns.name, "--timeout", "5")?.status == 0)
+    }
 }
