@@ -9,6 +9,16 @@ import KernelTestSupport
 /// `ip route get DEST from SRC`.
 @Suite(.enabled(if: Kernel.canRun, "needs root and iproute2"))
 struct SocketQuestionTests {
+    /// A namespace with eth0 carrying 10.N.0.2/24 and 2001:db8:N::2/64 and both families'
+    /// default routes via .1 and ::1.
+    func dualStack(_ label: String, _ number: Int) throws -> TestNamespace {
+        let ns = try TestNamespace(label)
+        try ns.addLinks("eth0")
+        try ns.batch(["link set eth0 up", "addr add 10.\(number).0.2/24 dev eth0", "route add default via 10.\(number).0.1",
+                      "addr add 2001:db8:\(number)::2/64 dev eth0 nodad", "route add ::/0 via 2001:db8:\(number)::1"])
+        return ns
+    }
+
     @Test func sourceSpecificIPv6DefaultOnAnIPv6OnlyHost() async throws {
         let ns = try TestNamespace("srcv6")
         defer { ns.remove() }
@@ -62,11 +72,8 @@ struct SocketQuestionTests {
     }
 
     @Test func ipsecBlockPoliciesAreBlocked() async throws {
-        let ns = try TestNamespace("xfrm")
+        let ns = try dualStack("xfrm", 43)
         defer { ns.remove() }
-        try ns.addLinks("eth0")
-        try ns.batch(["link set eth0 up", "addr add 10.43.0.2/24 dev eth0", "route add default via 10.43.0.1",
-                      "addr add 2001:db8:43::2/64 dev eth0 nodad", "route add ::/0 via 2001:db8:43::1"])
         let (monitor, recorder) = try startMonitor(ns)
         defer { monitor.cancel() }
         #expect(try await recorder.expectAgreement(ns).isSatisfied)
@@ -128,11 +135,8 @@ struct SocketQuestionTests {
     }
 
     @Test func theDiagnosisWalksTheRulesAsTheKernelDoes() async throws {
-        let ns = try TestNamespace("rulewalk")
+        let ns = try dualStack("rulewalk", 47)
         defer { ns.remove() }
-        try ns.addLinks("eth0")
-        try ns.batch(["link set eth0 up", "addr add 10.47.0.2/24 dev eth0", "route add default via 10.47.0.1",
-                      "addr add 2001:db8:47::2/64 dev eth0 nodad", "route add ::/0 via 2001:db8:47::1"])
         let (monitor, recorder) = try startMonitor(ns)
         defer { monitor.cancel() }
         #expect(try await recorder.expectAgreement(ns).isSatisfied)

@@ -165,13 +165,13 @@ extension NetlinkEngine {
             switch reply {
             case .newRoute(let route)?:
                 if Netlink.RouteType.refuses(route.type) {
-                    self.answer(question, .refused(errno: route.type == Netlink.RouteType.unreachable ? 113
-                        : route.type == Netlink.RouteType.prohibit ? 13 : 22))
+                    self.answer(question, .refused(errno: route.type == Netlink.RouteType.unreachable ? Netlink.Errno.hostUnreachable
+                        : route.type == Netlink.RouteType.prohibit ? Netlink.Errno.permissionDenied : Netlink.Errno.invalidArgument))
                 } else {
                     self.answer(question, .connected(source: route.source ?? IPAddress(family: question.family, high: 0, low: 0)))
                 }
             case .error(let code)?: self.answer(question, .refused(errno: -code))
-            default: self.answer(question, .refused(errno: 101))
+            default: self.answer(question, .refused(errno: Netlink.Errno.networkUnreachable))
             }
         }
         if !actions.questions.isEmpty { _ = step(now: now) }

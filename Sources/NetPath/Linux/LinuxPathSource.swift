@@ -319,11 +319,6 @@ final class LinuxPathSource: @unchecked Sendable {
         return true
     }
 
-    /// When to turn without a message (monotonic nanoseconds), or `nil` to wait for one.
-    func wakeTime(now: UInt64) -> UInt64? {
-        engine.wakeTime(now: now)
-    }
-
     /// What the shared reader polls for the source, and when the source must turn without
     /// a message.
     func pollState(now: UInt64) -> SharedPollPlan.Member {

@@ -50,8 +50,6 @@ struct NetlinkEngine {
         var questions: [RouteLookup] = []
         var requests: [[UInt8]] = []
         var path: NetworkPath?
-
-        var isEmpty: Bool { questions.isEmpty && requests.isEmpty && path == nil }
     }
 
     /// What a route lookup in flight asks.
@@ -182,7 +180,7 @@ struct NetlinkEngine {
 
     /// Starts the first synchronisation: the tables are dumped, then the kernel asked.
     mutating func begin() {
-        if let request = resynchronize() { outbox.append(NetlinkEngine.encode(request)) }
+        overrun()
     }
 
     /// The kernel dropped events (`ENOBUFS`): everything is dumped again (after the dump in
@@ -254,7 +252,7 @@ struct NetlinkEngine {
                 expiryPassed()
             } else {
                 // Still used long past its end by our clock: stop asking about it.
-                state.forgetExpiries(through: deadline)
+                forgetExpiries(through: deadline)
                 expiry = (nextExpiry(), 0)
             }
         }
