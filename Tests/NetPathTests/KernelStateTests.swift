@@ -528,6 +528,40 @@ import Testing
         #expect(retry.map(\.dump) == [.links])
     }
 
+    /// The first step, long after the monotonic clock's zero, sends the first dump once: a
+    /// request not sent yet cannot be taken as lost (it was, and the dump began three times).
+    @Test func theFirstDumpIsSentOnce() {
+        var engine = NetlinkEngine.pure()
+        engine.begin()
+        let actions = engine.step(now: 5_000_000_000)
+        #expect(actions.requests.count == 1 && engine.dumping == .links && engine.resyncCount == 0)
+        #expect(engine.step(now: 5_100_000_000).requests.isEmpty)
+        // Unanswered a second after it was sent: lost, dumped afresh.
+        #expect(engine.step(now: 6_000_000_001).requests.count == 1 && engine.resyncCount == 1)
+    }
+
+    /// IPv6 switched off (or only tentative addresses): the socket has no source
+    /// (`EADDRNOTAVAIL`); the source-less lookup tells a missing route from a missing address.
+    @Test func noSourceIsNoAddressOnlyWhereARouteExists() {
+        let states = KernelStateTests()
+        var engine = states.settled()
+        engine.feed(Fixture.link(index: 2, flags: upFlags, name: "eth0"))
+        engine.feed(Fixture.address(index: 2, "10.0.0.2"))
+        engine.feed(Fixture.route(oif: 2, gateway: "10.0.0.1"))
+        let noSource: (RouteLookup) -> SocketVerdict = { lookup in
+            lookup.family == IPAddress.inet ? .refused(errno: Netlink.Errno.networkUnreachable) : .refused(errno: Netlink.Errno.addressNotAvailable)
+        }
+        for (sequence, _) in engine.startLookups(verdict: noSource) { engine.feed(Fixture.error(-101, sequence: sequence)) }
+        _ = engine.step(now: engine.now)
+        #expect(states.summary(engine) == "unsatisfied/noDefaultRoute [eth0]")
+        engine.feed(Fixture.route(family: IPAddress.inet6, metric: 1024, oif: 2, gateway: "fe80::1"))
+        for (sequence, _) in engine.startLookups(verdict: noSource) {
+            engine.feed(Fixture.answer(family: IPAddress.inet6, metric: 1024, oif: 2, gateway: "fe80::1", source: "2001:db8::2", sequence: sequence))
+        }
+        _ = engine.step(now: engine.now)
+        #expect(states.summary(engine) == "unsatisfied/noAddress [eth0]")
+    }
+
     @Test func requestsEncodeAsDumpHeaders() {
         let bytes = NetlinkEngine.encode(.init(dump: .routes, sequence: 7))
         #expect(bytes.count == 28)

@@ -22,8 +22,8 @@ struct LinuxSourceOptions: Sendable {
     /// The reader thread's name (at most 15 bytes show); tests give theirs a unique one to
     /// count them.
     var threadName = "netpath-monitor"
-    /// Watch the resolver files with inotify; off for a one-shot read (closing an inotify
-    /// instance with watches costs the process about 10 ms at exit).
+    /// Watch the resolver files with inotify, and IPsec policies; off for a one-shot read
+    /// (closing an inotify instance with watches costs the process about 10 ms at exit).
     var watchesResolverFiles = true
     /// The thread that reads for this source along with others, instead of a reader (and a
     /// resolver watch thread) of its own.
@@ -113,7 +113,8 @@ final class LinuxPathSource: @unchecked Sendable {
         deliver: @escaping @Sendable (NetworkPath) -> Void,
         terminate: @escaping @Sendable (NetPathError) -> Void = { _ in }
     ) throws -> LinuxPathSource {
-        let socket = try NetlinkSocket.open(in: namespace, receiveBufferSize: options.receiveBufferSize)
+        let socket = try NetlinkSocket.open(in: namespace, receiveBufferSize: options.receiveBufferSize,
+                                            watchesPolicies: options.watchesResolverFiles)
         let resolver = options.resolver ?? ResolverConfiguration.forNamespace(namespace)
         let changed = Locked(false)
         let source = LinuxPathSource(

@@ -235,7 +235,8 @@ struct NetlinkEngine {
     mutating func step(now: UInt64) -> Actions {
         self.now = now
         var actions = Actions()
-        if isAwaitingReply, queueEmptied, now >= lostReplyTime {
+        // A request still in the outbox has not been sent: it cannot have been lost.
+        if isAwaitingReply, outbox.isEmpty, queueEmptied, now >= lostReplyTime {
             // Waiting for a reply that did not come: ask for everything again.
             outbox.append(NetlinkEngine.encode(restart()))
         }
@@ -342,6 +343,10 @@ struct NetlinkEngine {
                     // never uses).
                     add(RouteLookup(family: lookup.family, interfaceIndex: lookup.interfaceIndex, tableEntry: true), .tableEntry, nil)
                 }
+            case .refused(Netlink.Errno.addressNotAvailable)?:
+                // No source (IPv6 off, or only tentative addresses): whether a route exists
+                // at all decides between noAddress and noDefaultRoute.
+                add(lookup, .sourceless, nil)
             case .refused(let code)?:
                 collecting[lookup] = .refused(errno: code)
             case nil:
@@ -358,8 +363,17 @@ struct NetlinkEngine {
     /// Every reply is in: each question's answer is where the socket's packets go.
     private mutating func finishRound() {
         for lookup in questions {
-            guard case .connected(let source)? = verdicts[lookup] else { continue }
             let sourceless = replies[PendingLookup(lookup: lookup, kind: .sourceless)]
+            guard case .connected(let source)? = verdicts[lookup] else {
+                // A socket with no source: a route without one is noAddress; no route, noRoute.
+                if case .route(var route)? = sourceless {
+                    route.source = nil
+                    collecting[lookup] = .route(route)
+                } else if let sourceless {
+                    collecting[lookup] = sourceless
+                }
+                continue
+            }
             let fromSource = replies[PendingLookup(lookup: lookup, kind: .fromSource)]
             // A connected IPv6 socket keeps the route of its source-less lookup when that one
             // succeeds; IPv4 looks again from the source it picked.

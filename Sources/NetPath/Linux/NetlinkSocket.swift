@@ -111,14 +111,16 @@ final class NetlinkSocket: @unchecked Sendable {
     /// caller's namespace.
     ///
     /// - Throws: ``NetPathError`` naming the namespace, or the failed call.
-    static func open(in namespace: NetworkNamespace?, receiveBufferSize: Int32) throws -> NetlinkSocket {
-        guard let namespace else { return try create(receiveBufferSize: receiveBufferSize) }
+    /// - Parameter watchesPolicies: Also subscribe to IPsec policy changes (a monitor that
+    ///   keeps running; a one-shot read needs no subscription).
+    static func open(in namespace: NetworkNamespace?, receiveBufferSize: Int32, watchesPolicies: Bool) throws -> NetlinkSocket {
+        guard let namespace else { return try create(receiveBufferSize: receiveBufferSize, watchesPolicies: watchesPolicies) }
         return try namespace.runInside(threadName: "netpath-netns") {
-            try create(receiveBufferSize: receiveBufferSize)
+            try create(receiveBufferSize: receiveBufferSize, watchesPolicies: watchesPolicies)
         }
     }
 
-    private static func create(receiveBufferSize: Int32) throws -> NetlinkSocket {
+    private static func create(receiveBufferSize: Int32, watchesPolicies: Bool) throws -> NetlinkSocket {
         // A blocking socket: the reader thread waits in recvmmsg itself; every read that
         // must not wait passes MSG_DONTWAIT.
         let netlink: Int32
@@ -148,7 +150,7 @@ final class NetlinkSocket: @unchecked Sendable {
         }
         let ioctlSocket = socket(AF_INET, Int32(SOCK_DGRAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         return NetlinkSocket(descriptor: netlink, ioctlDescriptor: ioctlSocket, questions: QuestionSockets(),
-                             policyDescriptor: openPolicySocket())
+                             policyDescriptor: watchesPolicies ? openPolicySocket() : -1)
     }
 
     // MARK: - Sending and receiving
