@@ -71,8 +71,9 @@ final class LinuxPathSource: @unchecked Sendable {
     private let control = Locked<(reader: Reader, stopped: Bool)>((.none, false))
     /// The re-dump count last published.
     private var resyncsSeen = 0
-    /// Set when the IPsec policy socket is readable; taken by the next turn.
-    private var policiesReadable = false
+    /// Set when an IPsec policy changed (by the resolver watch thread, or the shared reader);
+    /// taken by the reader.
+    private let policiesChanged = Locked(false)
     /// Set by the resolver watcher when a file may have changed; taken by the reader.
     private let resolverChanged: Locked<Bool>
     /// The engine's re-dump count, copied by the reader when it changes (the engine is the
@@ -233,7 +234,17 @@ final class LinuxPathSource: @unchecked Sendable {
                 control.reader = .shared(shared)
                 return true
             }
-            if let watcher, !watcher.start(name: String(options.threadName.prefix(13)) + "-r") { return false }
+            // The watch thread also waits on the IPsec policy socket, so the reader sleeps in
+            // the receive call on its netlink socket alone.
+            let socket = socket, changed = policiesChanged
+            let policies: (descriptor: Int32, readable: @Sendable () -> Void)? = socket.policyDescriptor < 0 ? nil : (
+                socket.policyDescriptor, {
+                    guard socket.drainPolicies() else { return }
+                    changed.withLock { $0 = true }
+                    NetlinkSocket.wake(socket.descriptor)
+                }
+            )
+            if let watcher, !watcher.start(name: String(options.threadName.prefix(13)) + "-r", alsoWatching: policies) { return false }
             guard let thread = OwnThread.start(name: options.threadName, { [self] in runLoop() }) else {
                 watcher?.stop()
                 watcher = nil
@@ -252,20 +263,8 @@ final class LinuxPathSource: @unchecked Sendable {
         while true {
             options.beforeRead?()
             let now = LinuxPathSource.monotonicNow()
-            let wake = engine.wakeTime(now: now)
-            var blocking = true
-            if socket.policyDescriptor >= 0 {
-                // Two sockets to wait on: poll both, then read without waiting.
-                var descriptors = [pollfd(fd: socket.descriptor, events: Int16(POLLIN), revents: 0),
-                                   pollfd(fd: socket.policyDescriptor, events: Int16(POLLIN), revents: 0)]
-                let timeout = wake.map { Int32(clamping: $0 > now ? ($0 - now + 999_999) / 1_000_000 : 0) } ?? -1
-                _ = Syscall.poll(&descriptors, milliseconds: timeout)
-                if descriptors[1].revents != 0 { policiesReadable = true }
-                blocking = false
-            } else {
-                socket.setReceiveTimeout(nanoseconds: wake.map { $0 > now ? $0 - now : 1 } ?? 0)
-            }
-            guard turn(blocking: blocking) else { return }
+            socket.setReceiveTimeout(nanoseconds: engine.wakeTime(now: now).map { $0 > now ? $0 - now : 1 } ?? 0)
+            guard turn(blocking: true) else { return }
             if let pauseEnd, case let now = LinuxPathSource.monotonicNow(), pauseEnd > now {
                 var interval = timespec(tv_sec: Int((pauseEnd - now) / 1_000_000_000), tv_nsec: Int((pauseEnd - now) % 1_000_000_000))
                 _ = nanosleep(&interval, nil)
@@ -288,9 +287,8 @@ final class LinuxPathSource: @unchecked Sendable {
         var path: NetworkPath?
         do {
             try drain(blocking: blocking)
-            if policiesReadable {
-                policiesReadable = false
-                if socket.drainPolicies() { engine.policiesChanged() }
+            if policiesChanged.withLock({ changed in defer { changed = false }; return changed }) {
+                engine.policiesChanged()
             }
             if resolverChanged.withLock({ changed in defer { changed = false }; return changed }) {
                 if let namespace, !Syscall.exists(namespace.path) {
@@ -329,7 +327,7 @@ final class LinuxPathSource: @unchecked Sendable {
 
     /// Called by the shared reader when the IPsec policy socket is readable.
     func policySocketReadable() {
-        policiesReadable = true
+        if socket.drainPolicies() { policiesChanged.withLock { $0 = true } }
     }
 
     /// Called by the shared reader when the resolver watch is readable.

@@ -191,8 +191,12 @@ final class ResolverWatcher: @unchecked Sendable {
     }
 
     /// Starts the watch thread.
-    func start(name: String) -> Bool {
-        thread = OwnThread.start(name: name) { [self] in run() }
+    ///
+    /// - Parameter other: A descriptor the thread also waits on, and what to call when it is
+    ///   readable (the monitor's IPsec policy socket: its reader then sleeps in the receive
+    ///   call on its netlink socket alone).
+    func start(name: String, alsoWatching other: (descriptor: Int32, readable: @Sendable () -> Void)? = nil) -> Bool {
+        thread = OwnThread.start(name: name) { [self] in run(alsoWatching: other) }
         return thread != nil
     }
 
@@ -208,13 +212,16 @@ final class ResolverWatcher: @unchecked Sendable {
         Syscall.close(wakeFD)
     }
 
-    private func run() {
+    private func run(alsoWatching other: (descriptor: Int32, readable: @Sendable () -> Void)?) {
         var descriptors = [pollfd(fd: inotifyFD, events: Int16(POLLIN), revents: 0),
                            pollfd(fd: wakeFD, events: Int16(POLLIN), revents: 0)]
+        if let other { descriptors.append(pollfd(fd: other.descriptor, events: Int16(POLLIN), revents: 0)) }
         while true {
-            let ready = Syscall.retrying { poll(&descriptors, 2, -1) }
+            let count = nfds_t(descriptors.count)
+            let ready = Syscall.retrying { poll(&descriptors, count, -1) }
             guard case .success = ready, descriptors[1].revents == 0 else { return }
             if descriptors[0].revents != 0 { handleReadable() }
+            if let other, descriptors.count > 2, descriptors[2].revents != 0 { other.readable() }
         }
     }
 
