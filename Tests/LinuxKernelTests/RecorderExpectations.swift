@@ -78,11 +78,17 @@ extension PathRecorder {
         _ ns: TestNamespace, required: NetworkInterface.InterfaceType? = nil, seconds: Double = 5,
         sourceLocation: SourceLocation = #_sourceLocation
     ) async throws -> KernelDecision {
+        // The kernel applies some changes a moment after the command returns (a veth's
+        // carrier through the link watch): the watch and the fresh status must both agree
+        // with one reading of the kernel, read again until they do or time runs out.
         let deadline = Date().addingTimeInterval(seconds)
         var decision = try KernelDecision.read(ns.name)
         while Date() < deadline {
             let current = decision
-            if await wait(seconds: 0.5, until: { current.agrees(with: $0) }) != nil { break }
+            if await wait(seconds: 0.5, until: { current.agrees(with: $0) }) != nil {
+                let fresh = try PathMonitor.snapshot(requiredInterfaceType: required, namespace: ns.namespace)
+                if decision.agrees(with: fresh), let last = paths.last, decision.agrees(with: last) { return decision }
+            }
             decision = try KernelDecision.read(ns.name)
         }
         guard let last = paths.last, decision.agrees(with: last) else {
@@ -90,9 +96,9 @@ extension PathRecorder {
                          sourceLocation: sourceLocation)
             return decision
         }
-        let fresh = try PathMonitor.snapshot(requiredInterfaceType: required, namespace: ns.namespace)
-        if !decision.agrees(with: fresh) {
-            Issue.record("a fresh status disagrees with the kernel: \(decision); status: \(fresh.summary)", sourceLocation: sourceLocation)
+        let status = try PathMonitor.snapshot(requiredInterfaceType: required, namespace: ns.namespace)
+        if !decision.agrees(with: status) {
+            Issue.record("a fresh status disagrees with the kernel: \(decision); status: \(status.summary)", sourceLocation: sourceLocation)
         }
         return decision
     }
