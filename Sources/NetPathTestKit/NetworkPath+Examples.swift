@@ -24,6 +24,24 @@ extension NetworkPath {
         )
     }
 
+    /// A satisfied path through a VPN tunnel over a physical interface, as a VPN app makes
+    /// it, for tests and previews.
+    ///
+    /// - Parameters:
+    ///   - type: The physical interface's type beneath the tunnel (Wi-Fi by default).
+    ///   - tunnel: The tunnel's name (`utun3`, `wg0`, `tun0`…).
+    /// - Returns: A satisfied path whose primary interface is the tunnel (type `other`),
+    ///   with the physical interface beneath it; expensive when that one is cellular.
+    public static func vpn(over type: NetworkInterface.InterfaceType = .wifi, tunnel: String = "utun3") -> NetworkPath {
+        var path = online(type)
+        let tunnelInterface = NetworkInterface(name: tunnel, index: 9, type: .other)
+        path.tunnelInterface = tunnelInterface
+        path.underlyingInterface = path.availableInterfaces.first
+        path.availableInterfaces.insert(tunnelInterface, at: 0)
+        path.gateways = []
+        return path
+    }
+
     /// An unsatisfied path, for tests and previews.
     ///
     /// - Parameters:

@@ -21,6 +21,8 @@ struct Arguments: Equatable, Sendable {
     var prohibited: [NetworkInterface.InterfaceType] = []
     var metered: [String] = []
     var constrained: [String] = []
+    var ultraConstrained: [String] = []
+    var allowUltraConstrained = false
     var count: Int?
     var timeout: Double?
     var urls: [String] = []
@@ -114,6 +116,15 @@ struct Arguments: Equatable, Sendable {
         Option(name: "--constrained", value: "NAMES", commands: [.status, .watch, .serve], repeatable: true,
                help: ["the same for constrained paths"]) { result, value, option in
             result.constrained += try interfacePatterns(value, option: option)
+        },
+        Option(name: "--ultra-constrained", value: "NAMES", commands: checking, repeatable: true,
+               help: ["the same for ultra-constrained paths (satellite links): no check runs",
+                      "on them unless --allow-ultra-constrained"]) { result, value, option in
+            result.ultraConstrained += try interfacePatterns(value, option: option)
+        },
+        Option(name: "--allow-ultra-constrained", commands: checking,
+               help: ["run the --probe check on ultra-constrained paths too"]) { result, _, _ in
+            result.allowUltraConstrained = true
         },
         Option(name: "--count", value: "N", commands: [.watch], help: ["stop after N lines"]) { result, value, option in
             result.count = Int(try number(value, option: option, in: 1...1_000_000_000, what: "a whole number of lines", whole: true))
@@ -280,7 +291,7 @@ struct Arguments: Equatable, Sendable {
         do {
             // The option's range was checked where it was parsed; the library checks again.
             return try ConnectivityCheck(endpoints: endpoints.isEmpty ? ConnectivityCheck.defaultEndpoints : endpoints,
-                                         timeout: .seconds(seconds))
+                                         timeout: .seconds(seconds), allowsUltraConstrainedPaths: allowUltraConstrained)
         } catch let error as NetPathError {
             throw UsageError(message: error.message)
         }

@@ -80,7 +80,8 @@ enum NetPathCommand {
                 namespace: namespace,
                 connectivityCheck: check,
                 meteredInterfaces: arguments.metered,
-                constrainedInterfaces: arguments.constrained
+                constrainedInterfaces: arguments.constrained,
+                ultraConstrainedInterfaces: arguments.ultraConstrained
             )
             // The watched namespace deleted under us: say so, exit 3.
             monitor.terminationHandler = { error in fail(error.description, .runtime) }
@@ -129,7 +130,9 @@ enum NetPathCommand {
         let monitor = session.makeMonitor()
         start(monitor)
         guard var path = monitor.currentPath else { fail("no path was reported", .runtime) }
-        if path.connectivity == .unknown {
+        // No check runs on an ultra-constrained path unless allowed: nothing to wait for.
+        let unchecked = path.isUltraConstrained && session.check?.allowsUltraConstrainedPaths != true
+        if path.connectivity == .unknown, !unchecked {
             // Wait for the verdict (it is time-bounded).
             let verdict = Gate<NetworkPath>()
             monitor.pathUpdateHandler = { path in if path.connectivity != .unknown { verdict.open(path) } }
@@ -200,7 +203,8 @@ enum NetPathCommand {
         do {
             return try PathMonitor.snapshot(requiredInterfaceType: arguments.required,
                                                prohibitedInterfaceTypes: arguments.prohibited, namespace: namespace,
-                                               meteredInterfaces: arguments.metered, constrainedInterfaces: arguments.constrained)
+                                               meteredInterfaces: arguments.metered, constrainedInterfaces: arguments.constrained,
+                                               ultraConstrainedInterfaces: arguments.ultraConstrained)
         } catch let error as NetPathError {
             fail(error.description, .runtime)
         } catch {

@@ -55,6 +55,7 @@ final class Exporter: @unchecked Sendable {
         let monitor = PathMonitor(
             requiredInterfaceType: arguments.required, prohibitedInterfaceTypes: arguments.prohibited, namespace: namespace,
             connectivityCheck: session.check, meteredInterfaces: arguments.metered, constrainedInterfaces: arguments.constrained,
+            ultraConstrainedInterfaces: arguments.ultraConstrained,
             reader: reader
         )
         // A namespace that failed is tried again (`ip netns add` creates the file a moment

@@ -2,8 +2,9 @@ import Foundation
 import KernelTestSupport
 import Testing
 
-let pathKeys = ["time", "status", "unsatisfiedReason", "diagnosis", "interfaces", "isExpensive", "isConstrained",
-                "supportsIPv4", "supportsIPv6", "supportsDNS", "gateways"]
+let pathKeys = ["time", "status", "unsatisfiedReason", "diagnosis", "interfaces", "tunnelInterface", "underlyingInterface",
+                "isExpensive", "isConstrained", "isUltraConstrained", "linkQuality", "supportsIPv4", "supportsIPv6", "supportsDNS",
+                "gateways"]
 
 /// The built `netpath` binary, run as a user runs it, against namespaces the tests make.
 @Suite(.enabled(if: Kernel.canRun, "needs root and iproute2"))

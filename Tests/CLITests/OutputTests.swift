@@ -56,7 +56,8 @@ import Testing
                                isExpensive: false, supportsIPv4: true, supportsIPv6: true, supportsDNS: true,
                                gateways: ["10.0.0.1", "fe80::1"])
         let line = Output.json(path, connectivity: true, time: "2026-11-30T00:00:00.000Z")
-        #expect(jsonKeys(line) == ["time", "status", "unsatisfiedReason", "diagnosis", "interfaces", "isExpensive", "isConstrained",
+        #expect(jsonKeys(line) == ["time", "status", "unsatisfiedReason", "diagnosis", "interfaces", "tunnelInterface",
+                                   "underlyingInterface", "isExpensive", "isConstrained", "isUltraConstrained", "linkQuality",
                                    "supportsIPv4", "supportsIPv6", "supportsDNS", "gateways", "connectivity", "portalURL"])
         #expect(line.contains("\"interfaces\":[{\"name\":\"eth0\",\"index\":2,\"type\":\"wiredEthernet\"},{\"name\":\"wl\\\"an\",\"index\":3,"))
         let object = try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
@@ -65,7 +66,8 @@ import Testing
         #expect(object["gateways"] as? [String] == ["10.0.0.1", "fe80::1"] && object["supportsDNS"] as? Bool == true)
         let offline = Output.json(NetworkPath(status: .unsatisfied, unsatisfiedReason: .notAvailable, diagnosis: .noInterface), time: "t")
         #expect(offline == "{\"time\":\"t\",\"status\":\"unsatisfied\",\"unsatisfiedReason\":\"notAvailable\",\"diagnosis\":\"noInterface\","
-                + "\"interfaces\":[],\"isExpensive\":false,\"isConstrained\":false,\"supportsIPv4\":false,\"supportsIPv6\":false,"
+                + "\"interfaces\":[],\"tunnelInterface\":null,\"underlyingInterface\":null,\"isExpensive\":false,\"isConstrained\":false,"
+                + "\"isUltraConstrained\":false,\"linkQuality\":\"unknown\",\"supportsIPv4\":false,\"supportsIPv6\":false,"
                 + "\"supportsDNS\":false,\"gateways\":[]}")
     }
 }

@@ -39,6 +39,19 @@ import Testing
         #expect(InterfaceCosts().isEmpty && !costs.isEmpty)
     }
 
+    @Test func underAVPNTheInterfaceBeneathTheTunnelCounts() {
+        let tunnel = NetworkInterface(name: "wg0", index: 7, type: .other)
+        let usb = NetworkInterface(name: "usb0", index: 4, type: .wiredEthernet)
+        let costs = InterfaceCosts(metered: ["usb*"], constrained: ["usb0"], ultraConstrained: ["usb0"])
+        let vpn = NetworkPath(status: .satisfied, availableInterfaces: [tunnel, usb], tunnelInterface: tunnel,
+                              underlyingInterface: usb, supportsIPv4: true)
+        let marked = costs.apply(to: vpn)
+        #expect(marked.isExpensive && marked.isConstrained && marked.isUltraConstrained)
+        #expect(costs.apply(to: marked) == marked)  // applying twice changes nothing more
+        // A pattern naming the tunnel marks nothing: the tunnel is not what costs.
+        #expect(InterfaceCosts(metered: ["wg*"], ultraConstrained: ["wg0"]).apply(to: vpn) == vpn)
+    }
+
     @Test func aMonitorMarksEveryPathItDelivers() async throws {
         let backend = ManualBackend(initial: online)
         let monitor = PathMonitor(requiredInterfaceType: nil, prohibitedInterfaceTypes: [], namespace: nil,

@@ -34,7 +34,17 @@ import NetPathTestKit
         var constrained = NetworkPath.online(.wifi)
         constrained.isConstrained = true
         network.send(constrained)
-        #expect(monitor.isConstrained && monitor.isConnected)
+        #expect(monitor.isConstrained && monitor.isConnected && !monitor.isUltraConstrained && monitor.linkQuality == .unknown)
+        // A VPN: the transport beneath the tunnel, and the monitor says a VPN is in use.
+        network.send(.vpn(over: .wifi))
+        #expect(monitor.connectionType == .wifi && monitor.usesVPN && !monitor.isExpensive)
+        network.send(.vpn(over: .cellular, tunnel: "wg0"))
+        #expect(monitor.connectionType == .cellular && monitor.usesVPN && monitor.isExpensive)
+        var satellite = NetworkPath.online(.other, name: "sat0")
+        satellite.isUltraConstrained = true
+        satellite.linkQuality = .minimal
+        network.send(satellite)
+        #expect(monitor.connectionType == .other && !monitor.usesVPN && monitor.isUltraConstrained && monitor.linkQuality == .minimal)
     }
 
     @Test func observationFiresOnChangeOnly() {

@@ -196,12 +196,16 @@ import NetPathTestKit
         }
     }
 
-    func make(interval: Double? = nil) throws -> (PathMonitor, SimulatedNetwork, ManualClock, ManualChecker, Shared<[NetworkPath]>) {
+    func make(interval: Double? = nil, allowingUltraConstrained: Bool = false, costs: InterfaceCosts = InterfaceCosts())
+        throws -> (PathMonitor, SimulatedNetwork, ManualClock, ManualChecker, Shared<[NetworkPath]>) {
         let network = SimulatedNetwork(.online(.wifi))
         let clock = ManualClock(), checker = ManualChecker()
-        let check = try ConnectivityCheck(interval: interval.map { Duration.seconds($0) })
+        let check = try ConnectivityCheck(interval: interval.map { Duration.seconds($0) },
+                                          allowsUltraConstrainedPaths: allowingUltraConstrained)
         let monitor = PathMonitor(requiredInterfaceType: nil, prohibitedInterfaceTypes: [], namespace: nil, connectivityCheck: check,
-                                  makeSource: ConnectivitySource.wrap(network.factory, check: check, clock: clock, checker: checker.checker))
+                                  costs: costs,
+                                  makeSource: ConnectivitySource.wrap(network.factory, check: check, costs: costs, clock: clock,
+                                                                      checker: checker.checker))
         let seen = Shared<[NetworkPath]>([])
         monitor.pathUpdateHandler = { path in seen.withLock { $0.append(path) } }
         try monitor.start()
@@ -260,6 +264,35 @@ import NetPathTestKit
         #expect(clock.pending == [600])
         clock.advance(by: 600)
         #expect(checker.count == 2)
+    }
+
+    /// No check on an ultra-constrained path (a satellite link) unless the check allows it,
+    /// as an app must opt in with `allowUltraConstrainedPaths`: the verdict stays `unknown`.
+    @Test func anUltraConstrainedPathIsCheckedOnlyWhenAllowed() throws {
+        // Configured by name: the monitor's own costs mark the path before the check looks.
+        let (monitor, network, clock, checker, _) = try make(costs: InterfaceCosts(ultraConstrained: ["sat*"]))
+        defer { monitor.cancel() }
+        checker.answer(.full)
+        #expect(checker.count == 1)
+        network.send(.online(.wiredEthernet, name: "sat0"))
+        #expect(checker.count == 1 && clock.pending.isEmpty)
+        #expect(monitor.currentPath?.isUltraConstrained == true && monitor.currentPath?.connectivity == .unknown)
+        clock.advance(by: 86_400)
+        #expect(checker.count == 1)
+        // Reported so by the system (iOS 26): the same.
+        var satellite = NetworkPath.online(.cellular)
+        satellite.isUltraConstrained = true
+        network.send(satellite)
+        #expect(checker.count == 1 && monitor.currentPath?.connectivity == .unknown)
+        network.send(.online(.wifi))
+        #expect(checker.count == 2)
+
+        let (allowed, allowedNetwork, _, allowedChecker, _) = try make(allowingUltraConstrained: true)
+        defer { allowed.cancel() }
+        allowedNetwork.send(satellite)
+        #expect(allowedChecker.count == 2)
+        allowedChecker.answer(.full)
+        #expect(allowed.currentPath?.connectivity == .full && allowed.currentPath?.isUltraConstrained == true)
     }
 
     @Test func cancelStopsEverything() throws {

@@ -141,6 +141,16 @@ enum MetricsFixture {
         # TYPE netpath_path_interface_info gauge
         netpath_path_interface_info{netns="lab",interface="eth0",type="wiredEthernet",rank="0"} 1
         netpath_path_interface_info{netns="lab",interface="wlan0",type="wifi",rank="1"} 1
+        # HELP netpath_path_link_quality How well the link is doing, as iOS 26 estimates it: 1 for the estimate that holds (unknown on Linux).
+        # TYPE netpath_path_link_quality gauge
+        netpath_path_link_quality{netns="",quality="unknown"} 1
+        netpath_path_link_quality{netns="",quality="minimal"} 0
+        netpath_path_link_quality{netns="",quality="moderate"} 0
+        netpath_path_link_quality{netns="",quality="good"} 0
+        netpath_path_link_quality{netns="lab",quality="unknown"} 1
+        netpath_path_link_quality{netns="lab",quality="minimal"} 0
+        netpath_path_link_quality{netns="lab",quality="moderate"} 0
+        netpath_path_link_quality{netns="lab",quality="good"} 0
         # HELP netpath_path_supports_ipv4 Whether IPv4 is routed to the Internet through a usable interface and source address.
         # TYPE netpath_path_supports_ipv4 gauge
         netpath_path_supports_ipv4{netns=""} 0
@@ -153,14 +163,22 @@ enum MetricsFixture {
         # TYPE netpath_path_supports_dns gauge
         netpath_path_supports_dns{netns=""} 0
         netpath_path_supports_dns{netns="lab"} 1
-        # HELP netpath_path_expensive Whether the primary interface is expensive: cellular, or configured as metered.
+        # HELP netpath_path_expensive Whether the physical interface (beneath a tunnel, if any) is expensive: cellular, or configured as metered.
         # TYPE netpath_path_expensive gauge
         netpath_path_expensive{netns=""} 0
         netpath_path_expensive{netns="lab"} 0
-        # HELP netpath_path_constrained Whether the path is constrained: the primary interface is configured as constrained.
+        # HELP netpath_path_constrained Whether the path is constrained: the physical interface is configured as constrained.
         # TYPE netpath_path_constrained gauge
         netpath_path_constrained{netns=""} 0
         netpath_path_constrained{netns="lab"} 0
+        # HELP netpath_path_ultra_constrained Whether the path is ultra-constrained (a satellite link): the physical interface is configured so.
+        # TYPE netpath_path_ultra_constrained gauge
+        netpath_path_ultra_constrained{netns=""} 0
+        netpath_path_ultra_constrained{netns="lab"} 0
+        # HELP netpath_path_tunnel Whether the path leaves through a tunnel (a VPN).
+        # TYPE netpath_path_tunnel gauge
+        netpath_path_tunnel{netns=""} 0
+        netpath_path_tunnel{netns="lab"} 0
         # HELP netpath_path_changes_total Paths the monitor emitted since it started, the first one included.
         # TYPE netpath_path_changes_total counter
         netpath_path_changes_total{netns=""} 1
@@ -279,6 +297,26 @@ enum MetricsFixture {
             #"netpath_path_expensive{netns=""} 1"#, #"netpath_path_constrained{netns=""} 1"#,
             #"netpath_path_supports_ipv4{netns=""} 1"#, #"netpath_path_supports_ipv6{netns=""} 0"#,
             #"netpath_path_supports_dns{netns=""} 0"#, #"netpath_connectivity{netns="",connectivity="portal"} 1"#,
+        ] {
+            #expect(output.contains(line), "\(line)")
+        }
+    }
+
+    @Test func aVPNOverCellularNamesTheTunnelAndTheLinkBeneath() {
+        var path = NetworkPath(
+            status: .satisfied,
+            availableInterfaces: [NetworkInterface(name: "wg0", index: 7, type: .other), NetworkInterface(name: "wwan0", index: 3, type: .cellular)],
+            tunnelInterface: NetworkInterface(name: "wg0", index: 7, type: .other),
+            underlyingInterface: NetworkInterface(name: "wwan0", index: 3, type: .cellular),
+            isExpensive: true, isUltraConstrained: true, supportsIPv4: true
+        )
+        path.linkQuality = .moderate
+        let output = lines(text([MetricsFixture.watched("", path)], probe: false))
+        for line in [
+            #"netpath_path_tunnel_info{netns="",interface="wg0",underlying_interface="wwan0",underlying_type="cellular"} 1"#,
+            #"netpath_path_tunnel{netns=""} 1"#, #"netpath_path_expensive{netns=""} 1"#,
+            #"netpath_path_ultra_constrained{netns=""} 1"#, #"netpath_path_link_quality{netns="",quality="moderate"} 1"#,
+            #"netpath_path_link_quality{netns="",quality="unknown"} 0"#,
         ] {
             #expect(output.contains(line), "\(line)")
         }

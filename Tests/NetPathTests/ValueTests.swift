@@ -68,10 +68,13 @@ import NetPathTestKit
         let paths = [
             NetworkPath(status: .satisfied, availableInterfaces: [NetworkInterface(name: "wg0", index: 7, type: .other),
                                                                   NetworkInterface(name: "eth\"0", index: 2, type: .wiredEthernet)],
-                        isExpensive: true, isConstrained: true, supportsIPv4: true, supportsIPv6: true, supportsDNS: true,
+                        tunnelInterface: NetworkInterface(name: "wg0", index: 7, type: .other),
+                        underlyingInterface: NetworkInterface(name: "eth\"0", index: 2, type: .wiredEthernet),
+                        isExpensive: true, isConstrained: true, isUltraConstrained: true, linkQuality: .minimal,
+                        supportsIPv4: true, supportsIPv6: true, supportsDNS: true,
                         gateways: ["10.0.0.1", "fe80::1"], connectivity: .portal, portalURL: "http://portal.test/login"),
             NetworkPath(status: .unsatisfied, unsatisfiedReason: .notAvailable, diagnosis: .blocked),
-            .online(.cellular), .offline(.noCarrier),
+            .online(.cellular), .offline(.noCarrier), .vpn(over: .cellular),
         ]
         for path in paths {
             let encoded = String(decoding: try JSONEncoder().encode(path), as: UTF8.self)
@@ -85,6 +88,37 @@ import NetPathTestKit
             #expect(Set(keys) == Set(NetworkPath.JSONKey.allCases.map(\.rawValue)))
             #expect(line.hasPrefix("{\"time\":\"2026-12-01T00:00:00.000Z\",\"status\":"))
         }
+    }
+
+    /// A trace recorded before the tunnel, ultra-constrained and link-quality keys existed
+    /// reads as it did: no tunnel, `false`, `unknown`; a wrong value names its key.
+    @Test func olderTracesReadWithoutTheNewKeys() throws {
+        let old = #"{"time":"2026-11-30T05:02:47.070Z","status":"satisfied","unsatisfiedReason":null,"diagnosis":null,"#
+            + #""interfaces":[{"name":"eth0","index":2,"type":"wiredEthernet"}],"isExpensive":false,"isConstrained":false,"#
+            + #""supportsIPv4":true,"supportsIPv6":false,"supportsDNS":true,"gateways":["10.0.0.1"]}"#
+        let path = try NetworkPath(jsonLine: old)
+        #expect(path.tunnelInterface == nil && path.underlyingInterface == nil && !path.usesVPN)
+        #expect(!path.isUltraConstrained && path.linkQuality == .unknown)
+        #expect(try JSONDecoder().decode(NetworkPath.self, from: Data(old.utf8)) == path)
+        for (key, value) in [("linkQuality", #""great""#), ("tunnelInterface", #""wg0""#), ("isUltraConstrained", "1"),
+                             ("underlyingInterface", #"{"name":"eth0"}"#)] {
+            let wrong = old.replacingOccurrences(of: #""supportsIPv4""#, with: "\"\(key)\":\(value),\"supportsIPv4\"")
+            #expect { try NetworkPath(jsonLine: wrong) } throws: { ($0 as? NetPathError)?.message.contains(key) == true }
+        }
+    }
+
+    /// A VPN as `NWPath` reports one: it uses the tunnel's type and the physical one's, and
+    /// its physical interface is the one beneath.
+    @Test func aVPNPathUsesBothTypesAndNamesThePhysicalInterface() {
+        let vpn = NetworkPath.vpn(over: .wifi, tunnel: "utun3")
+        #expect(vpn.usesVPN && vpn.primaryInterface?.name == "utun3" && vpn.physicalInterface?.name == "wlan0")
+        #expect(vpn.usesInterfaceType(.other) && vpn.usesInterfaceType(.wifi) && !vpn.usesInterfaceType(.cellular))
+        #expect(vpn.description.contains("via utun3 (other)  VPN over wlan0 (wifi)"))
+        #expect(NetworkPath.vpn(over: .cellular).isExpensive)
+        var quality = NetworkPath.online(.wifi)
+        quality.linkQuality = .good
+        quality.isUltraConstrained = true
+        #expect(quality.description.hasSuffix("ultra-constrained  link quality good"))
     }
 
     @Test func namespaceNames() {

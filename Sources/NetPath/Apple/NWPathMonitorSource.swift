@@ -42,7 +42,12 @@ extension NetworkPath {
     /// The path `NWPathMonitor` reported, as a value.
     ///
     /// `diagnosis` is derived from what `NWPath` tells: `noInterface` when it lists no
-    /// interface, else `noDefaultRoute`; `nil` when satisfied.
+    /// interface, else `noDefaultRoute`; `nil` when satisfied. A satisfied path whose first
+    /// interface is of type `other` with a physical one listed after it goes through a VPN:
+    /// ``tunnelInterface`` is the first, ``underlyingInterface`` the first after it whose
+    /// type is not `other` (nor loopback). `isUltraConstrained` and `linkQuality` are read
+    /// on iOS 26, macOS 26, tvOS 26, watchOS 26 and visionOS 26 (and with a compiler that
+    /// knows them); `false` and `unknown` before.
     public init(_ path: NWPath) {
         let interfaces = path.availableInterfaces.map {
             NetworkInterface(name: $0.name, index: $0.index, type: NetworkInterface.InterfaceType($0.type))
@@ -60,18 +65,55 @@ extension NetworkPath {
             reason = UnsatisfiedReason(path.unsatisfiedReason)
             diagnosis = interfaces.isEmpty ? .noInterface : .noDefaultRoute
         }
+        var tunnel: NetworkInterface?
+        var underlying: NetworkInterface?
+        if status == .satisfied, let first = interfaces.first, first.type == .other,
+           let beneath = interfaces.dropFirst().first(where: { $0.type != .other && $0.type != .loopback }) {
+            tunnel = first
+            underlying = beneath
+        }
         self.init(
             status: status,
             unsatisfiedReason: reason,
             diagnosis: diagnosis,
             availableInterfaces: interfaces,
+            tunnelInterface: tunnel,
+            underlyingInterface: underlying,
             isExpensive: path.isExpensive,
             isConstrained: path.isConstrained,
+            isUltraConstrained: NetworkPath.isUltraConstrained(path),
+            linkQuality: NetworkPath.linkQuality(path),
             supportsIPv4: path.supportsIPv4,
             supportsIPv6: path.supportsIPv6,
             supportsDNS: path.supportsDNS,
             gateways: path.gateways.compactMap(NetworkPath.gatewayText)
         )
+    }
+
+    /// `NWPath.isUltraConstrained` where the SDK and the system have it.
+    private static func isUltraConstrained(_ path: NWPath) -> Bool {
+        #if compiler(>=6.2)
+        if #available(iOS 26.0, macOS 26.0, tvOS 26.0, watchOS 26.0, visionOS 26.0, *) {
+            return path.isUltraConstrained
+        }
+        #endif
+        return false
+    }
+
+    /// `NWPath.linkQuality` where the SDK and the system have it.
+    private static func linkQuality(_ path: NWPath) -> LinkQuality {
+        #if compiler(>=6.2)
+        if #available(iOS 26.0, macOS 26.0, tvOS 26.0, watchOS 26.0, visionOS 26.0, *) {
+            switch path.linkQuality {
+            case .unknown: return .unknown
+            case .minimal: return .minimal
+            case .moderate: return .moderate
+            case .good: return .good
+            @unknown default: return .unknown
+            }
+        }
+        #endif
+        return .unknown
     }
 
     private static func gatewayText(_ endpoint: NWEndpoint) -> String? {

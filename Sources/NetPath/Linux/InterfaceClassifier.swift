@@ -15,6 +15,15 @@ enum InterfaceClassifier {
     static let tunnelHardware: [UInt16] = [none, ppp, tunnel, tunnel6, sit, ipgre, ip6gre]
     static let cellularPrefixes = ["wwan", "rmnet", "ccmni"]
 
+    /// Whether a link is a tunnel (a VPN's device, or PPP): a tunnel kind, or a tunnel's
+    /// hardware type. Such a link is typed `other`; a path through it names the physical
+    /// interface beneath (``NetworkPath/underlyingInterface``).
+    static func isTunnel(_ link: LinkState) -> Bool {
+        guard link.hardwareType != loopback, link.type != .cellular, link.type != .wifi else { return false }
+        if let kind = link.kind, tunnelKinds.contains(kind) { return true }
+        return tunnelHardware.contains(link.hardwareType)
+    }
+
     /// The type of a link; the first rule that matches wins.
     ///
     /// - Parameters:

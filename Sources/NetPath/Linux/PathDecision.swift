@@ -202,10 +202,13 @@ struct PathDecision {
                 let text = gateway.description
                 if !gateways.contains(text) { gateways.append(text) }
             }
+            let tunnel = tunnelBeneath(chosen: chosen, usable: usable)
             return NetworkPath(
                 status: .satisfied,
                 availableInterfaces: interfaces,
-                isExpensive: interfaces.first?.type == .cellular,
+                tunnelInterface: tunnel.map { _ in interfaces[0] },
+                underlyingInterface: tunnel,
+                isExpensive: (tunnel ?? interfaces.first)?.type == .cellular,
                 supportsIPv4: chosen.contains { $0.family == IPAddress.inet },
                 supportsIPv6: chosen.contains { $0.family == IPAddress.inet6 },
                 supportsDNS: state.hasDNSServer,
@@ -236,6 +239,20 @@ struct PathDecision {
             diagnosis: diagnosis,
             availableInterfaces: interfaces
         )
+    }
+
+    /// The physical interface beneath the tunnel that the kernel's first choice leaves
+    /// through, if it is a tunnel (SPEC §1): the best non-tunnel link, in SPEC 2.8 order,
+    /// that the kernel chose for the other family or that carries a usable route. `nil`
+    /// when the first choice is no tunnel, or nothing lies beneath it (a PPP link alone).
+    private func tunnelBeneath(chosen: [Choice], usable: [LinkState]) -> NetworkInterface? {
+        guard let primary = chosen.first?.link, InterfaceClassifier.isTunnel(primary) else { return nil }
+        let candidates = usable.filter { $0.index != primary.index && !InterfaceClassifier.isTunnel($0) }
+        if let choice = chosen.first(where: { choice in candidates.contains { $0.index == choice.link.index } }) {
+            return NetworkInterface(choice.link)
+        }
+        let routed = candidates.compactMap { link in bestMetric(through: link.index, family: nil).map { (metric: $0, link: link) } }
+        return routed.min { ($0.metric, $0.link.index) < ($1.metric, $1.link.index) }.map { NetworkInterface($0.link) }
     }
 
     /// SPEC 2.8: the kernel's choices, then the links of other usable routes to the Internet

@@ -123,12 +123,33 @@ public enum PrometheusExposition {
                 }
             }
         }
+        writer.family("netpath_path_tunnel_info", .gauge,
+                      "The tunnel (VPN) the path leaves through and the physical interface beneath it; absent without a tunnel.") {
+            for (name, _, path) in watched {
+                guard let tunnel = path.tunnelInterface, let underlying = path.underlyingInterface else { continue }
+                $0.sample(labels: [("netns", name), ("interface", tunnel.name), ("underlying_interface", underlying.name),
+                                   ("underlying_type", underlying.type.rawValue)], true)
+            }
+        }
+        writer.family("netpath_path_link_quality", .gauge,
+                      "How well the link is doing, as iOS 26 estimates it: 1 for the estimate that holds (unknown on Linux).") {
+            for (name, _, path) in watched {
+                for quality in NetworkPath.LinkQuality.allCases {
+                    $0.sample(labels: [("netns", name), ("quality", quality.rawValue)], path.linkQuality == quality)
+                }
+            }
+        }
         let flags: [(String, String, KeyPath<NetworkPath, Bool>)] = [
             ("netpath_path_supports_ipv4", "Whether IPv4 is routed to the Internet through a usable interface and source address.", \.supportsIPv4),
             ("netpath_path_supports_ipv6", "Whether IPv6 is routed to the Internet through a usable interface and source address.", \.supportsIPv6),
             ("netpath_path_supports_dns", "Whether the path is satisfied and at least one DNS server is configured for it.", \.supportsDNS),
-            ("netpath_path_expensive", "Whether the primary interface is expensive: cellular, or configured as metered.", \.isExpensive),
-            ("netpath_path_constrained", "Whether the path is constrained: the primary interface is configured as constrained.", \.isConstrained),
+            ("netpath_path_expensive",
+             "Whether the physical interface (beneath a tunnel, if any) is expensive: cellular, or configured as metered.", \.isExpensive),
+            ("netpath_path_constrained",
+             "Whether the path is constrained: the physical interface is configured as constrained.", \.isConstrained),
+            ("netpath_path_ultra_constrained",
+             "Whether the path is ultra-constrained (a satellite link): the physical interface is configured so.", \.isUltraConstrained),
+            ("netpath_path_tunnel", "Whether the path leaves through a tunnel (a VPN).", \.usesVPN),
         ]
         for (metric, help, flag) in flags {
             writer.family(metric, .gauge, help) {

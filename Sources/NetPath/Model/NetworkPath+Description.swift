@@ -3,7 +3,8 @@ extension NetworkPath: CustomStringConvertible {
     /// its type, the connectivity when checked, gateways, families and DNS, costs and the
     /// other interfaces; offline, the diagnosis in words and the usable interfaces.
     ///
-    /// `online  via eth0 (wiredEthernet)  gateway 192.0.2.1  IPv4 IPv6 DNS`
+    /// `online  via eth0 (wiredEthernet)  gateway 192.0.2.1  IPv4 IPv6 DNS`, or under a VPN
+    /// `online  via wg0 (other)  VPN over wlan0 (wifi)  IPv4 DNS  also wlan0 (wifi)`
     public var description: String {
         summary(painting: { text, _ in text })
     }
@@ -28,6 +29,9 @@ extension NetworkPath: CustomStringConvertible {
             return words.joined(separator: "  ")
         }
         words.append("via " + (names.first ?? "?"))
+        if let underlying = underlyingInterface {
+            words.append("VPN over \(underlying.name) (\(underlying.type.rawValue))")
+        }
         if connectivity != .unknown {
             words.append("Internet: " + connectivity.rawValue + (portalURL.map { " (login at \($0))" } ?? ""))
         }
@@ -39,6 +43,8 @@ extension NetworkPath: CustomStringConvertible {
         words.append(families.joined(separator: " "))
         if isExpensive { words.append("expensive") }
         if isConstrained { words.append("constrained") }
+        if isUltraConstrained { words.append("ultra-constrained") }
+        if linkQuality != .unknown { words.append("link quality " + linkQuality.rawValue) }
         if names.count > 1 { words.append("also " + names.dropFirst().joined(separator: ", ")) }
         return words.joined(separator: "  ")
     }

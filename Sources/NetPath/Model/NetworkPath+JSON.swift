@@ -12,9 +12,12 @@ import CNetlink  // on Linux, clock_gettime's timespec comes through the shim's 
 extension NetworkPath {
     /// The keys of a path's JSON object, in the order it is written (`netpath watch
     /// --json`): `time` first, `connectivity` and `portalURL` only with a connectivity
-    /// check. `Codable` uses the same keys.
+    /// check. `Codable` uses the same keys. A reader takes lines without the keys added
+    /// later (`tunnelInterface`, `underlyingInterface`, `isUltraConstrained`, `linkQuality`)
+    /// as they were before: no tunnel, `false`, `unknown`.
     public enum JSONKey: String, CodingKey, CaseIterable, Sendable {
-        case time, status, unsatisfiedReason, diagnosis, interfaces, isExpensive, isConstrained
+        case time, status, unsatisfiedReason, diagnosis, interfaces, tunnelInterface, underlyingInterface
+        case isExpensive, isConstrained, isUltraConstrained, linkQuality
         case supportsIPv4, supportsIPv6, supportsDNS, gateways, connectivity, portalURL
     }
 
@@ -39,8 +42,12 @@ extension NetworkPath: Codable {
             unsatisfiedReason: try container.decodeIfPresent(UnsatisfiedReason.self, forKey: .unsatisfiedReason),
             diagnosis: try container.decodeIfPresent(Diagnosis.self, forKey: .diagnosis),
             availableInterfaces: try container.decodeIfPresent([NetworkInterface].self, forKey: .interfaces) ?? [],
+            tunnelInterface: try container.decodeIfPresent(NetworkInterface.self, forKey: .tunnelInterface),
+            underlyingInterface: try container.decodeIfPresent(NetworkInterface.self, forKey: .underlyingInterface),
             isExpensive: try container.decodeIfPresent(Bool.self, forKey: .isExpensive) ?? false,
             isConstrained: try container.decodeIfPresent(Bool.self, forKey: .isConstrained) ?? false,
+            isUltraConstrained: try container.decodeIfPresent(Bool.self, forKey: .isUltraConstrained) ?? false,
+            linkQuality: try container.decodeIfPresent(LinkQuality.self, forKey: .linkQuality) ?? .unknown,
             supportsIPv4: try container.decodeIfPresent(Bool.self, forKey: .supportsIPv4) ?? false,
             supportsIPv6: try container.decodeIfPresent(Bool.self, forKey: .supportsIPv6) ?? false,
             supportsDNS: try container.decodeIfPresent(Bool.self, forKey: .supportsDNS) ?? false,
@@ -57,8 +64,12 @@ extension NetworkPath: Codable {
         try container.encode(unsatisfiedReason, forKey: .unsatisfiedReason)
         try container.encode(diagnosis, forKey: .diagnosis)
         try container.encode(availableInterfaces, forKey: .interfaces)
+        try container.encode(tunnelInterface, forKey: .tunnelInterface)
+        try container.encode(underlyingInterface, forKey: .underlyingInterface)
         try container.encode(isExpensive, forKey: .isExpensive)
         try container.encode(isConstrained, forKey: .isConstrained)
+        try container.encode(isUltraConstrained, forKey: .isUltraConstrained)
+        try container.encode(linkQuality, forKey: .linkQuality)
         try container.encode(supportsIPv4, forKey: .supportsIPv4)
         try container.encode(supportsIPv6, forKey: .supportsIPv6)
         try container.encode(supportsDNS, forKey: .supportsDNS)
@@ -183,18 +194,21 @@ package struct JSONLine {
         append(optionalQuoted: path.diagnosis?.rawValue)
         append(",\"interfaces\":[")
         for (position, interface) in path.availableInterfaces.enumerated() {
-            append(position == 0 ? "{\"name\":" : ",{\"name\":")
-            append(quoted: interface.name)
-            append(",\"index\":")
-            append(Int64(interface.index))
-            append(",\"type\":")
-            append(quoted: interface.type.rawValue)
-            append("}")
+            if position > 0 { append(",") }
+            append(interface)
         }
-        append("],\"isExpensive\":")
+        append("],\"tunnelInterface\":")
+        append(interface: path.tunnelInterface)
+        append(",\"underlyingInterface\":")
+        append(interface: path.underlyingInterface)
+        append(",\"isExpensive\":")
         append(path.isExpensive)
         append(",\"isConstrained\":")
         append(path.isConstrained)
+        append(",\"isUltraConstrained\":")
+        append(path.isUltraConstrained)
+        append(",\"linkQuality\":")
+        append(quoted: path.linkQuality.rawValue)
         append(",\"supportsIPv4\":")
         append(path.supportsIPv4)
         append(",\"supportsIPv6\":")
@@ -214,5 +228,20 @@ package struct JSONLine {
             append(optionalQuoted: path.portalURL)
         }
         append("}")
+    }
+
+    /// An interface as `{"name":…,"index":…,"type":…}`.
+    private mutating func append(_ interface: NetworkInterface) {
+        append("{\"name\":")
+        append(quoted: interface.name)
+        append(",\"index\":")
+        append(Int64(interface.index))
+        append(",\"type\":")
+        append(quoted: interface.type.rawValue)
+        append("}")
+    }
+
+    private mutating func append(interface: NetworkInterface?) {
+        if let interface { append(interface) } else { append("null") }
     }
 }

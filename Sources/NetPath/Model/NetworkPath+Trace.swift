@@ -24,8 +24,12 @@ extension NetworkPath {
             unsatisfiedReason: try reader.decode(.unsatisfiedReason, as: UnsatisfiedReason.self),
             diagnosis: try reader.decode(.diagnosis, as: Diagnosis.self),
             availableInterfaces: try reader.interfaces(),
+            tunnelInterface: try reader.interface(.tunnelInterface),
+            underlyingInterface: try reader.interface(.underlyingInterface),
             isExpensive: try reader.flag(.isExpensive),
             isConstrained: try reader.flag(.isConstrained),
+            isUltraConstrained: try reader.flag(.isUltraConstrained),
+            linkQuality: try reader.decode(.linkQuality, as: LinkQuality.self) ?? .unknown,
             supportsIPv4: try reader.flag(.supportsIPv4),
             supportsIPv6: try reader.flag(.supportsIPv6),
             supportsDNS: try reader.flag(.supportsDNS),
@@ -67,15 +71,30 @@ private struct PathLineReader {
         case nil: return []
         case .array(let list)?:
             return try list.map { entry in
-                guard case .string(let name)? = entry["name"], case .number(let index)? = entry["index"],
-                      index >= 0, index < 1e9, index == index.rounded(),
-                      case .string(let typeName)? = entry["type"], let type = NetworkInterface.InterfaceType(rawValue: typeName) else {
+                guard let interface = Self.interface(entry) else {
                     throw NetPathError(.invalidInput, "each interface needs a 'name', an 'index' and a known 'type'")
                 }
-                return NetworkInterface(name: name, index: Int(index), type: type)
+                return interface
             }
         default: throw NetPathError(.invalidInput, "'interfaces' must be an array")
         }
+    }
+
+    /// An interface object under `key`, or `nil` when the key is absent or `null`.
+    func interface(_ key: NetworkPath.JSONKey) throws -> NetworkInterface? {
+        guard let entry = value[key.rawValue], entry != .null else { return nil }
+        guard let interface = Self.interface(entry) else {
+            throw NetPathError(.invalidInput, "'\(key.rawValue)' must be null or an interface with a 'name', an 'index' and a known 'type'")
+        }
+        return interface
+    }
+
+    private static func interface(_ entry: JSONValue) -> NetworkInterface? {
+        guard case .string(let name)? = entry["name"], case .number(let index)? = entry["index"],
+              index >= 0, index < 1e9, index == index.rounded(),
+              case .string(let typeName)? = entry["type"], let type = NetworkInterface.InterfaceType(rawValue: typeName)
+        else { return nil }
+        return NetworkInterface(name: name, index: Int(index), type: type)
     }
 
     func gateways() throws -> [String] {

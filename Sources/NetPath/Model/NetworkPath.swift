@@ -28,6 +28,22 @@ public struct NetworkPath: Hashable, Sendable {
         case vpnInactive
     }
 
+    /// How well the link is doing, as iOS 26's `NWPath.LinkQuality` estimates it.
+    ///
+    /// Apple platforms report it from iOS 26, macOS 26, tvOS 26, watchOS 26 and visionOS 26;
+    /// before those, and on Linux (which gives no such estimate: NetPath does not invent one),
+    /// it is ``unknown``.
+    public enum LinkQuality: String, Hashable, Sendable, Codable, CaseIterable {
+        /// No estimate.
+        case unknown
+        /// Enough for little more than messages.
+        case minimal
+        /// Enough for most uses, but not for the most demanding (high-quality video).
+        case moderate
+        /// Good for every use.
+        case good
+    }
+
     /// Why a path is not satisfied: the first of these that holds, in this order.
     public enum Diagnosis: String, Hashable, Sendable, Codable, CaseIterable {
         /// A usable route to the Internet exists, but only through interfaces the monitor's
@@ -57,12 +73,35 @@ public struct NetworkPath: Hashable, Sendable {
     /// (on Linux, the kernel's own routing decision), then those carrying other routes to
     /// the Internet by metric, then the rest by index.
     public var availableInterfaces: [NetworkInterface]
-    /// Whether the primary interface is expensive: cellular, or configured as metered
-    /// (``PathMonitor/meteredInterfaces``).
+    /// The tunnel (VPN) the traffic leaves through, when it does: the primary interface,
+    /// with ``underlyingInterface`` beneath it; `nil` otherwise.
+    ///
+    /// On Linux: the kernel's route to the Internet leaves through a tunnel device (tun,
+    /// WireGuard, IPsec `xfrm`/`vti`, GRE, PPP, …) and another usable interface carries a
+    /// route. On Apple platforms: `NWPath` lists an interface of type `other` first and a
+    /// physical one after it, as it does for a VPN.
+    public var tunnelInterface: NetworkInterface?
+    /// The physical interface beneath ``tunnelInterface``: the one a VPN's own packets
+    /// leave through. On Linux, the best non-tunnel interface that carries a usable route
+    /// (in the order of ``availableInterfaces``); on Apple platforms, the first interface
+    /// after the tunnel whose type is not `other`. `nil` when there is no tunnel.
+    public var underlyingInterface: NetworkInterface?
+    /// Whether the physical interface is expensive: cellular, or configured as metered
+    /// (``PathMonitor/meteredInterfaces``). Under a VPN it is the interface beneath the
+    /// tunnel that counts, as `NWPath` reports a VPN over cellular as expensive.
     public var isExpensive: Bool
     /// Whether the path is constrained: Low Data Mode on Apple platforms; on Linux, the
-    /// primary interface configured as constrained (``PathMonitor/constrainedInterfaces``).
+    /// physical interface configured as constrained (``PathMonitor/constrainedInterfaces``).
     public var isConstrained: Bool
+    /// Whether the path is ultra-constrained (a satellite link): `NWPath.isUltraConstrained`
+    /// on iOS 26 and later; on Linux, the physical interface configured as ultra-constrained
+    /// (``PathMonitor/ultraConstrainedInterfaces``); `false` otherwise. A connectivity check
+    /// does not run on such a path unless it allows it
+    /// (``ConnectivityCheck/allowsUltraConstrainedPaths``).
+    public var isUltraConstrained: Bool
+    /// How well the link is doing: `NWPath.linkQuality` on iOS 26 and later; ``LinkQuality/unknown``
+    /// before and on Linux.
+    public var linkQuality: LinkQuality
     /// Whether the system routes IPv4 to the Internet through a usable interface and source.
     public var supportsIPv4: Bool
     /// Whether the system routes IPv6 to the Internet through a usable interface and source.
@@ -85,8 +124,12 @@ public struct NetworkPath: Hashable, Sendable {
         unsatisfiedReason: UnsatisfiedReason? = nil,
         diagnosis: Diagnosis? = nil,
         availableInterfaces: [NetworkInterface] = [],
+        tunnelInterface: NetworkInterface? = nil,
+        underlyingInterface: NetworkInterface? = nil,
         isExpensive: Bool = false,
         isConstrained: Bool = false,
+        isUltraConstrained: Bool = false,
+        linkQuality: LinkQuality = .unknown,
         supportsIPv4: Bool = false,
         supportsIPv6: Bool = false,
         supportsDNS: Bool = false,
@@ -98,8 +141,12 @@ public struct NetworkPath: Hashable, Sendable {
         self.unsatisfiedReason = unsatisfiedReason
         self.diagnosis = diagnosis
         self.availableInterfaces = availableInterfaces
+        self.tunnelInterface = tunnelInterface
+        self.underlyingInterface = underlyingInterface
         self.isExpensive = isExpensive
         self.isConstrained = isConstrained
+        self.isUltraConstrained = isUltraConstrained
+        self.linkQuality = linkQuality
         self.supportsIPv4 = supportsIPv4
         self.supportsIPv6 = supportsIPv6
         self.supportsDNS = supportsDNS
@@ -112,13 +159,24 @@ public struct NetworkPath: Hashable, Sendable {
     ///
     /// - Parameters:
     ///   - type: The interface type to look for.
-    /// - Returns: `true` when the primary interface of a satisfied path has that type.
+    /// - Returns: `true` when the primary interface of a satisfied path has that type, or,
+    ///   under a VPN, the interface beneath the tunnel does (as `NWPath` answers for a VPN
+    ///   over Wi-Fi: it uses both `other` and `wifi`).
     public func usesInterfaceType(_ type: NetworkInterface.InterfaceType) -> Bool {
-        status == .satisfied && availableInterfaces.first?.type == type
+        status == .satisfied && (availableInterfaces.first?.type == type || underlyingInterface?.type == type)
     }
 
     /// The interface the path's traffic leaves through, when it is satisfied.
     public var primaryInterface: NetworkInterface? {
         status == .satisfied ? availableInterfaces.first : nil
+    }
+
+    /// Whether the traffic leaves through a tunnel (a VPN): ``tunnelInterface`` is set.
+    public var usesVPN: Bool { tunnelInterface != nil }
+
+    /// The interface that physically carries the traffic: the one beneath the tunnel under
+    /// a VPN, else the primary interface; `nil` when the path is not satisfied.
+    public var physicalInterface: NetworkInterface? {
+        status == .satisfied ? underlyingInterface ?? availableInterfaces.first : nil
     }
 }

@@ -1,6 +1,7 @@
-/// The interfaces a user configured as metered or constrained (SPEC §1: `isExpensive` is
-/// "the primary interface is cellular, or configured as metered"; `isConstrained` is
-/// `false` on Linux "unless configured").
+/// The interfaces a user configured as metered, constrained or ultra-constrained (SPEC §1:
+/// `isExpensive` is "the physical interface is cellular, or configured as metered";
+/// `isConstrained` and `isUltraConstrained` are `false` on Linux "unless configured").
+/// Under a VPN the physical interface is the one beneath the tunnel.
 ///
 /// Linux has no system-wide flag a process can read without D-Bus (NetworkManager keeps
 /// its `metered` setting behind it), so the app or the command line names the interfaces:
@@ -11,23 +12,28 @@
 struct InterfaceCosts: Sendable, Equatable {
     /// Patterns of interfaces that make a path expensive when they are its primary one.
     var metered: [String] = []
-    /// Patterns of interfaces that make a path constrained when they are its primary one.
+    /// Patterns of interfaces that make a path constrained when they are its physical one.
     var constrained: [String] = []
+    /// Patterns of interfaces that make a path ultra-constrained (a satellite link).
+    var ultraConstrained: [String] = []
 
     /// Whether nothing is configured (the path passes unchanged).
-    var isEmpty: Bool { metered.isEmpty && constrained.isEmpty }
+    var isEmpty: Bool { metered.isEmpty && constrained.isEmpty && ultraConstrained.isEmpty }
 
-    /// The path with `isExpensive` and `isConstrained` set where the configuration says so.
+    /// The path with `isExpensive`, `isConstrained` and `isUltraConstrained` set where the
+    /// configuration says so. Applying it twice changes nothing more.
     ///
     /// - Parameters:
     ///   - path: A path as the backend reported it.
-    /// - Returns: The path, marked expensive or constrained when its primary interface
-    ///   matches a configured pattern; otherwise unchanged.
+    /// - Returns: The path, marked when its physical interface (the primary one, or the one
+    ///   beneath its tunnel) matches a configured pattern; otherwise unchanged.
     func apply(to path: NetworkPath) -> NetworkPath {
-        guard !isEmpty, let name = path.primaryInterface?.name else { return path }
+        guard !isEmpty, let name = path.physicalInterface?.name else { return path }
         var path = path
-        if !path.isExpensive, metered.contains(where: { Self.matches($0, name) }) { path.isExpensive = true }
-        if !path.isConstrained, constrained.contains(where: { Self.matches($0, name) }) { path.isConstrained = true }
+        func matched(_ patterns: [String]) -> Bool { patterns.contains { Self.matches($0, name) } }
+        if !path.isExpensive, matched(metered) { path.isExpensive = true }
+        if !path.isConstrained, matched(constrained) { path.isConstrained = true }
+        if !path.isUltraConstrained, matched(ultraConstrained) { path.isUltraConstrained = true }
         return path
     }
 

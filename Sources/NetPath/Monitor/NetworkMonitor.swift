@@ -29,15 +29,16 @@ public final class NetworkMonitor {
         case cellular
         /// Wired Ethernet.
         case ethernet
-        /// Anything else: VPN, tunnel, loopback.
+        /// Anything else: a tunnel with no physical interface beneath it, PPP, loopback.
         case other
         /// Not connected, or no path yet.
         case unknown
 
-        /// The connection type of a path: its primary interface's, or `unknown` when the
-        /// path is not satisfied.
+        /// The connection type of a path: the type of the interface that physically carries
+        /// it (under a VPN, the one beneath the tunnel: a VPN over Wi-Fi is `wifi`), or
+        /// `unknown` when the path is not satisfied.
         public init(_ path: NetworkPath?) {
-            switch path?.primaryInterface?.type {
+            switch path?.physicalInterface?.type {
             case .wifi?: self = .wifi
             case .cellular?: self = .cellular
             case .wiredEthernet?: self = .ethernet
@@ -75,10 +76,18 @@ public final class NetworkMonitor {
 
     /// The path's status, or `nil` before the first path.
     public var status: NetworkPath.Status? { path?.status }
-    /// Whether the primary interface is expensive (cellular, or configured as metered).
+    /// Whether the physical interface is expensive (cellular, or configured as metered;
+    /// under a VPN, the interface beneath the tunnel).
     public var isExpensive: Bool { path?.isExpensive ?? false }
     /// Whether the path is constrained (Low Data Mode, or configured as constrained).
     public var isConstrained: Bool { path?.isConstrained ?? false }
+    /// Whether the path is ultra-constrained (a satellite link on iOS 26, or configured so).
+    public var isUltraConstrained: Bool { path?.isUltraConstrained ?? false }
+    /// How well the link is doing (iOS 26 and later; `unknown` elsewhere).
+    public var linkQuality: NetworkPath.LinkQuality { path?.linkQuality ?? .unknown }
+    /// Whether the traffic leaves through a VPN; ``connectionType`` then names the transport
+    /// beneath it.
+    public var usesVPN: Bool { path?.status == .satisfied && path?.usesVPN == true }
 
     /// Whether the latest path is satisfied (what apps read as `monitor.currentPath.status
     /// == .satisfied` from `NWPathMonitor`); `false` before the first path. Observable, as it
@@ -105,6 +114,8 @@ public final class NetworkMonitor {
     ///   - meteredInterfaces: Interfaces to treat as metered, by name or shell-style pattern
     ///     (`"enx*"`): a path through one is ``isExpensive``.
     ///   - constrainedInterfaces: Interfaces to treat as constrained, the same way.
+    ///   - ultraConstrainedInterfaces: Interfaces to treat as ultra-constrained (satellite
+    ///     links), the same way.
     ///   - isConnectedMeans: Whether ``isConnected`` follows the path (default) or the
     ///     Internet check.
     public convenience init(
@@ -115,13 +126,15 @@ public final class NetworkMonitor {
         connectivityCheck: ConnectivityCheck? = nil,
         meteredInterfaces: [String] = [],
         constrainedInterfaces: [String] = [],
+        ultraConstrainedInterfaces: [String] = [],
         isConnectedMeans: ConnectedMeaning = .pathSatisfied
     ) {
         let check = connectivityCheck ?? (isConnectedMeans == .internetReachable ? .default : nil)
         self.init(
             monitor: PathMonitor(requiredInterfaceType: requiredInterfaceType, prohibitedInterfaceTypes: prohibitedInterfaceTypes,
                                  namespace: namespace, connectivityCheck: check,
-                                 meteredInterfaces: meteredInterfaces, constrainedInterfaces: constrainedInterfaces),
+                                 meteredInterfaces: meteredInterfaces, constrainedInterfaces: constrainedInterfaces,
+                                 ultraConstrainedInterfaces: ultraConstrainedInterfaces),
             assumeConnected: assumeConnected,
             isConnectedMeans: isConnectedMeans
         )

@@ -26,12 +26,16 @@ public final class PathMonitor: Sendable {
     public let namespace: NetworkNamespace?
     /// The connectivity check run on every path change, or `nil` (no traffic at all).
     public let connectivityCheck: ConnectivityCheck?
-    /// Interfaces configured as metered: a path whose primary interface matches one is
-    /// expensive. Names or shell-style patterns, as given to the initializer.
+    /// Interfaces configured as metered: a path whose physical interface (the primary one,
+    /// or under a VPN the one beneath the tunnel) matches one is expensive. Names or
+    /// shell-style patterns, as given to the initializer.
     public var meteredInterfaces: [String] { costs.metered }
-    /// Interfaces configured as constrained: a path whose primary interface matches one is
+    /// Interfaces configured as constrained: a path whose physical interface matches one is
     /// constrained.
     public var constrainedInterfaces: [String] { costs.constrained }
+    /// Interfaces configured as ultra-constrained (satellite links): a path whose physical
+    /// interface matches one is ``NetworkPath/isUltraConstrained``.
+    public var ultraConstrainedInterfaces: [String] { costs.ultraConstrained }
 
     let storage = PathStorage()
     /// Called with every connectivity check's result, on the check's thread, before the
@@ -50,12 +54,16 @@ public final class PathMonitor: Sendable {
     ///   - connectivityCheck: Check that the Internet answers on every path change (each
     ///     path then carries ``NetworkPath/connectivity``); `nil` sends nothing.
     ///   - meteredInterfaces: Interfaces to treat as metered, by name or shell-style pattern
-    ///     (`"usb0"`, `"enx*"`, `"wwan?"`): a path whose primary interface matches one is
+    ///     (`"usb0"`, `"enx*"`, `"wwan?"`): a path whose physical interface (the primary
+    ///     one, or under a VPN the one beneath the tunnel) matches one is
     ///     ``NetworkPath/isExpensive`` (as a cellular one is anyway). Linux has no flag for
     ///     this that a process can read without D-Bus, so the app names them.
     ///   - constrainedInterfaces: Interfaces to treat as constrained, the same way: a path
-    ///     whose primary interface matches one is ``NetworkPath/isConstrained`` (on Apple
+    ///     whose physical interface matches one is ``NetworkPath/isConstrained`` (on Apple
     ///     platforms Low Data Mode makes it so anyway).
+    ///   - ultraConstrainedInterfaces: Interfaces to treat as ultra-constrained (satellite
+    ///     links), the same way: ``NetworkPath/isUltraConstrained``, and no connectivity
+    ///     check unless it allows such paths (on Apple platforms, iOS 26 says so itself).
     ///   - reader: A ``SharedReader`` whose one thread reads the kernel for this monitor and
     ///     every other that shares it (a service watching many namespaces); `nil`, the
     ///     default, gives the monitor a thread of its own.
@@ -66,8 +74,11 @@ public final class PathMonitor: Sendable {
         connectivityCheck: ConnectivityCheck? = nil,
         meteredInterfaces: [String] = [],
         constrainedInterfaces: [String] = [],
+        ultraConstrainedInterfaces: [String] = [],
         reader: SharedReader? = nil
     ) {
+        let costs = InterfaceCosts(metered: meteredInterfaces, constrained: constrainedInterfaces,
+                                   ultraConstrained: ultraConstrainedInterfaces)
         var options = LinuxSourceOptionsIfAny()
         #if os(Linux) || os(Android)
         options.sharedReader = reader?.thread
@@ -76,7 +87,7 @@ public final class PathMonitor: Sendable {
         let checkObserver = Locked<(@Sendable (ConnectivityResult) -> Void)?>(nil)
         if let connectivityCheck {
             makeSource = ConnectivitySource.wrap(
-                makeSource, check: connectivityCheck, clock: DispatchProbeClock(),
+                makeSource, check: connectivityCheck, costs: costs, clock: DispatchProbeClock(),
                 checker: { path, completion in
                     connectivityCheck.start(interface: path.primaryInterface, namespace: namespace) { result in
                         checkObserver.withLock { $0 }?(result)
@@ -90,7 +101,7 @@ public final class PathMonitor: Sendable {
             prohibitedInterfaceTypes: prohibitedInterfaceTypes,
             namespace: namespace,
             connectivityCheck: connectivityCheck,
-            costs: InterfaceCosts(metered: meteredInterfaces, constrained: constrainedInterfaces),
+            costs: costs,
             makeSource: makeSource,
             checkObserver: checkObserver
         )
@@ -222,6 +233,7 @@ public final class PathMonitor: Sendable {
     ///   - namespace: On Linux, the network namespace to read.
     ///   - meteredInterfaces: Interfaces to treat as metered (see ``meteredInterfaces``).
     ///   - constrainedInterfaces: Interfaces to treat as constrained.
+    ///   - ultraConstrainedInterfaces: Interfaces to treat as ultra-constrained.
     /// - Returns: The path now.
     /// - Throws: ``NetPathError`` as ``start(queue:)`` does; on Apple platforms
     ///   `.timedOut` when `NWPathMonitor` reports no path within 5 s.
@@ -230,9 +242,11 @@ public final class PathMonitor: Sendable {
         prohibitedInterfaceTypes: [NetworkInterface.InterfaceType] = [],
         namespace: NetworkNamespace? = nil,
         meteredInterfaces: [String] = [],
-        constrainedInterfaces: [String] = []
+        constrainedInterfaces: [String] = [],
+        ultraConstrainedInterfaces: [String] = []
     ) throws -> NetworkPath {
-        let costs = InterfaceCosts(metered: meteredInterfaces, constrained: constrainedInterfaces)
+        let costs = InterfaceCosts(metered: meteredInterfaces, constrained: constrainedInterfaces,
+                                   ultraConstrained: ultraConstrainedInterfaces)
         var options = LinuxSourceOptionsIfAny()
         options.watchesResolverFiles = false
         #if os(Linux) || os(Android)

@@ -88,6 +88,13 @@ public struct ConnectivityCheck: Hashable, Sendable {
     /// nothing while the Internet stays up.
     public let interval: Duration?
 
+    /// Whether a monitor runs this check on an ultra-constrained path (a satellite link:
+    /// ``NetworkPath/isUltraConstrained``). `false` by default, as an app on iOS 26 must opt
+    /// in with `allowUltraConstrainedPaths`: the path's ``NetworkPath/connectivity`` then
+    /// stays `unknown`. (On Apple platforms the check's own connections do not set Apple's
+    /// parameter; the system may still keep them off such a path.)
+    public let allowsUltraConstrainedPaths: Bool
+
     /// The longest a check may take: five minutes.
     public static let maximumTimeout: Duration = .seconds(300)
     /// The bounds of ``maximumResponseSize``: 1 KiB to 16 MiB.
@@ -110,13 +117,16 @@ public struct ConnectivityCheck: Hashable, Sendable {
     ///     `timeout`; `nil` for 3 s or `timeout` when that is shorter.
     ///   - maximumResponseSize: Bytes read from a response at most (1 KiB to 16 MiB).
     ///   - interval: Time between checks while `full` (more than zero), or `nil` for none.
+    ///   - allowsUltraConstrainedPaths: Run on ultra-constrained paths too (see
+    ///     ``allowsUltraConstrainedPaths``).
     /// - Throws: ``NetPathError`` with code `.invalidInput` naming the value out of range.
     public init(
         endpoints: [Endpoint] = ConnectivityCheck.defaultEndpoints,
         timeout: Duration = .seconds(5),
         resolutionTimeout: Duration? = nil,
         maximumResponseSize: Int = 64 * 1024,
-        interval: Duration? = nil
+        interval: Duration? = nil,
+        allowsUltraConstrainedPaths: Bool = false
     ) throws {
         func invalid(_ message: String) -> NetPathError { NetPathError(.invalidInput, message) }
         guard !endpoints.isEmpty else { throw invalid("a connectivity check needs at least one endpoint") }
@@ -136,6 +146,7 @@ public struct ConnectivityCheck: Hashable, Sendable {
         self.resolutionTimeout = resolution
         self.maximumResponseSize = maximumResponseSize
         self.interval = interval
+        self.allowsUltraConstrainedPaths = allowsUltraConstrainedPaths
     }
 
     /// The default endpoints with default bounds: valid by construction.
@@ -145,6 +156,7 @@ public struct ConnectivityCheck: Hashable, Sendable {
         resolutionTimeout = .seconds(3)
         maximumResponseSize = 64 * 1024
         interval = nil
+        allowsUltraConstrainedPaths = false
     }
 
     /// ``timeout`` in seconds, for the probes' clocks.

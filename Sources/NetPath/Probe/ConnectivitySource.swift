@@ -36,7 +36,8 @@ typealias ConnectivityChecker = @Sendable (
 
 /// Adds ``NetworkPath/connectivity`` to the paths of another source (SPEC §3): a check on
 /// every path change (the one in flight is cancelled); while not `full`, again after 1 s,
-/// doubling to 5 min; while `full`, nothing unless an interval is set.
+/// doubling to 5 min; while `full`, nothing unless an interval is set. No check runs on an
+/// ultra-constrained path unless the check allows it: its connectivity stays `unknown`.
 final class ConnectivitySource: PathSource, @unchecked Sendable {
     private struct State {
         var raw: NetworkPath?
@@ -53,6 +54,7 @@ final class ConnectivitySource: PathSource, @unchecked Sendable {
     var resyncCount: Int { inner?.resyncCount ?? 0 }
     private let state: Locked<State>
     private let check: ConnectivityCheck
+    private let costs: InterfaceCosts
     private let clock: any ProbeClock
     private let checker: ConnectivityChecker
     private let deliver: @Sendable (NetworkPath) -> Void
@@ -60,9 +62,10 @@ final class ConnectivitySource: PathSource, @unchecked Sendable {
     static let firstDelay = 1.0
     static let maximumDelay = 300.0
 
-    init(check: ConnectivityCheck, clock: any ProbeClock, checker: @escaping ConnectivityChecker,
-         deliver: @escaping @Sendable (NetworkPath) -> Void) {
+    init(check: ConnectivityCheck, costs: InterfaceCosts = InterfaceCosts(), clock: any ProbeClock,
+         checker: @escaping ConnectivityChecker, deliver: @escaping @Sendable (NetworkPath) -> Void) {
         self.check = check
+        self.costs = costs
         self.clock = clock
         self.checker = checker
         self.deliver = deliver
@@ -73,7 +76,7 @@ final class ConnectivitySource: PathSource, @unchecked Sendable {
     var checksStarted: Int { state.withLock { $0.checks } }
 
     var initialPath: NetworkPath? {
-        guard let raw = inner?.initialPath else { return nil }
+        guard let raw = inner?.initialPath.map(costs.apply) else { return nil }
         state.withLock { $0.raw = raw }
         return ConnectivitySource.annotate(raw, result: nil)
     }
@@ -81,7 +84,7 @@ final class ConnectivitySource: PathSource, @unchecked Sendable {
     func startReading() -> Bool {
         guard let inner, inner.startReading() else { return false }
         let first: NetworkPath? = state.withLock { $0.raw }
-        if let first, first.status == .satisfied { startCheck() }
+        if let first, mayCheck(first) { startCheck() }
         return true
     }
 
@@ -98,7 +101,8 @@ final class ConnectivitySource: PathSource, @unchecked Sendable {
     }
 
     /// A new path from the inner source.
-    func receive(_ raw: NetworkPath) {
+    func receive(_ reported: NetworkPath) {
+        let raw = costs.apply(to: reported)
         let (cancelled, satisfied) = state.withLock { state -> ([any ScheduledWork], Bool) in
             guard !state.stopped else { return ([], false) }
             state.raw = raw
@@ -107,7 +111,7 @@ final class ConnectivitySource: PathSource, @unchecked Sendable {
             let cancelled = [state.inFlight, state.timer].compactMap { $0 }
             state.inFlight = nil
             state.timer = nil
-            return (cancelled, raw.status == .satisfied)
+            return (cancelled, mayCheck(raw))
         }
         for work in cancelled { work.cancel() }
         deliver(ConnectivitySource.annotate(raw, result: nil))
@@ -116,7 +120,7 @@ final class ConnectivitySource: PathSource, @unchecked Sendable {
 
     private func startCheck() {
         let job: (NetworkPath, UInt64)? = state.withLock { state in
-            guard !state.stopped, let raw = state.raw, raw.status == .satisfied else { return nil }
+            guard !state.stopped, let raw = state.raw, mayCheck(raw) else { return nil }
             state.checks += 1
             return (raw, state.generation)
         }
@@ -165,6 +169,12 @@ final class ConnectivitySource: PathSource, @unchecked Sendable {
         if current { startCheck() }
     }
 
+    /// Whether a check runs on `raw`: it is satisfied, and not ultra-constrained unless the
+    /// check allows such paths (as an app opts in with `allowUltraConstrainedPaths`).
+    private func mayCheck(_ raw: NetworkPath) -> Bool {
+        raw.status == .satisfied && (!raw.isUltraConstrained || check.allowsUltraConstrainedPaths)
+    }
+
     /// The path with its connectivity: `offline` when not satisfied, `unknown` until checked.
     static func annotate(_ raw: NetworkPath, result: ConnectivityResult?) -> NetworkPath {
         var path = raw
@@ -183,10 +193,10 @@ final class ConnectivitySource: PathSource, @unchecked Sendable {
     }
 
     /// Wraps a source factory so its paths carry connectivity.
-    static func wrap(_ base: @escaping PathSourceFactory, check: ConnectivityCheck, clock: any ProbeClock,
-                     checker: @escaping ConnectivityChecker) -> PathSourceFactory {
+    static func wrap(_ base: @escaping PathSourceFactory, check: ConnectivityCheck, costs: InterfaceCosts = InterfaceCosts(),
+                     clock: any ProbeClock, checker: @escaping ConnectivityChecker) -> PathSourceFactory {
         { filter, deliver, terminate in
-            let source = ConnectivitySource(check: check, clock: clock, checker: checker, deliver: deliver)
+            let source = ConnectivitySource(check: check, costs: costs, clock: clock, checker: checker, deliver: deliver)
             source.inner = try base(filter, { [weak source] path in source?.receive(path) }, terminate)
             return source
         }
