@@ -58,6 +58,58 @@ struct CLIOptionTests {
         #expect(try #require(tool.finish()).status == 0)
     }
 
+    /// A wg-quick VPN over a cellular link (a veth named `wwan0`), configured as a satellite
+    /// link too, through every command that shows a path: status (both forms), watch, the
+    /// check's opt-in, and serve's metrics.
+    @Test func aVPNOverAnUltraConstrainedCellularLinkEndToEnd() throws {
+        let ns = try TestNamespace("clivpn")
+        defer { ns.remove() }
+        try ns.addLinks("wwan0")
+        try ns.batch(["link set wwan0 up", "addr add 10.42.0.2/24 dev wwan0", "route add default via 10.42.0.1"])
+        let tunnel = try attachTun(ns, "wg0")
+        defer { tunnel.close() }
+        try ns.batch([
+            "link set wg0 up", "addr add 10.66.0.2/32 dev wg0", "route add default dev wg0 table 51820",
+            "rule add not fwmark 51820 table 51820 pref 32764", "rule add table main suppress_prefixlength 0 pref 32763",
+        ])
+        #expect(try #require(try netpath("wait", "--netns", ns.name, "--timeout", "10")).status == 0)
+
+        let status = try #require(try netpath("status", "--json", "--netns", ns.name, "--ultra-constrained", "wwan*"))
+        let path = try jsonObject(status.lines[0])
+        #expect(status.status == 0 && (path["tunnelInterface"] as? [String: Any])?["name"] as? String == "wg0")
+        let beneath = path["underlyingInterface"] as? [String: Any]
+        #expect(beneath?["name"] as? String == "wwan0" && beneath?["type"] as? String == "cellular")
+        #expect(path["isExpensive"] as? Bool == true && path["isUltraConstrained"] as? Bool == true)
+        #expect(path["linkQuality"] as? String == "unknown")
+        let words = try #require(try netpath("status", "--netns", ns.name, "--ultra-constrained", "wwan0"))
+        #expect(words.standardOutput.contains("  online  via wg0 (other)  VPN over wwan0 (cellular)  IPv4 no DNS  expensive  ultra-constrained  also wwan0"),
+                "\(words.standardOutput)")
+        let watched = try #require(try netpath("watch", "--json", "--count", "1", "--netns", ns.name))
+        let first = try jsonObject(watched.lines[0])
+        #expect((first["underlyingInterface"] as? [String: Any])?["name"] as? String == "wwan0" && first["isUltraConstrained"] as? Bool == false)
+
+        // No check on an ultra-constrained path: the verdict is `unknown` at once, no traffic
+        // (the tunnel's device would swallow it: nothing answers there).
+        let unchecked = try #require(try netpath("status", "--json", "--probe", "--url", "http://192.0.2.80/", "--probe-timeout", "1",
+                                                 "--netns", ns.name, "--ultra-constrained", "wwan0"))
+        #expect(try jsonObject(unchecked.lines[0])["connectivity"] as? String == "unknown")
+        // Allowed: the check runs, and nothing answers through the tunnel.
+        let checked = try #require(try netpath("status", "--json", "--probe", "--url", "http://192.0.2.80/", "--probe-timeout", "0.5",
+                                               "--netns", ns.name, "--ultra-constrained", "wwan0", "--allow-ultra-constrained"))
+        #expect(try jsonObject(checked.lines[0])["connectivity"] as? String == "limited")
+
+        let serving = try Serving(["--netns", ns.name, "--ultra-constrained", "wwan0"])
+        let text = try serving.metrics { $0.contains("netpath_path_tunnel_info{netns=\"\(ns.name)\"") }
+        for line in [
+            "netpath_path_tunnel_info{netns=\"\(ns.name)\",interface=\"wg0\",underlying_interface=\"wwan0\",underlying_type=\"cellular\"} 1",
+            "netpath_path_tunnel{netns=\"\(ns.name)\"} 1", "netpath_path_expensive{netns=\"\(ns.name)\"} 1",
+            "netpath_path_ultra_constrained{netns=\"\(ns.name)\"} 1", "netpath_path_link_quality{netns=\"\(ns.name)\",quality=\"unknown\"} 1",
+        ] {
+            #expect(text.contains(line), "\(line)")
+        }
+        #expect(serving.stop()?.status == 0)
+    }
+
     @Test func waitEndsCleanlyOnSignal() throws {
         let ns = try TestNamespace("cliwsig")
         defer { ns.remove() }
