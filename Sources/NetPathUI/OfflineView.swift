@@ -57,11 +57,20 @@ public enum OfflineIndicatorStyle: Hashable, Sendable {
     case banner
 }
 
+/// Isolated to the main actor explicitly: it reads the main-actor monitor, and SDKs before
+/// Xcode 16 do not make a `ViewModifier` main-actor isolated by themselves.
 @available(iOS 17.0, macOS 14.0, tvOS 17.0, watchOS 10.0, visionOS 1.0, *)
-struct OfflineIndicator: ViewModifier {
+@MainActor struct OfflineIndicator: ViewModifier {
     @Environment(NetworkMonitor.self) private var environmentMonitor: NetworkMonitor?
     let style: OfflineIndicatorStyle
     let monitor: NetworkMonitor?
+
+    /// Made wherever a view is built (`View`'s extensions are not main-actor isolated in
+    /// every SDK); only the body reads the monitor.
+    nonisolated init(style: OfflineIndicatorStyle, monitor: NetworkMonitor?) {
+        self.style = style
+        self.monitor = monitor
+    }
 
     private var isOffline: Bool {
         !((monitor ?? environmentMonitor)?.isConnected ?? true)
