@@ -166,6 +166,24 @@ public struct NWPath: Equatable, CustomDebugStringConvertible, Sendable {
     public static func == (lhs: NWPath, rhs: NWPath) -> Bool { fatalError() }
 }
 
+// Xcode 26 (iOS 26 SDK). Code that uses these must sit under `#if compiler(>=6.2)` (Xcode 26's
+// Swift) and `if #available(iOS 26.0, …)`.
+extension NWPath {
+    @available(iOS 26.0, macOS 26.0, tvOS 26.0, watchOS 26.0, visionOS 26.0, *)
+    public var isUltraConstrained: Bool { fatalError() }
+
+    @available(iOS 26.0, macOS 26.0, tvOS 26.0, watchOS 26.0, visionOS 26.0, *)
+    public enum LinkQuality: Equatable, Hashable, Sendable {
+        case unknown
+        case minimal
+        case moderate
+        case good
+    }
+
+    @available(iOS 26.0, macOS 26.0, tvOS 26.0, watchOS 26.0, visionOS 26.0, *)
+    public var linkQuality: NWPath.LinkQuality { fatalError() }
+}
+
 // MARK: - NWPathMonitor
 
 @available(macOS 10.14, iOS 12.0, watchOS 5.0, tvOS 12.0, *)
