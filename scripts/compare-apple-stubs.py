@@ -1813,6 +1813,8 @@ def synthesize(modules, sdk, resource_dir, cache_root):
                 return None, f'swift-synthesize-interface failed for {module}: {(r.stderr or r.stdout).strip()[:500]}'
             os.replace(dest + '.tmp', dest)
         out[module] = dest
+    # the interfaces are what is kept (a few MB); the modules built to print them are not (100 MB)
+    shutil.rmtree(os.path.join(cache, 'modcache'), ignore_errors=True)
     return out, None
 
 
