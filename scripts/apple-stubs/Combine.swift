@@ -1,12 +1,9 @@
 // Type-checking stub of Apple's Combine framework, for Linux CI only.
 // Declarations only: bodies are `fatalError()` (or a trivial forwarding value). Nothing here runs.
-// Signatures transcribed from Apple's documentation (current SDK, iOS 18 / macOS 15 era):
-//   https://developer.apple.com/documentation/combine/publisher, subscriber, subscription,
-//   cancellable, anycancellable, combineidentifier, customcombineidentifierconvertible,
-//   subscribers/demand, subscribers/completion, anypublisher, publishers/map, published,
-//   observableobject, observableobjectpublisher
-// cross-checked against the Combine .swiftinterface dump in OpenCombine/combine-interfaces.
-// Sendable: Apple's Combine declares none of these types Sendable, so neither does this stub.
+// Every declaration is as the iOS 17.4 SDK's Combine.swiftinterface (Xcode 15.3) declares it;
+// scripts/compare-apple-stubs.sh checks each one against the real SDK (../shared/apple-sdk).
+// Sendable: of these types Apple's Combine declares only Subscribers.Demand and
+// Subscribers.Completion Sendable; both are @frozen, so they are implicitly Sendable here too.
 // Only the surface NetPath uses is declared.
 
 // MARK: - Core protocols
@@ -216,6 +213,8 @@ extension Publisher where Self.Failure == Never {
 
     public var projectedValue: Published<Value>.Publisher {
         mutating get { fatalError() }
+        // `_modify` in the SDK, from iOS 14 (what `assign(to: &$property)` needs)
+        @available(iOS 14.0, macOS 11.0, tvOS 14.0, watchOS 7.0, *)
         set { fatalError() }
     }
 

@@ -1,8 +1,10 @@
 // Stub of the part of Apple's Darwin module (libc) the `netpath` tool uses, for
 // scripts/check-apple.sh: the tool's sources are type-checked as they compile on macOS,
 // with every Glibc-only call (epoll, signalfd, sigtimedwait, …) unavailable. Declarations
-// only, in Apple's spelling (from the macOS SDK's Darwin overlay and <signal.h>, <time.h>,
-// <unistd.h>); nothing here is ever run.
+// only, in Apple's spelling: each one as Swift imports it from the SDK's Darwin module
+// (<signal.h>, <time.h>, <unistd.h>, <stdlib.h>, the Darwin overlay), which
+// scripts/compare-apple-stubs.sh checks against the real SDK; nothing here is ever run. (The
+// constants' values are Darwin's, but only their types matter to a type check.)
 
 public typealias sigset_t = UInt32
 public typealias sig_t = @convention(c) (Int32) -> Void
@@ -12,7 +14,7 @@ public var SIGINT: Int32 { 2 }
 public var SIGPIPE: Int32 { 13 }
 public var SIGTERM: Int32 { 15 }
 public var SIG_BLOCK: Int32 { 1 }
-public var SIG_IGN: sig_t? { fatalError() }
+public var SIG_IGN: sig_t { fatalError() }
 public var EINTR: Int32 { 4 }
 public var EPIPE: Int32 { 32 }
 public var EAGAIN: Int32 { 35 }
@@ -20,7 +22,7 @@ public var errno: Int32 { get { fatalError() } set { fatalError() } }
 
 @discardableResult public func sigemptyset(_ set: UnsafeMutablePointer<sigset_t>!) -> Int32 { fatalError() }
 @discardableResult public func sigaddset(_ set: UnsafeMutablePointer<sigset_t>!, _ signal: Int32) -> Int32 { fatalError() }
-@discardableResult public func pthread_sigmask(_ how: Int32, _ set: UnsafePointer<sigset_t>!, _ old: UnsafeMutablePointer<sigset_t>!) -> Int32 { fatalError() }
+@discardableResult public func pthread_sigmask(_ how: Int32, _ set: UnsafePointer<sigset_t>?, _ old: UnsafeMutablePointer<sigset_t>?) -> Int32 { fatalError() }
 @discardableResult public func sigwait(_ set: UnsafePointer<sigset_t>!, _ signal: UnsafeMutablePointer<Int32>!) -> Int32 { fatalError() }
 @discardableResult public func signal(_ signal: Int32, _ handler: sig_t!) -> sig_t! { fatalError() }
 

@@ -1,13 +1,10 @@
 // Type-checking stub of Apple's Network framework (Swift overlay), for Linux CI only.
 // Declarations only: bodies are `fatalError()`. Nothing here runs.
-// Signatures transcribed from Apple's documentation (current SDK, iOS 18 / macOS 15 era):
-//   https://developer.apple.com/documentation/network/nwpathmonitor  (+ member pages)
-//   https://developer.apple.com/documentation/network/nwpath         (+ member pages)
-//   https://developer.apple.com/documentation/network/nwinterface    (+ InterfaceType)
-//   https://developer.apple.com/documentation/network/nwendpoint     (+ Host, Port, cases)
-//   https://developer.apple.com/documentation/network/ipv4address, ipv6address, ipaddress
-// Only the surface NetPath uses is declared. Build with -enable-library-evolution so
-// non-@frozen enums behave as in the real (resilient) framework.
+// Every declaration is as the iOS 17.4 SDK's Network.swiftinterface (Xcode 15.3) declares it,
+// and the NWPath members Xcode 26 added as its SDK declares them (isUltraConstrained,
+// LinkQuality, linkQuality); scripts/compare-apple-stubs.sh checks each one against the real
+// SDK (../shared/apple-sdk). Only the surface NetPath uses is declared. Build with
+// -enable-library-evolution so non-@frozen enums behave as in the real (resilient) framework.
 
 import Foundation  // Data, URL
 import Dispatch    // DispatchQueue
@@ -75,13 +72,14 @@ public struct IPv6Address: IPAddress, Hashable, CustomDebugStringConvertible {
 
 // MARK: - NWEndpoint
 
-/// Stand-in for the Objective-C protocol behind `nw_endpoint_t`
-/// (`typealias nw_endpoint_t = any OS_nw_endpoint`), needed only for `NWEndpoint.opaque(_:)`.
-public protocol OS_nw_endpoint: AnyObject {}
+/// Stand-in for the Objective-C protocol behind `nw_endpoint_t`, which the Network C module
+/// declares (`protocol OS_nw_endpoint: NSObjectProtocol, Sendable`, `typealias nw_endpoint_t =
+/// any OS_nw_endpoint`), needed only for `NWEndpoint.opaque(_:)`.
+public protocol OS_nw_endpoint: NSObjectProtocol, Sendable {}
 public typealias nw_endpoint_t = any OS_nw_endpoint
 
 @available(macOS 10.14, iOS 12.0, watchOS 5.0, tvOS 12.0, *)
-public enum NWEndpoint: Hashable, CustomDebugStringConvertible, @unchecked Sendable {
+public enum NWEndpoint: Hashable, CustomDebugStringConvertible, Sendable {
     case hostPort(host: NWEndpoint.Host, port: NWEndpoint.Port)
     case service(name: String, type: String, domain: String, interface: NWInterface?)
     case unix(path: String)
@@ -141,8 +139,6 @@ public struct NWPath: Equatable, CustomDebugStringConvertible, Sendable {
         case cellularDenied
         case wifiDenied
         case localNetworkDenied
-        // UNCONFIRMED availability: not on developer.apple.com pages found; the C constant
-        // nw_path_unsatisfied_reason_vpn_inactive is believed to be macOS 14 / iOS 17.
         @available(macOS 14.0, iOS 17.0, watchOS 10.0, tvOS 17.0, *)
         case vpnInactive
     }
@@ -166,12 +162,36 @@ public struct NWPath: Equatable, CustomDebugStringConvertible, Sendable {
     public static func == (lhs: NWPath, rhs: NWPath) -> Bool { fatalError() }
 }
 
+// Xcode 26 (iOS 26 SDK). Code that uses these must sit under `#if compiler(>=6.2)` (Xcode 26's
+// Swift) and `if #available(iOS 26.0, …)`.
+extension NWPath {
+    @available(iOS 26.0, macOS 26.0, tvOS 26.0, watchOS 26.0, visionOS 26.0, *)
+    public var isUltraConstrained: Bool { fatalError() }
+
+    @available(iOS 26.0, macOS 26.0, tvOS 26.0, watchOS 26.0, visionOS 26.0, *)
+    public enum LinkQuality: Equatable, Hashable, Sendable {
+        case unknown
+        case minimal
+        case moderate
+        case good
+    }
+
+    @available(iOS 26.0, macOS 26.0, tvOS 26.0, watchOS 26.0, visionOS 26.0, *)
+    public var linkQuality: NWPath.LinkQuality { fatalError() }
+}
+
 // MARK: - NWPathMonitor
 
 @available(macOS 10.14, iOS 12.0, watchOS 5.0, tvOS 12.0, *)
-final public class NWPathMonitor: @unchecked Sendable {
-    /// Docs render `{ get set }`; declared get-only here (stricter, see report).
-    final public var currentPath: NWPath { fatalError() }
+final public class NWPathMonitor {
+    final public var currentPath: NWPath {
+        get { fatalError() }
+        @available(macOS, introduced: 10.14, deprecated: 14.0, message: "setting currentPath not supported")
+        @available(iOS, introduced: 12.0, deprecated: 17.0, message: "setting currentPath not supported")
+        @available(watchOS, introduced: 5.0, deprecated: 9.0, message: "setting currentPath not supported")
+        @available(tvOS, introduced: 12.0, deprecated: 17.0, message: "setting currentPath not supported")
+        set { fatalError() }
+    }
     @preconcurrency final public var pathUpdateHandler: (@Sendable (_ newPath: NWPath) -> Void)? {
         get { fatalError() }
         set { fatalError() }
@@ -185,8 +205,9 @@ final public class NWPathMonitor: @unchecked Sendable {
     public init(prohibitedInterfaceTypes: [NWInterface.InterfaceType]) { fatalError() }
 }
 
+// NWPathMonitor is Sendable from iOS 17 / macOS 14 on, in the same extension as AsyncSequence.
 @available(macOS 14.0, iOS 17.0, watchOS 10.0, tvOS 17.0, *)
-extension NWPathMonitor: AsyncSequence {
+extension NWPathMonitor: @unchecked Sendable, AsyncSequence {
     public typealias Element = NWPath
     public typealias AsyncIterator = NWPathMonitor.Iterator
     public struct Iterator: AsyncIteratorProtocol {
@@ -241,7 +262,7 @@ final public class NWConnection: CustomDebugStringConvertible, @unchecked Sendab
 
     // developer.apple.com/documentation/network/nwconnection/sendcompletion
     public enum SendCompletion {
-        case contentProcessed(@Sendable (_ error: NWError?) -> Void)
+        @preconcurrency case contentProcessed(@Sendable (_ error: NWError?) -> Void)
         case idempotent
     }
 
@@ -260,6 +281,7 @@ final public class NWConnection: CustomDebugStringConvertible, @unchecked Sendab
     final public func cancel() { fatalError() }
     final public func forceCancel() { fatalError() }
 
+    @preconcurrency
     final public func send(content: Data?, contentContext: NWConnection.ContentContext = .defaultMessage,
                            isComplete: Bool = true, completion: NWConnection.SendCompletion) { fatalError() }
     @preconcurrency

@@ -1,7 +1,7 @@
 // Type-checking stub of Apple's SwiftUI framework, for Linux CI only.
 // Declarations only: bodies are `fatalError()` (for `some View` results the underlying
 // type is therefore Never) or trivial pass-throughs in ViewBuilder. Nothing here runs.
-// Signatures transcribed from Apple's documentation (https://developer.apple.com/documentation/swiftui/...):
+// Signatures first transcribed from Apple's documentation (https://developer.apple.com/documentation/swiftui/...):
 //   view, viewbuilder, tupleview, _conditionalcontent, emptyview, anyview, group, vstack, hstack,
 //   spacer, text, localizedstringkey, image, label, contentunavailableview, environment,
 //   environmentvalues, dynamicproperty, state, view/environment(_:), viewmodifier, modifiedcontent,
@@ -11,10 +11,12 @@
 //   view/animation(_:value:), view/accessibilityelement(children:), view/accessibilitylabel(_:),
 //   view/multilinetextalignment(_:), alignment, horizontalalignment, verticaledge, edge, font,
 //   shapestyle, color, material, hierarchicalshapestyle, anytransition, animation, previewprovider.
-// Baseline: iOS 18 / macOS 15 SDK (View, ViewModifier, PreviewProvider are @MainActor @preconcurrency;
-// modifiers and view initializers are `nonisolated`). Apple's docs now render builder parameters as
-// `@ContentBuilder` (iOS 27 SDK); the iOS 18 SDK spelling `@ViewBuilder` is used here.
-// In the real SDK most of this lives in SwiftUICore and is re-exported by SwiftUI; one module here.
+// Every declaration is as the iOS 17.4 SDK's SwiftUI.swiftinterface (Xcode 15.3) declares it, with
+// what Xcode 16 changed and NetPath relies on: View and ViewModifier are @MainActor @preconcurrency
+// (the backport SDK of ../shared/apple-sdk carries the same); scripts/compare-apple-stubs.sh checks
+// each declaration against that SDK. So view initializers and modifiers are not `nonisolated` here
+// (Xcode 16 made many of them so): a use from outside the main actor fails here, as it may on a
+// real SDK. Xcode 16 also moved most of this to SwiftUICore, re-exported by SwiftUI; one module here.
 // Only the surface NetPath uses is declared.
 
 @_exported import Foundation    // SwiftUI re-exports Foundation (Bundle, CGFloat on Linux, ...)
@@ -38,7 +40,14 @@ extension Never: View {
 @available(iOS 13.0, macOS 10.15, tvOS 13.0, watchOS 6.0, *)
 extension Optional: View where Wrapped: View {
     public typealias Body = Never
-    public var body: Never { fatalError() }
+}
+
+// SwiftUI's primitive views (Text, EmptyView, VStack, ...) declare `typealias Body = Never` and no
+// `body`: their witness is not in the SDK's public interface. This SPI one stands in for it, and
+// is left out of the public interface in the same way.
+@available(iOS 13.0, macOS 10.15, tvOS 13.0, watchOS 6.0, *)
+extension View where Body == Never {
+    @_spi(PrimitiveViewBody) public var body: Never { fatalError() }
 }
 
 // MARK: - ViewBuilder
@@ -48,7 +57,7 @@ extension Optional: View where Wrapped: View {
     public static func buildExpression<Content>(_ content: Content) -> Content where Content: View { content }
     public static func buildBlock() -> EmptyView { EmptyView() }
     public static func buildBlock<Content>(_ content: Content) -> Content where Content: View { content }
-    @available(iOS 17.0, macOS 14.0, tvOS 17.0, watchOS 10.0, *)
+    @_disfavoredOverload
     public static func buildBlock<each Content>(_ content: repeat each Content) -> TupleView<(repeat each Content)> where repeat each Content: View { fatalError() }
     public static func buildIf<Content>(_ content: Content?) -> Content? where Content: View { content }
     public static func buildEither<TrueContent, FalseContent>(first: TrueContent) -> _ConditionalContent<TrueContent, FalseContent> where TrueContent: View, FalseContent: View { fatalError() }
@@ -62,30 +71,29 @@ extension Optional: View where Wrapped: View {
 @available(iOS 13.0, macOS 10.15, tvOS 13.0, watchOS 6.0, *)
 @frozen public struct TupleView<T>: View {
     public var value: T
-    nonisolated public init(_ value: T) { fatalError() }
+    public init(_ value: T) { fatalError() }
     public typealias Body = Never
-    public var body: Never { fatalError() }
 }
 
 @available(iOS 13.0, macOS 10.15, tvOS 13.0, watchOS 6.0, *)
-@frozen public struct _ConditionalContent<TrueContent, FalseContent>: View where TrueContent: View, FalseContent: View {
+@frozen public struct _ConditionalContent<TrueContent, FalseContent> {}
+
+@available(iOS 13.0, macOS 10.15, tvOS 13.0, watchOS 6.0, *)
+extension _ConditionalContent: View where TrueContent: View, FalseContent: View {
     public typealias Body = Never
-    public var body: Never { fatalError() }
 }
 
 @available(iOS 13.0, macOS 10.15, tvOS 13.0, watchOS 6.0, *)
 @frozen public struct EmptyView: View {
-    nonisolated public init() {}
+    public init() {}
     public typealias Body = Never
-    public var body: Never { fatalError() }
 }
 
 @available(iOS 13.0, macOS 10.15, tvOS 13.0, watchOS 6.0, *)
 @frozen public struct AnyView: View {
-    nonisolated public init<V>(_ view: V) where V: View { fatalError() }
-    nonisolated public init<V>(erasing view: V) where V: View { fatalError() }
+    public init<V>(_ view: V) where V: View { fatalError() }
+    public init<V>(erasing view: V) where V: View { fatalError() }
     public typealias Body = Never
-    public var body: Never { fatalError() }
 }
 
 @available(iOS 13.0, macOS 10.15, tvOS 13.0, watchOS 6.0, *)
@@ -95,36 +103,41 @@ extension Optional: View where Wrapped: View {
 
 @available(iOS 13.0, macOS 10.15, tvOS 13.0, watchOS 6.0, *)
 extension Group: View where Content: View {
-    nonisolated public init(@ViewBuilder content: () -> Content) { fatalError() }
-    public var body: Never { fatalError() }
+    public init(@ViewBuilder content: () -> Content) { fatalError() }
 }
 
 @available(iOS 13.0, macOS 10.15, tvOS 13.0, watchOS 6.0, *)
 @frozen public struct VStack<Content>: View where Content: View {
-    nonisolated public init(alignment: HorizontalAlignment = .center, spacing: CGFloat? = nil, @ViewBuilder content: () -> Content) { fatalError() }
+    public init(alignment: HorizontalAlignment = .center, spacing: CGFloat? = nil, @ViewBuilder content: () -> Content) { fatalError() }
     public typealias Body = Never
-    public var body: Never { fatalError() }
 }
 
 @available(iOS 13.0, macOS 10.15, tvOS 13.0, watchOS 6.0, *)
 @frozen public struct HStack<Content>: View where Content: View {
-    nonisolated public init(alignment: VerticalAlignment = .center, spacing: CGFloat? = nil, @ViewBuilder content: () -> Content) { fatalError() }
+    public init(alignment: VerticalAlignment = .center, spacing: CGFloat? = nil, @ViewBuilder content: () -> Content) { fatalError() }
     public typealias Body = Never
-    public var body: Never { fatalError() }
 }
 
 @available(iOS 13.0, macOS 10.15, tvOS 13.0, watchOS 6.0, *)
 @frozen public struct Spacer: View {
     public var minLength: CGFloat?
-    nonisolated public init(minLength: CGFloat? = nil) { fatalError() }
+    public init(minLength: CGFloat? = nil) { fatalError() }
     public typealias Body = Never
-    public var body: Never { fatalError() }
 }
+
+// The SDK's `@available(*, unavailable) extension …: Sendable {}`: without it these @frozen
+// types would be implicitly Sendable here.
+@available(*, unavailable) extension TupleView: Sendable {}
+@available(*, unavailable) extension _ConditionalContent: Sendable {}
+@available(*, unavailable) extension AnyView: Sendable {}
+@available(*, unavailable) extension Group: Sendable {}
+@available(*, unavailable) extension VStack: Sendable {}
+@available(*, unavailable) extension HStack: Sendable {}
 
 // MARK: - Text, LocalizedStringKey
 
 @available(iOS 13.0, macOS 10.15, tvOS 13.0, watchOS 6.0, *)
-@frozen public struct LocalizedStringKey: Equatable, ExpressibleByStringInterpolation, Sendable {
+@frozen public struct LocalizedStringKey: Equatable, ExpressibleByStringInterpolation {
     public init(_ value: String) { fatalError() }
     public init(stringLiteral value: String) { fatalError() }
     public init(stringInterpolation: LocalizedStringKey.StringInterpolation) { fatalError() }
@@ -136,9 +149,12 @@ extension Group: View where Content: View {
         public mutating func appendInterpolation<Subject>(_ subject: Subject, formatter: Formatter? = nil) where Subject: NSObject { fatalError() }
         public mutating func appendInterpolation<T>(_ value: T) where T: _FormatSpecifiable { fatalError() }
         public mutating func appendInterpolation<T>(_ value: T, specifier: String) where T: _FormatSpecifiable { fatalError() }
+        @available(iOS 14.0, macOS 11.0, tvOS 14.0, watchOS 7.0, *)
         public mutating func appendInterpolation(_ text: Text) { fatalError() }
     }
 }
+
+@available(*, unavailable) extension LocalizedStringKey: Sendable {}
 
 /// Underscored protocol from the SDK; conformers are the integer and floating-point types.
 @available(iOS 13.0, macOS 10.15, tvOS 13.0, watchOS 6.0, *)
@@ -163,78 +179,77 @@ extension CGFloat: _FormatSpecifiable { public var _arg: CGFloat { fatalError() 
 
 @available(iOS 13.0, macOS 10.15, tvOS 13.0, watchOS 6.0, *)
 @frozen public struct Text: Equatable, Sendable {
-    nonisolated public init(verbatim content: String) { fatalError() }
+    public init(verbatim content: String) { fatalError() }
     @_disfavoredOverload
-    nonisolated public init<S>(_ content: S) where S: StringProtocol { fatalError() }
-    nonisolated public init(_ key: LocalizedStringKey, tableName: String? = nil, bundle: Bundle? = nil, comment: StaticString? = nil) { fatalError() }
+    public init<S>(_ content: S) where S: StringProtocol { fatalError() }
+    public init(_ key: LocalizedStringKey, tableName: String? = nil, bundle: Bundle? = nil, comment: StaticString? = nil) { fatalError() }
     public static func == (a: Text, b: Text) -> Bool { fatalError() }
 }
 
 @available(iOS 13.0, macOS 10.15, tvOS 13.0, watchOS 6.0, *)
 extension Text: View {
     public typealias Body = Never
-    public var body: Never { fatalError() }
 }
 
 @available(iOS 13.0, macOS 10.15, tvOS 13.0, watchOS 6.0, *)
 extension Text {
-    nonisolated public func font(_ font: Font?) -> Text { fatalError() }
-    nonisolated public func bold() -> Text { fatalError() }
+    public func font(_ font: Font?) -> Text { fatalError() }
+    public func bold() -> Text { fatalError() }
 }
 
 // MARK: - Image, Label
 
 @available(iOS 13.0, macOS 10.15, tvOS 13.0, watchOS 6.0, *)
 @frozen public struct Image: Equatable, Sendable {
-    nonisolated public init(systemName: String) { fatalError() }
+    @available(macOS 11.0, *)
+    public init(systemName: String) { fatalError() }
     public static func == (lhs: Image, rhs: Image) -> Bool { fatalError() }
 }
 
 @available(iOS 13.0, macOS 10.15, tvOS 13.0, watchOS 6.0, *)
 extension Image: View {
     public typealias Body = Never
-    public var body: Never { fatalError() }
 }
 
 @available(iOS 14.0, macOS 11.0, tvOS 14.0, watchOS 7.0, *)
 public struct Label<Title, Icon>: View where Title: View, Icon: View {
-    nonisolated public init(@ViewBuilder title: () -> Title, @ViewBuilder icon: () -> Icon) { fatalError() }
-    public var body: Never { fatalError() }
+    public init(@ViewBuilder title: () -> Title, @ViewBuilder icon: () -> Icon) { fatalError() }
+    @MainActor @preconcurrency public var body: some View { fatalError() }
 }
 
 @available(iOS 14.0, macOS 11.0, tvOS 14.0, watchOS 7.0, *)
 extension Label where Title == Text, Icon == Image {
-    nonisolated public init(_ titleKey: LocalizedStringKey, systemImage name: String) { fatalError() }
+    public init(_ titleKey: LocalizedStringKey, systemImage name: String) { fatalError() }
     @_disfavoredOverload
-    nonisolated public init<S>(_ title: S, systemImage name: String) where S: StringProtocol { fatalError() }
+    public init<S>(_ title: S, systemImage name: String) where S: StringProtocol { fatalError() }
 }
 
 // MARK: - ContentUnavailableView
 
 @available(iOS 17.0, macOS 14.0, tvOS 17.0, watchOS 10.0, *)
 public struct ContentUnavailableView<Label, Description, Actions>: View where Label: View, Description: View, Actions: View {
-    nonisolated public init(@ViewBuilder label: () -> Label, @ViewBuilder description: () -> Description = { EmptyView() }, @ViewBuilder actions: () -> Actions = { EmptyView() }) { fatalError() }
-    public var body: Never { fatalError() }
+    public init(@ViewBuilder label: () -> Label, @ViewBuilder description: () -> Description = { EmptyView() }, @ViewBuilder actions: () -> Actions = { EmptyView() }) { fatalError() }
+    @MainActor @preconcurrency public var body: some View { fatalError() }
 }
 
 @available(iOS 17.0, macOS 14.0, tvOS 17.0, watchOS 10.0, *)
 extension ContentUnavailableView where Label == SwiftUI.Label<Text, Image>, Description == Text?, Actions == EmptyView {
-    nonisolated public init(_ title: LocalizedStringKey, systemImage name: String, description: Text? = nil) { fatalError() }
+    public init(_ title: LocalizedStringKey, systemImage name: String, description: Text? = nil) { fatalError() }
     @_disfavoredOverload
-    nonisolated public init<S>(_ title: S, systemImage name: String, description: Text? = nil) where S: StringProtocol { fatalError() }
+    public init<S>(_ title: S, systemImage name: String, description: Text? = nil) where S: StringProtocol { fatalError() }
 }
 
 @available(iOS 17.0, macOS 14.0, tvOS 17.0, watchOS 10.0, *)
 extension ContentUnavailableView where Label == SearchUnavailableContent.Label, Description == SearchUnavailableContent.Description, Actions == SearchUnavailableContent.Actions {
-    nonisolated public static var search: ContentUnavailableView<SearchUnavailableContent.Label, SearchUnavailableContent.Description, SearchUnavailableContent.Actions> { fatalError() }
-    nonisolated public static func search(text: String) -> ContentUnavailableView<SearchUnavailableContent.Label, SearchUnavailableContent.Description, SearchUnavailableContent.Actions> { fatalError() }
+    public static var search: ContentUnavailableView<SearchUnavailableContent.Label, SearchUnavailableContent.Description, SearchUnavailableContent.Actions> { fatalError() }
+    public static func search(text: String) -> ContentUnavailableView<Label, Description, Actions> { fatalError() }
 }
 
 @available(iOS 17.0, macOS 14.0, tvOS 17.0, watchOS 10.0, *)
 public struct SearchUnavailableContent {
-    public struct Label: View { public var body: Never { fatalError() } }
-    public struct Description: View { public var body: Never { fatalError() } }
-    public struct Actions: View { public var body: Never { fatalError() } }
+    public struct Label: View { @MainActor @preconcurrency public var body: some View { fatalError() } }
+    public struct Description: View { @MainActor @preconcurrency public var body: some View { fatalError() } }
+    public struct Actions: View { @MainActor @preconcurrency public var body: some View { fatalError() } }
 }
 
 // MARK: - Environment, State
@@ -277,16 +292,19 @@ extension Environment {
     }
 }
 
-@available(iOS 17.0, macOS 14.0, tvOS 17.0, watchOS 10.0, *)
+@available(*, unavailable) extension Environment: Sendable {}
+@available(*, unavailable) extension State: Sendable {}
+
+@available(iOS 13.0, macOS 10.15, tvOS 13.0, watchOS 6.0, *)
 extension State where Value: ExpressibleByNilLiteral {
     public init() { fatalError() }
 }
 
 @available(iOS 13.0, macOS 10.15, tvOS 13.0, watchOS 6.0, *)
 extension View {
-    nonisolated public func environment<V>(_ keyPath: WritableKeyPath<EnvironmentValues, V>, _ value: V) -> some View { fatalError() }
+    public func environment<V>(_ keyPath: WritableKeyPath<EnvironmentValues, V>, _ value: V) -> some View { fatalError() }
     @available(iOS 17.0, macOS 14.0, tvOS 17.0, watchOS 10.0, *)
-    nonisolated public func environment<T>(_ object: T?) -> some View where T: AnyObject, T: Observable { fatalError() }
+    public func environment<T>(_ object: T?) -> some View where T: AnyObject, T: Observable { fatalError() }
 }
 
 // MARK: - ViewModifier, ModifiedContent
@@ -299,27 +317,33 @@ extension View {
 }
 
 @available(iOS 13.0, macOS 10.15, tvOS 13.0, watchOS 6.0, *)
+extension ViewModifier where Body == Never {
+    public func body(content: Content) -> Body { fatalError() }
+}
+
+@available(iOS 13.0, macOS 10.15, tvOS 13.0, watchOS 6.0, *)
 public struct _ViewModifier_Content<Modifier>: View where Modifier: ViewModifier {
     public typealias Body = Never
-    public var body: Never { fatalError() }
 }
 
 @available(iOS 13.0, macOS 10.15, tvOS 13.0, watchOS 6.0, *)
 @frozen public struct ModifiedContent<Content, Modifier> {
+    public typealias Body = Never
     public var content: Content
     public var modifier: Modifier
-    nonisolated public init(content: Content, modifier: Modifier) { self.content = content; self.modifier = modifier }
+    public init(content: Content, modifier: Modifier) { self.content = content; self.modifier = modifier }
 }
 
 @available(iOS 13.0, macOS 10.15, tvOS 13.0, watchOS 6.0, *)
 extension ModifiedContent: View where Content: View, Modifier: ViewModifier {
-    public typealias Body = Never
-    public var body: Never { fatalError() }
+    @MainActor @preconcurrency public var body: ModifiedContent<Content, Modifier>.Body { fatalError() }
 }
+
+@available(*, unavailable) extension ModifiedContent: Sendable {}
 
 @available(iOS 13.0, macOS 10.15, tvOS 13.0, watchOS 6.0, *)
 extension View {
-    nonisolated public func modifier<T>(_ modifier: T) -> ModifiedContent<Self, T> { fatalError() }
+    public func modifier<T>(_ modifier: T) -> ModifiedContent<Self, T> { fatalError() }
 }
 
 // MARK: - Geometry & layout types
@@ -384,7 +408,7 @@ extension View {
 }
 
 @available(iOS 13.0, macOS 10.15, tvOS 13.0, watchOS 6.0, *)
-public enum TextAlignment: Hashable, CaseIterable, Sendable {
+@frozen public enum TextAlignment: Hashable, CaseIterable, Sendable {
     case leading, center, trailing
 }
 
@@ -432,23 +456,30 @@ extension Color: ShapeStyle {}
 @available(iOS 13.0, macOS 10.15, tvOS 13.0, watchOS 6.0, *)
 extension Color: View {
     public typealias Body = Never
-    public var body: Never { fatalError() }
 }
 
-@available(iOS 15.0, macOS 12.0, tvOS 15.0, watchOS 10.0, *)
+@available(iOS 15.0, macOS 12.0, tvOS 15.0, watchOS 8.0, *)
 public struct Material: Sendable {
-    public static let regularMaterial: Material = Material()
-    public static let thickMaterial: Material = Material()
-    public static let thinMaterial: Material = Material()
-    public static let ultraThinMaterial: Material = Material()
-    public static let ultraThickMaterial: Material = Material()
-    @available(tvOS, unavailable)
-    @available(watchOS, unavailable)
-    public static let bar: Material = Material()
     internal init() {}
 }
 
 @available(iOS 15.0, macOS 12.0, tvOS 15.0, watchOS 10.0, *)
+extension Material {
+    public static let regular: Material = Material()
+    public static let thick: Material = Material()
+    public static let thin: Material = Material()
+    public static let ultraThin: Material = Material()
+    public static let ultraThick: Material = Material()
+}
+
+@available(iOS 15.0, macOS 12.0, *)
+@available(tvOS, unavailable)
+@available(watchOS, unavailable)
+extension Material {
+    public static let bar: Material = Material()
+}
+
+@available(iOS 15.0, macOS 12.0, tvOS 15.0, watchOS 8.0, *)
 extension Material: ShapeStyle {}
 
 @available(iOS 15.0, macOS 12.0, tvOS 15.0, watchOS 8.0, *)
@@ -496,8 +527,10 @@ extension ShapeStyle where Self == Color {
 // MARK: - Transition, Animation
 
 @available(iOS 13.0, macOS 10.15, tvOS 13.0, watchOS 6.0, *)
-@frozen public struct AnyTransition: Sendable {
-    public static let opacity: AnyTransition = AnyTransition()
+@frozen public struct AnyTransition {
+    // `static let` in the SDK (Swift 5 mode); computed here, as a Swift 6 module cannot store a
+    // non-Sendable static. Clients see the same get-only property.
+    public static var opacity: AnyTransition { fatalError() }
     public static func move(edge: Edge) -> AnyTransition { fatalError() }
     public func combined(with other: AnyTransition) -> AnyTransition { fatalError() }
     internal init() {}
@@ -515,61 +548,64 @@ extension ShapeStyle where Self == Color {
 // MARK: - Accessibility
 
 @available(iOS 13.0, macOS 10.15, tvOS 13.0, watchOS 6.0, *)
-public struct AccessibilityChildBehavior: Hashable, Sendable {
-    public static let ignore: AccessibilityChildBehavior = AccessibilityChildBehavior()
-    public static let contain: AccessibilityChildBehavior = AccessibilityChildBehavior()
-    public static let combine: AccessibilityChildBehavior = AccessibilityChildBehavior()
+public struct AccessibilityChildBehavior: Hashable {
+    // `static let` in the SDK; computed here (see AnyTransition.opacity)
+    public static var ignore: AccessibilityChildBehavior { fatalError() }
+    public static var contain: AccessibilityChildBehavior { fatalError() }
+    public static var combine: AccessibilityChildBehavior { fatalError() }
     internal init() {}
 }
+
+@available(*, unavailable) extension AnyTransition: Sendable {}
+@available(*, unavailable) extension AccessibilityChildBehavior: Sendable {}
 
 // MARK: - View modifiers
 
 @available(iOS 13.0, macOS 10.15, tvOS 13.0, watchOS 6.0, *)
 extension View {
     @available(iOS 15.0, macOS 12.0, tvOS 15.0, watchOS 8.0, *)
-    nonisolated public func overlay<V>(alignment: Alignment = .center, @ViewBuilder content: () -> V) -> some View where V: View { fatalError() }
+    public func overlay<V>(alignment: Alignment = .center, @ViewBuilder content: () -> V) -> some View where V: View { fatalError() }
 
     @available(iOS 15.0, macOS 12.0, tvOS 15.0, watchOS 8.0, *)
-    nonisolated public func safeAreaInset<V>(edge: VerticalEdge, alignment: HorizontalAlignment = .center, spacing: CGFloat? = nil, @ViewBuilder content: () -> V) -> some View where V: View { fatalError() }
+    public func safeAreaInset<V>(edge: VerticalEdge, alignment: HorizontalAlignment = .center, spacing: CGFloat? = nil, @ViewBuilder content: () -> V) -> some View where V: View { fatalError() }
 
     // developer.apple.com/documentation/swiftui/view/onappear(perform:) (iOS 13)
-    nonisolated public func onAppear(perform action: (() -> Void)? = nil) -> some View { fatalError() }
+    public func onAppear(perform action: (() -> Void)? = nil) -> some View { fatalError() }
     // developer.apple.com/documentation/swiftui/view/ondisappear(perform:) (iOS 13)
-    nonisolated public func onDisappear(perform action: (() -> Void)? = nil) -> some View { fatalError() }
+    public func onDisappear(perform action: (() -> Void)? = nil) -> some View { fatalError() }
 
-    nonisolated public func padding(_ edges: Edge.Set = .all, _ length: CGFloat? = nil) -> some View { fatalError() }
-    nonisolated public func padding(_ length: CGFloat) -> some View { fatalError() }
+    public func padding(_ edges: Edge.Set = .all, _ length: CGFloat? = nil) -> some View { fatalError() }
+    public func padding(_ length: CGFloat) -> some View { fatalError() }
 
-    nonisolated public func frame(minWidth: CGFloat? = nil, idealWidth: CGFloat? = nil, maxWidth: CGFloat? = nil, minHeight: CGFloat? = nil, idealHeight: CGFloat? = nil, maxHeight: CGFloat? = nil, alignment: Alignment = .center) -> some View { fatalError() }
-
-    @available(iOS 15.0, macOS 12.0, tvOS 15.0, watchOS 8.0, *)
-    nonisolated public func background<S>(_ style: S, ignoresSafeAreaEdges edges: Edge.Set = .all) -> some View where S: ShapeStyle { fatalError() }
+    public func frame(minWidth: CGFloat? = nil, idealWidth: CGFloat? = nil, maxWidth: CGFloat? = nil, minHeight: CGFloat? = nil, idealHeight: CGFloat? = nil, maxHeight: CGFloat? = nil, alignment: Alignment = .center) -> some View { fatalError() }
 
     @available(iOS 15.0, macOS 12.0, tvOS 15.0, watchOS 8.0, *)
-    nonisolated public func background<V>(alignment: Alignment = .center, @ViewBuilder content: () -> V) -> some View where V: View { fatalError() }
+    public func background<S>(_ style: S, ignoresSafeAreaEdges edges: Edge.Set = .all) -> some View where S: ShapeStyle { fatalError() }
 
     @available(iOS 15.0, macOS 12.0, tvOS 15.0, watchOS 8.0, *)
-    nonisolated public func foregroundStyle<S>(_ style: S) -> some View where S: ShapeStyle { fatalError() }
+    public func background<V>(alignment: Alignment = .center, @ViewBuilder content: () -> V) -> some View where V: View { fatalError() }
 
-    nonisolated public func font(_ font: Font?) -> some View { fatalError() }
+    @available(iOS 15.0, macOS 12.0, tvOS 15.0, watchOS 8.0, *)
+    public func foregroundStyle<S>(_ style: S) -> some View where S: ShapeStyle { fatalError() }
 
-    nonisolated public func transition(_ t: AnyTransition) -> some View { fatalError() }
+    public func font(_ font: Font?) -> some View { fatalError() }
 
-    nonisolated public func animation<V>(_ animation: Animation?, value: V) -> some View where V: Equatable { fatalError() }
+    @_disfavoredOverload
+    public func transition(_ t: AnyTransition) -> some View { fatalError() }
+
+    public func animation<V>(_ animation: Animation?, value: V) -> some View where V: Equatable { fatalError() }
+
+    public func accessibilityElement(children: AccessibilityChildBehavior = .ignore) -> some View { fatalError() }
 
     @available(iOS 14.0, macOS 11.0, tvOS 14.0, watchOS 7.0, *)
-    nonisolated public func accessibilityElement(children: AccessibilityChildBehavior = .ignore) -> some View { fatalError() }
+    public func accessibilityLabel(_ label: Text) -> ModifiedContent<Self, AccessibilityAttachmentModifier> { fatalError() }
 
-    @available(iOS 14.0, macOS 11.0, tvOS 14.0, watchOS 7.0, *)
-    nonisolated public func accessibilityLabel(_ label: Text) -> ModifiedContent<Self, AccessibilityAttachmentModifier> { fatalError() }
-
-    nonisolated public func multilineTextAlignment(_ alignment: TextAlignment) -> some View { fatalError() }
+    public func multilineTextAlignment(_ alignment: TextAlignment) -> some View { fatalError() }
 }
 
 @available(iOS 13.0, macOS 10.15, tvOS 13.0, watchOS 6.0, *)
 public struct AccessibilityAttachmentModifier: ViewModifier {
     public typealias Body = Never
-    public func body(content: Content) -> Never { fatalError() }
 }
 
 // MARK: - Previews
@@ -581,7 +617,12 @@ public struct AccessibilityAttachmentModifier: ViewModifier {
 }
 
 // MARK: - App and Scene
-// developer.apple.com/documentation/swiftui/app (iOS 14): @MainActor @preconcurrency protocol App
+// developer.apple.com/documentation/swiftui/app (iOS 14): @MainActor @preconcurrency protocol App.
+// App and Scene are as Xcode 16 and later declare them, on purpose: the iOS 17.4 SDK (and the
+// backport SDK, which lacks this Xcode 16 change) has `protocol App` and `protocol Scene` with
+// @MainActor(unsafe) members only, so compare-apple-stubs.sh reports these two. The README's
+// App example needs them: `@State private var networkMonitor = NetworkMonitor()` in an App is a
+// "main actor-isolated default value in a nonisolated context" otherwise.
 @available(iOS 14.0, macOS 11.0, tvOS 14.0, watchOS 7.0, *)
 @MainActor @preconcurrency public protocol App {
     associatedtype Body: Scene
@@ -594,7 +635,7 @@ extension App {
     @MainActor @preconcurrency public static func main() { fatalError() }
 }
 
-// developer.apple.com/documentation/swiftui/scene (iOS 14)
+// developer.apple.com/documentation/swiftui/scene (iOS 14); Xcode 16's declaration (see App)
 @available(iOS 14.0, macOS 11.0, tvOS 14.0, watchOS 7.0, *)
 @MainActor @preconcurrency public protocol Scene {
     associatedtype Body: Scene
@@ -611,8 +652,8 @@ extension App {
 // developer.apple.com/documentation/swiftui/windowgroup (iOS 14)
 @available(iOS 14.0, macOS 11.0, tvOS 14.0, watchOS 7.0, *)
 public struct WindowGroup<Content>: Scene where Content: View {
-    nonisolated public init(@ViewBuilder content: () -> Content) { fatalError() }
-    public var body: Never { fatalError() }
+    public init(@ViewBuilder content: () -> Content) { fatalError() }
+    @MainActor @preconcurrency public var body: some Scene { fatalError() }
 }
 
 @available(iOS 14.0, macOS 11.0, tvOS 14.0, watchOS 7.0, *)
