@@ -22,7 +22,7 @@ public struct NetPathError: Error, Hashable, Sendable, CustomStringConvertible {
         /// thread that enters a namespace, a connectivity check's).
         public static let threadFailure = Code("threadFailure")
         /// An answer did not come within its time bound (Apple platforms: the first path of
-        /// ``PathMonitor/snapshot(requiredInterfaceType:prohibitedInterfaceTypes:namespace:meteredInterfaces:constrainedInterfaces:)``).
+        /// ``PathMonitor/snapshot(requiredInterfaceType:prohibitedInterfaceTypes:namespace:meteredInterfaces:constrainedInterfaces:ultraConstrainedInterfaces:)``).
         public static let timedOut = Code("timedOut")
         /// Input NetPath was given (a trace, a URL, an expectation) is malformed.
         public static let invalidInput = Code("invalidInput")
