@@ -12,6 +12,8 @@ public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
         guard let path = try? NetworkPath(jsonLine: String(line)) else { continue }
         _ = path.primaryInterface
         _ = path.usesInterfaceType(.wifi)
+        _ = path.physicalInterface
+        _ = path.jsonLine(time: "t")
         _ = path.hashValue
     }
     return 0
