@@ -41,13 +41,13 @@ enum Output {
         return line.text
     }
 
-    /// `probe --json`: `{"time","connectivity","portalURL","url","httpStatus","latencyMs","error"}`.
+    /// `probe --json`: `{"time","connectivity","portalURL","url","httpStatus","latencyMs","error","nat64Prefix"}`.
     static func json(_ result: ConnectivityResult, time: String = timestamp()) -> String {
         let latency = result.latencyMilliseconds.map { String(Int($0.rounded())) } ?? "null"
         return "{\"time\":\(quote(time)),\"connectivity\":\(quote(result.connectivity.rawValue)),"
             + "\"portalURL\":\(optional(result.portalURL)),\"url\":\(optional(result.url)),"
             + "\"httpStatus\":\(result.httpStatus.map(String.init) ?? "null"),\"latencyMs\":\(latency),"
-            + "\"error\":\(optional(result.failure?.message))}"
+            + "\"error\":\(optional(result.failure?.message)),\"nat64Prefix\":\(optional(result.nat64Prefix))}"
     }
 
     /// One readable line for a check: the verdict, the endpoint, the answer or the error.
@@ -62,6 +62,7 @@ enum Output {
             if let latency = result.latencyMilliseconds { answer += " in \(Int(latency.rounded())) ms" }
             words.append(answer)
         }
+        if let prefix = result.nat64Prefix { words.append("NAT64 " + prefix) }
         if result.connectivity != .full, let failure = result.failure { words.append("— " + failure.message) }
         return String(time.dropFirst(11).prefix(12)) + "  " + words.joined(separator: "  ")
     }

@@ -2,7 +2,7 @@ import Foundation
 import KernelTestSupport
 import Testing
 
-let probeKeys = ["time", "connectivity", "portalURL", "url", "httpStatus", "latencyMs", "error"]
+let probeKeys = ["time", "connectivity", "portalURL", "url", "httpStatus", "latencyMs", "error", "nat64Prefix"]
 
 /// `netpath probe` and `--probe` against real HTTP and DNS servers in a namespace the
 /// test makes (SPEC §3, §4).

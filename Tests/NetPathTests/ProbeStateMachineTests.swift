@@ -145,9 +145,110 @@ import Testing
         #expect(result.connectivity == .limited && result.failure == ConnectivityFailure(.timedOut, "no connection within 5.0 seconds") && result.latencyMilliseconds == 5000)
     }
 
+    // MARK: - IPv6-only paths: NAT64 (RFC 7050 discovery, RFC 6052 synthesis)
+
+    static let wellKnown = [IPAddress("64:ff9b::c000:aa")!, IPAddress("64:ff9b::c000:ab")!]
+
+    /// Starts a check on an IPv6-only path; the discovery query goes out from descriptor 40.
+    func ipv6Only(_ urls: String...) throws -> (Machine, Machine.Query, [Machine.Action]) {
+        let check = try ConnectivityCheck(endpoints: try urls.map { try .init($0) }, timeout: .seconds(5), resolutionTimeout: .seconds(3))
+        var machine = Machine(check: check, servers: [IPAddress("fd64::53")!], start: 0, firstQueryID: 100, ipv6Only: true)
+        let actions = machine.handle(.started, now: 0)
+        guard case .openQuery(let discovery)? = actions.first else { throw CommandLineFailure("no discovery query: \(actions)") }
+        #expect(discovery.endpoint == Machine.discoveryEndpoint && discovery.type == DNSMessage.typeAAAA)
+        #expect(discovery.bytes == DNSMessage.query(id: discovery.id, name: "ipv4only.arpa", type: DNSMessage.typeAAAA))
+        #expect(machine.handle(.querySent(discovery, fd: 40), now: 0).isEmpty)
+        return (machine, discovery, Array(actions.dropFirst()))
+    }
+
+    struct CommandLineFailure: Error { var text: String; init(_ text: String) { self.text = text } }
+
+    @Test func anIPv4LiteralOnAnIPv6OnlyPathIsReachedThroughTheDiscoveredPrefix() throws {
+        let url = "http://198.51.100.7:8080/204"
+        var (machine, discovery, rest) = try ipv6Only(url)
+        #expect(rest.isEmpty)  // the literal waits for the prefix
+        #expect(machine.next(now: 0.01) == [.wait(until: 3, watching: [.init(fd: 40, interest: .readable)])])
+        let synthesized = IPAddress("64:ff9b::c633:6407")!
+        #expect(machine.handle(.received(fd: 40, .success(answer(discovery, Self.wellKnown))), now: 0.02)
+                == [.close(fd: 40), .connect(endpoint: 0, address: synthesized, port: 8080)])
+        _ = machine.handle(.connectStarted(endpoint: 0, address: synthesized, .started(fd: 10)), now: 0.02)
+        _ = machine.handle(.connectFinished(fd: 10, error: nil), now: 0.03)
+        _ = machine.handle(.requestSent(fd: 10, complete: true), now: 0.03)
+        _ = machine.handle(.received(fd: 10, .success(Array("HTTP/1.1 204 No Content\r\n\r\n".utf8))), now: 0.05)
+        let result = try #require(finishResult(machine.next(now: 0.05)))
+        #expect(result.connectivity == .full && result.nat64Prefix == "64:ff9b::/96")
+    }
+
+    @Test func withoutNAT64AnIPv4LiteralIsLimitedAndSaysWhy() throws {
+        var (machine, discovery, _) = try ipv6Only("http://198.51.100.7/")
+        // The resolver answers: no AAAA for ipv4only.arpa (no DNS64 on this network).
+        #expect(machine.handle(.received(fd: 40, .success(answer(discovery, []))), now: 0.02) == [.close(fd: 40)])
+        let result = try #require(finishResult(machine.next(now: 0.02)))
+        #expect(result.connectivity == .limited && result.nat64Prefix == nil && result.failure?.kind == .noNAT64)
+        #expect(result.failure?.message.contains("the path has no IPv4 and the network no NAT64") == true)
+        // A resolver that never answers: the literal ends at the resolution deadline.
+        var (silent, _, _) = try ipv6Only("http://198.51.100.7/")
+        let dropped = silent.next(now: 3)
+        #expect(dropped.first == .close(fd: 40))
+        let late = try #require(finishResult(dropped))
+        #expect(late.connectivity == .limited && late.failure?.kind == .noNAT64 && late.failure?.message.contains("in time") == true)
+    }
+
+    /// By name, DNS64 synthesizes the address itself; the check still waits for the
+    /// discovery (bounded by the resolution deadline), so the result reports the prefix.
+    @Test func aCheckByNameReportsThePrefixItFound() throws {
+        let url = "http://check.test/204"
+        var (machine, discovery, queries) = try ipv6Only(url)
+        let named = queries.compactMap { if case .openQuery(let query) = $0 { query } else { nil } }
+        #expect(named.map(\.type) == [DNSMessage.typeA, DNSMessage.typeAAAA])
+        for (offset, query) in named.enumerated() { _ = machine.handle(.querySent(query, fd: Int32(20 + offset)), now: 0) }
+        let address = IPAddress("64:ff9b::c633:6407")!
+        _ = machine.handle(.received(fd: 20, .success(answer(named[0], []))), now: 0.01)
+        #expect(machine.handle(.received(fd: 21, .success(answer(named[1], [address]))), now: 0.01)
+                == [.close(fd: 21), .connect(endpoint: 0, address: address, port: 80)])
+        _ = machine.handle(.connectStarted(endpoint: 0, address: address, .started(fd: 10)), now: 0.01)
+        _ = machine.handle(.connectFinished(fd: 10, error: nil), now: 0.02)
+        _ = machine.handle(.requestSent(fd: 10, complete: true), now: 0.02)
+        _ = machine.handle(.received(fd: 10, .success(Array("HTTP/1.1 204 No Content\r\n\r\n".utf8))), now: 0.03)
+        // Passed, but the prefix is not known yet: wait for it (at most to the resolution deadline).
+        #expect(machine.next(now: 0.03) == [.wait(until: 3, watching: [.init(fd: 40, interest: .readable)])])
+        _ = machine.handle(.received(fd: 40, .success(answer(discovery, Self.wellKnown))), now: 0.04)
+        let result = try #require(finishResult(machine.next(now: 0.04)))
+        #expect(result.connectivity == .full && result.nat64Prefix == "64:ff9b::/96" && result.latencyMilliseconds == 30)
+    }
+
     func finishResult(_ actions: [Machine.Action]) -> ConnectivityResult? {
         guard case .finish(let result)? = actions.last else { return nil }
         return result
+    }
+}
+
+/// RFC 6052 §2.4's examples: 192.0.2.33 behind each prefix length, and RFC 7050's discovery
+/// finding each prefix again from the well-known addresses.
+@Suite struct NAT64PrefixTests {
+    @Test(arguments: [
+        ("2001:db8::", 32, "2001:db8:c000:221::"),
+        ("2001:db8:100::", 40, "2001:db8:1c0:2:21::"),
+        ("2001:db8:122::", 48, "2001:db8:122:c000:2:2100::"),
+        ("2001:db8:122:300::", 56, "2001:db8:122:3c0:0:221::"),
+        ("2001:db8:122:344::", 64, "2001:db8:122:344:c0:2:2100:0"),
+        ("2001:db8:122:344::", 96, "2001:db8:122:344::c000:221"),
+        ("64:ff9b::", 96, "64:ff9b::c000:221"),
+    ])
+    func synthesisAndDiscoveryFollowTheRFCs(prefix: String, length: Int, expected: String) throws {
+        let nat64 = NAT64Prefix(address: try #require(IPAddress(prefix)), length: length)
+        #expect(nat64.synthesize(try #require(IPAddress("192.0.2.33"))) == IPAddress(expected))
+        let answers = try [#require(IPAddress("192.0.0.170")), #require(IPAddress("192.0.0.171"))].map(nat64.synthesize)
+        #expect(NAT64Prefix.discover(in: answers) == nat64)
+        #expect(NAT64Prefix.discover(in: answers)?.description == "\(IPAddress(prefix)!)/\(length)")
+    }
+
+    @Test func answersWithoutAWellKnownAddressRevealNothing() throws {
+        #expect(NAT64Prefix.discover(in: []) == nil)
+        #expect(NAT64Prefix.discover(in: [try #require(IPAddress("2001:db8::1"))]) == nil)
+        #expect(NAT64Prefix.discover(in: [try #require(IPAddress("192.0.0.170"))]) == nil)  // an A record
+        // The "u" octet set: not an RFC 6052 address for lengths under 96.
+        #expect(NAT64Prefix.discover(in: [try #require(IPAddress("2001:db8:122:344:ffc0:0:aa00:0"))]) == nil)
     }
 }
 #endif

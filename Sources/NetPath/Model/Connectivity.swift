@@ -33,16 +33,21 @@ public struct ConnectivityResult: Hashable, Sendable, Codable {
     /// What went wrong, when the verdict is not `full`: a kind to switch on and a message
     /// that names the endpoint or the address at fault.
     public var failure: ConnectivityFailure?
+    /// The network's NAT64 prefix (`64:ff9b::/96`), when the path is IPv6-only and the check
+    /// discovered one (RFC 7050: the AAAA records of `ipv4only.arpa` from the path's DNS
+    /// servers); `nil` otherwise. An endpoint given as an IPv4 literal was reached through it.
+    public var nat64Prefix: String?
 
     /// Creates a result.
     public init(connectivity: Connectivity, portalURL: String? = nil, url: String? = nil, httpStatus: Int? = nil,
-                latencyMilliseconds: Double? = nil, failure: ConnectivityFailure? = nil) {
+                latencyMilliseconds: Double? = nil, failure: ConnectivityFailure? = nil, nat64Prefix: String? = nil) {
         self.connectivity = connectivity
         self.portalURL = portalURL
         self.url = url
         self.httpStatus = httpStatus
         self.latencyMilliseconds = latencyMilliseconds
         self.failure = failure
+        self.nat64Prefix = nat64Prefix
     }
 }
 
@@ -62,6 +67,9 @@ public struct ConnectivityFailure: Error, Hashable, Sendable, Codable, CustomStr
         case resolutionTimedOut
         /// No connection could be made to any of the endpoint's addresses.
         case connectionFailed
+        /// The endpoint is an IPv4 address, the path has no IPv4, and the network has no
+        /// NAT64 to reach it through (RFC 7050 found no prefix).
+        case noNAT64
         /// The check's time ran out while connecting or waiting for the answer.
         case timedOut
         /// The answer was not HTTP, or ended early.

@@ -89,7 +89,7 @@ public final class PathMonitor: Sendable {
             makeSource = ConnectivitySource.wrap(
                 makeSource, check: connectivityCheck, costs: costs, clock: DispatchProbeClock(),
                 checker: { path, completion in
-                    connectivityCheck.start(interface: path.primaryInterface, namespace: namespace) { result in
+                    connectivityCheck.start(over: path, namespace: namespace) { result in
                         checkObserver.withLock { $0 }?(result)
                         completion(result)
                     }

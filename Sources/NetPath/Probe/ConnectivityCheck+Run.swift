@@ -45,7 +45,7 @@ extension ConnectivityCheck {
         let box = ResultBox()
         return await withTaskCancellationHandler {
             await withCheckedContinuation { (continuation: CheckedContinuation<ConnectivityResult, Never>) in
-                let handle = start(interface: path?.primaryInterface, namespace: namespace) { continuation.resume(returning: $0) }
+                let handle = start(over: path, namespace: namespace) { continuation.resume(returning: $0) }
                 box.handle.withLock { $0 = handle }
             }
         } onCancel: {
@@ -58,9 +58,11 @@ extension ConnectivityCheck {
     }
 
     /// Starts a check on a thread of its own (which enters `namespace`); `completion` is
-    /// called on that thread, exactly once.
-    func start(interface: NetworkInterface?, namespace: NetworkNamespace?,
+    /// called on that thread, exactly once. It goes through the path's primary interface;
+    /// on an IPv6-only path it looks for the NAT64 prefix.
+    func start(over path: NetworkPath?, namespace: NetworkNamespace?,
                completion: @escaping @Sendable (ConnectivityResult) -> Void) -> ProbeHandle? {
+        let interface = path?.primaryInterface
         #if os(Linux) || os(Android)
         let cancelFD = cnetlink_eventfd()
         guard cancelFD >= 0 else {
@@ -81,6 +83,7 @@ extension ConnectivityCheck {
                 }
             }
             let probe = LinuxProbe(check: check, interface: interface,
+                                   ipv6Only: path.map { $0.supportsIPv6 && !$0.supportsIPv4 } ?? false,
                                    resolver: ResolverConfiguration.forNamespace(namespace), cancelFD: handle.cancelFD)
             completion(probe.run())
         }

@@ -14,6 +14,8 @@ import Musl
 struct LinuxProbe {
     let check: ConnectivityCheck
     let interface: NetworkInterface?
+    /// The path routes IPv6 and not IPv4: look for the NAT64 prefix (RFC 7050).
+    let ipv6Only: Bool
     let resolver: ResolverConfiguration
     /// Readable when the check must stop (an eventfd).
     let cancelFD: Int32
@@ -34,7 +36,7 @@ struct LinuxProbe {
         let start = LinuxProbe.now()
         let servers = resolver.servers(read: { Syscall.readFile($0) }).compactMap(IPAddress.init)
         var loop = Loop(probe: self, machine: ProbeStateMachine(check: check, servers: servers, start: start,
-                                                                firstQueryID: .random(in: 0...UInt16.max)))
+                                                                firstQueryID: .random(in: 0...UInt16.max), ipv6Only: ipv6Only))
         return loop.run()
     }
 

@@ -95,10 +95,25 @@ struct ProbeStateMachine {
         var verdict: HTTPResponseClassifier.Verdict?
         var error: ConnectivityFailure?
         var finishedAt: Double?
+        /// An IPv4 literal on an IPv6-only path, waiting for the NAT64 prefix.
+        var awaitsPrefix = false
+    }
+
+    /// RFC 7050's discovery of the network's NAT64 prefix, on an IPv6-only path.
+    private enum Discovery: Equatable {
+        /// The path has IPv4 (or is not known): nothing to discover.
+        case notNeeded
+        /// Queries for `ipv4only.arpa` are out.
+        case asking
+        case found(NAT64Prefix)
+        /// No query revealed a prefix: the reason, for the endpoints that needed one.
+        case failed(String)
     }
 
     private enum Role {
         case query(endpoint: Int, id: UInt16, type: UInt16)
+        /// An AAAA query for `ipv4only.arpa`.
+        case discovery(id: UInt16)
         case connect(endpoint: Int, address: IPAddress)
         case read(endpoint: Int)
     }
@@ -111,26 +126,41 @@ struct ProbeStateMachine {
     private var roles: [Int32: Role] = [:]
     private var nextQueryID: UInt16
     private var cancelled = false
+    private var discovery: Discovery
+    /// Discovery queries sent and neither answered nor given up on.
+    private var pendingDiscoveries = 0
 
     /// - Parameters:
     ///   - servers: The resolver's DNS servers, in order.
     ///   - start: When the check starts, on the clock the events' times are on.
     ///   - firstQueryID: The first DNS query's id (random in use); each query takes the next.
-    init(check: ConnectivityCheck, servers: [IPAddress], start: Double, firstQueryID: UInt16) {
+    ///   - ipv6Only: The path routes IPv6 and not IPv4: the NAT64 prefix is discovered
+    ///     (RFC 7050) and reported, and IPv4 literals are reached through it (RFC 6052).
+    init(check: ConnectivityCheck, servers: [IPAddress], start: Double, firstQueryID: UInt16, ipv6Only: Bool = false) {
         self.check = check
         self.servers = servers
         self.start = start
+        discovery = ipv6Only ? .asking : .notNeeded
         nextQueryID = firstQueryID
         runs = check.endpoints.map { Run(endpoint: $0, classifier: HTTPResponseClassifier(expectation: $0.expectation, limit: check.maximumResponseSize)) }
     }
 
     private var deadline: Double { start + check.timeoutSeconds }
     private var resolutionDeadline: Double { start + check.resolutionTimeoutSeconds }
-    private var hasQueries: Bool { roles.values.contains { if case .query = $0 { true } else { false } } }
+    private var hasQueries: Bool {
+        roles.values.contains {
+            switch $0 {
+            case .query, .discovery: true
+            case .connect, .read: false
+            }
+        }
+    }
 
-    /// Whether an endpoint passed or every endpoint is done.
+    /// Whether an endpoint passed or every endpoint is done (and the NAT64 prefix, when it
+    /// is looked for, is known or known to be missing: the result reports it).
     private var isComplete: Bool {
-        runs.allSatisfy { $0.phase == .done } || runs.contains { if case .pass = $0.verdict { true } else { false } }
+        guard discovery != .asking else { return false }
+        return runs.allSatisfy { $0.phase == .done } || runs.contains { if case .pass = $0.verdict { true } else { false } }
     }
 
     /// The socket actions an event calls for (never `wait`; `finish` only on cancellation
@@ -150,6 +180,7 @@ struct ProbeStateMachine {
         case .received(let fd, let received):
             switch roles[fd] {
             case .query(let index, let id, let type)?: return answered(fd, endpoint: index, id: id, type: type, received, now: now)
+            case .discovery(let id)?: return discovered(fd, id: id, received, now: now)
             case .read(let index)?: return responded(endpoint: index, received, now: now)
             case .connect?, nil: return []
             }
@@ -179,13 +210,19 @@ struct ProbeStateMachine {
 
     // MARK: - Events
 
-    /// Literal addresses connect at once; names are resolved.
+    /// Literal addresses connect at once (an IPv4 one on an IPv6-only path once the NAT64
+    /// prefix is known); names are resolved; on an IPv6-only path the prefix is looked for.
     private mutating func started(now: Double) -> [Action] {
-        var actions: [Action] = []
+        var actions = discoveryQueries()
         for index in runs.indices {
             if let address = runs[index].endpoint.target.address {
                 runs[index].resolved = true
-                actions += startConnecting(index, to: address)
+                if address.family == IPAddress.inet && discovery != .notNeeded {
+                    runs[index].awaitsPrefix = true
+                    actions += reachThroughNAT64(index, now: now)
+                } else {
+                    actions += startConnecting(index, to: address)
+                }
             } else if servers.isEmpty {
                 actions += finish(index, .init(.noDNSServer, "no DNS server is configured"), now: now)
             } else {
@@ -211,7 +248,78 @@ struct ProbeStateMachine {
         return actions
     }
 
+    /// An AAAA query for `ipv4only.arpa` to each server asked (RFC 7050 §3), when the prefix
+    /// is looked for; without a server, it cannot be.
+    private mutating func discoveryQueries() -> [Action] {
+        guard discovery == .asking else { return [] }
+        var actions: [Action] = []
+        for server in servers.prefix(ProbeStateMachine.serversAsked) {
+            let id = nextQueryID
+            nextQueryID &+= 1
+            guard let bytes = DNSMessage.query(id: id, name: NAT64Prefix.discoveryName, type: DNSMessage.typeAAAA) else { continue }
+            pendingDiscoveries += 1
+            actions.append(.openQuery(Query(endpoint: ProbeStateMachine.discoveryEndpoint, server: server, id: id,
+                                            type: DNSMessage.typeAAAA, bytes: bytes)))
+        }
+        if pendingDiscoveries == 0 { discovery = .failed("no DNS server is configured to discover it with (RFC 7050)") }
+        return actions
+    }
+
+    /// The `endpoint` of a discovery query.
+    static let discoveryEndpoint = -1
+
+    /// Connects an IPv4 literal through the NAT64 prefix once it is known; ends it when
+    /// there is none. Nothing while the prefix is still being looked for.
+    private mutating func reachThroughNAT64(_ index: Int, now: Double) -> [Action] {
+        guard runs[index].awaitsPrefix, runs[index].phase != .done, let address = runs[index].endpoint.target.address else { return [] }
+        switch discovery {
+        case .asking, .notNeeded:
+            return []
+        case .found(let prefix):
+            runs[index].awaitsPrefix = false
+            return startConnecting(index, to: prefix.synthesize(address))
+        case .failed(let reason):
+            runs[index].awaitsPrefix = false
+            return finish(index, .init(.noNAT64, "cannot reach \(address): the path has no IPv4 and the network no NAT64 (\(reason))"), now: now)
+        }
+    }
+
+    /// Every IPv4 literal waiting for the prefix, now that discovery has ended.
+    private mutating func discoveryEnded(_ outcome: Discovery, now: Double) -> [Action] {
+        guard discovery == .asking else { return [] }
+        discovery = outcome
+        return runs.indices.flatMap { reachThroughNAT64($0, now: now) }
+    }
+
+    /// An answer to a discovery query: a prefix, or one server less to wait for.
+    private mutating func discovered(_ fd: Int32, id: UInt16, _ received: Result<[UInt8], Errno>, now: Double) -> [Action] {
+        let bytes = (try? received.get()) ?? []
+        let answer = bytes.isEmpty ? .invalid : DNSMessage.parse(bytes, id: id, type: DNSMessage.typeAAAA)
+        if answer == .invalid && !bytes.isEmpty { return [] }  // not our answer: keep waiting
+        roles[fd] = nil
+        pendingDiscoveries -= 1
+        let actions: [Action] = [.close(fd: fd)]
+        if case .addresses(let found) = answer, let prefix = NAT64Prefix.discover(in: found) {
+            return actions + discoveryEnded(.found(prefix), now: now)
+        }
+        guard pendingDiscoveries == 0 else { return actions }
+        let reason = switch answer {
+        case .addresses: "ipv4only.arpa resolved to no well-known address"
+        case .noAddress: "ipv4only.arpa has no AAAA record"
+        case .invalid: "the DNS servers did not answer for ipv4only.arpa"
+        }
+        return actions + discoveryEnded(.failed(reason), now: now)
+    }
+
     private mutating func querySent(_ query: Query, fd: Int32?, now: Double) -> [Action] {
+        if query.endpoint == ProbeStateMachine.discoveryEndpoint {
+            guard let fd else {
+                pendingDiscoveries -= 1
+                return pendingDiscoveries == 0 ? discoveryEnded(.failed("the DNS servers cannot be reached"), now: now) : []
+            }
+            roles[fd] = .discovery(id: query.id)
+            return []
+        }
         guard let fd else {
             runs[query.endpoint].pendingQueries -= 1
             return runs[query.endpoint].pendingQueries == 0 ? finish(query.endpoint, .init(.dnsFailure, "the DNS servers cannot be reached"), now: now) : []
@@ -316,6 +424,13 @@ struct ProbeStateMachine {
     private mutating func dropQueries(now: Double) -> [Action] {
         var actions: [Action] = []
         for fd in roles.keys.sorted() {
+            if case .discovery? = roles[fd] {
+                roles[fd] = nil
+                actions.append(.close(fd: fd))
+                pendingDiscoveries -= 1
+                if pendingDiscoveries == 0 { actions += discoveryEnded(.failed("ipv4only.arpa did not resolve in time"), now: now) }
+                continue
+            }
             guard case .query(let index, _, _)? = roles[fd] else { continue }
             roles[fd] = nil
             actions.append(.close(fd: fd))
@@ -355,6 +470,8 @@ struct ProbeStateMachine {
         var actions: [Action] = []
         for index in runs.indices {
             let reason: ConnectivityFailure = switch runs[index].phase {
+            case .resolving where runs[index].awaitsPrefix:
+                .init(.noNAT64, "the path has no IPv4, and no NAT64 prefix was found in time (RFC 7050)")
             case .resolving: .init(.resolutionTimedOut, "name resolution timed out")
             case .connecting: .init(.timedOut, "no connection within \(check.timeout)")
             case .reading, .done: .init(.timedOut, "no answer within \(check.timeout)")
@@ -365,7 +482,9 @@ struct ProbeStateMachine {
         roles.removeAll()
         if cancelled { return actions + [.finish(ConnectivityResult(connectivity: .unknown, failure: .init(.cancelled, "the check was cancelled")))] }
         let outcomes = runs.map { ($0.endpoint, $0.resolved, $0.verdict, $0.error, $0.finishedAt.map { ($0 - start) * 1000 }) }
-        return actions + [.finish(ProbeVerdict.of(outcomes, elapsed: (now - start) * 1000))]
+        var result = ProbeVerdict.of(outcomes, elapsed: (now - start) * 1000)
+        if case .found(let prefix) = discovery { result.nat64Prefix = prefix.description }
+        return actions + [.finish(result)]
     }
 }
 #endif
