@@ -64,6 +64,16 @@ public final class SimulatedNetwork: Sendable {
     /// How many started monitors use this network.
     public var activeMonitors: Int { state.withLock { $0.sources.count } }
 
+    /// The simulated time that timers of monitors built on this network run on (a
+    /// `NetworkMonitor`'s offline grace): it moves only with ``advance(by:)``.
+    package let clock = SimulatedClock()
+
+    /// Moves the simulated time on by `duration`; every timer due by then fires, in order,
+    /// before this returns (a `NetworkMonitor`'s offline grace ends so).
+    public func advance(by duration: Duration) {
+        clock.advance(by: Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18)
+    }
+
     /// Changes the path now; every running monitor delivers it (when it differs from
     /// that monitor's last path) before this returns.
     public func send(_ path: NetworkPath) {
@@ -182,9 +192,12 @@ extension NetworkMonitor {
     ///   - assumeConnected: ``isConnected`` before the first path.
     ///   - isConnectedMeans: Whether ``isConnected`` follows the path or the simulated
     ///     paths' `connectivity`.
+    ///   - offlineGrace: How long to hold an offline verdict back; the grace runs on the
+    ///     network's simulated clock: ``SimulatedNetwork/advance(by:)`` moves it, no sleeping.
     public convenience init(simulating network: SimulatedNetwork, assumeConnected: Bool = true,
-                            isConnectedMeans: ConnectedMeaning = .pathSatisfied) {
-        self.init(monitor: PathMonitor(simulating: network), assumeConnected: assumeConnected, isConnectedMeans: isConnectedMeans)
+                            isConnectedMeans: ConnectedMeaning = .pathSatisfied, offlineGrace: Duration = .zero) {
+        self.init(monitor: PathMonitor(simulating: network), assumeConnected: assumeConnected, isConnectedMeans: isConnectedMeans,
+                  offlineGrace: offlineGrace, clock: network.clock)
     }
 
 }
@@ -195,5 +208,47 @@ extension Substring {
         while let first = text.first, first == " " || first == "\t" || first == "\r" { text = text.dropFirst() }
         while let last = text.last, last == " " || last == "\t" || last == "\r" { text = text.dropLast() }
         return text
+    }
+}
+
+/// A clock that moves only when told: timers fire, in order of their time, inside
+/// ``advance(by:)``, on the caller's thread. Time is kept in whole nanoseconds, so steps
+/// that add up to a timer's delay reach it exactly.
+package final class SimulatedClock: ProbeClock, Sendable {
+    private struct Timer {
+        var at: Int64
+        var work: @Sendable () -> Void
+        var cancelled: Locked<Bool>
+    }
+
+    private struct Handle: ScheduledWork {
+        let cancelled: Locked<Bool>
+        func cancel() { cancelled.withLock { $0 = true } }
+    }
+
+    private let state = Locked<(now: Int64, timers: [Timer])>((0, []))
+
+    private static func nanoseconds(_ seconds: Double) -> Int64 { Int64((max(0, seconds) * 1e9).rounded()) }
+
+    package func schedule(after seconds: Double, _ work: @escaping @Sendable () -> Void) -> any ScheduledWork {
+        let cancelled = Locked(false)
+        state.withLock { $0.timers.append(Timer(at: $0.now + Self.nanoseconds(seconds), work: work, cancelled: cancelled)) }
+        return Handle(cancelled: cancelled)
+    }
+
+    package func advance(by seconds: Double) {
+        let end = state.withLock { $0.now + Self.nanoseconds(seconds) }
+        while true {
+            // The earliest timer due, taken out under the lock and run outside it.
+            let due: Timer? = state.withLock { state in
+                guard let index = state.timers.indices.filter({ state.timers[$0].at <= end })
+                    .min(by: { state.timers[$0].at < state.timers[$1].at }) else { return nil }
+                state.now = state.timers[index].at
+                return state.timers.remove(at: index)
+            }
+            guard let due else { break }
+            if !due.cancelled.withLock({ $0 }) { due.work() }
+        }
+        state.withLock { $0.now = end }
     }
 }

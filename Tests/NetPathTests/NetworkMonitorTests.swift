@@ -47,6 +47,57 @@ import NetPathTestKit
         #expect(monitor.connectionType == .other && !monitor.usesVPN && monitor.isUltraConstrained && monitor.linkQuality == .minimal)
     }
 
+    /// A blip shorter than the grace never shows as offline; a real loss shows when the
+    /// grace ends; online shows at once. Time moves only with the network's simulated clock.
+    @Test func anOfflineGraceHidesBlipsAndShowsRealLosses() {
+        let network = SimulatedNetwork(.online(.wifi))
+        let monitor = NetworkMonitor(simulating: network, offlineGrace: .milliseconds(800))
+        var seen: [Bool] = []
+        monitor.startMonitoring { seen.append($0) }
+        #expect(monitor.isConnected && seen == [true] && monitor.offlineGrace == .milliseconds(800))
+        // A Wi-Fi roam: offline for 300 ms, then back.
+        network.send(.offline(.noCarrier))
+        #expect(monitor.isConnected && monitor.connectionType == .wifi && monitor.path?.status == .satisfied)
+        network.advance(by: .milliseconds(300))
+        network.send(.online(.wifi, name: "wlan1"))
+        #expect(monitor.isConnected && monitor.path?.primaryInterface?.name == "wlan1")  // online at once
+        network.advance(by: .seconds(10))
+        #expect(monitor.isConnected && seen == [true, true])  // the held path never showed
+        // A real loss: held for the grace, through a change of why, then shown.
+        network.send(.offline(.noCarrier))
+        network.advance(by: .milliseconds(500))
+        network.send(.offline(.noInterface))
+        network.advance(by: .milliseconds(299))
+        #expect(monitor.isConnected)
+        network.advance(by: .milliseconds(1))  // 800 ms after the first offline path
+        #expect(!monitor.isConnected && monitor.path?.diagnosis == .noInterface && monitor.connectionType == .unknown)
+        #expect(seen == [true, true, false])
+        // Offline already: a new reason shows at once.
+        network.send(.offline(.noAddress))
+        #expect(monitor.path?.diagnosis == .noAddress)
+        // Stopped during a grace: nothing shows later.
+        network.send(.online(.cellular))
+        network.send(.offline())
+        monitor.stop()
+        network.advance(by: .seconds(1))
+        #expect(monitor.isConnected && monitor.connectionType == .cellular)
+        // The underlying monitor stays exact.
+        let exact = NetworkMonitor(simulating: network)
+        exact.start()
+        network.send(.offline(.noCarrier))
+        #expect(!exact.isConnected)
+    }
+
+    @Test(arguments: [
+        (true, true, false, 0.8, OfflineGrace.show), (true, false, false, 0.8, .show), (false, true, false, 0, .show),
+        (false, true, false, 0.8, .startHolding), (false, true, true, 0.8, .hold), (false, false, false, 0.8, .show),
+        (true, true, true, 0.8, .show),
+    ])
+    func theGraceRule(connected: Bool, shownConnected: Bool, holding: Bool, grace: Double, expected: OfflineGrace) {
+        #expect(OfflineGrace.decide(connected: connected, shownConnected: shownConnected, holding: holding,
+                                    grace: .milliseconds(Int(grace * 1000))) == expected)
+    }
+
     @Test func observationFiresOnChangeOnly() {
         let network = SimulatedNetwork(.online(.wifi))
         let monitor = NetworkMonitor(simulating: network)

@@ -18,6 +18,12 @@ import Observation
 /// flash an offline screen at launch); pass `assumeConnected: false` to start pessimistic.
 /// ``start()`` and ``stop()`` may alternate any number of times. The monitor holds no
 /// reference to itself: when the app releases it, it stops.
+///
+/// A UI should not flash "offline" on a blip (a Wi-Fi roam, a DHCP renewal that re-adds a
+/// route): `NetworkMonitor(offlineGrace: .milliseconds(800))` holds an offline verdict back
+/// for that long. A path that comes back within it is never shown as offline; a real loss is
+/// shown once the grace ends; online is shown at once. The default is no grace. The
+/// underlying ``monitor`` stays exact.
 @MainActor
 @Observable
 public final class NetworkMonitor {
@@ -101,6 +107,11 @@ public final class NetworkMonitor {
     @ObservationIgnored private let observation = Locked<UInt64?>(nil)
     @ObservationIgnored private var completion: (@MainActor (Bool) -> Void)?
     @ObservationIgnored private var run: UInt64 = 0
+    /// How long an offline verdict is held back (zero: none).
+    @ObservationIgnored public let offlineGrace: Duration
+    @ObservationIgnored private let clock: any ProbeClock
+    /// The offline path held back during the grace, and the timer that ends it.
+    @ObservationIgnored private var held: (path: NetworkPath, timer: any ScheduledWork)?
 
     /// A monitor of the system's network path.
     ///
@@ -118,6 +129,8 @@ public final class NetworkMonitor {
     ///     links), the same way.
     ///   - isConnectedMeans: Whether ``isConnected`` follows the path (default) or the
     ///     Internet check.
+    ///   - offlineGrace: How long to hold an offline verdict back, so a blip that heals
+    ///     within it never shows (zero, the default: none).
     public convenience init(
         assumeConnected: Bool = true,
         requiredInterfaceType: NetworkInterface.InterfaceType? = nil,
@@ -127,7 +140,8 @@ public final class NetworkMonitor {
         meteredInterfaces: [String] = [],
         constrainedInterfaces: [String] = [],
         ultraConstrainedInterfaces: [String] = [],
-        isConnectedMeans: ConnectedMeaning = .pathSatisfied
+        isConnectedMeans: ConnectedMeaning = .pathSatisfied,
+        offlineGrace: Duration = .zero
     ) {
         let check = connectivityCheck ?? (isConnectedMeans == .internetReachable ? .default : nil)
         self.init(
@@ -136,7 +150,8 @@ public final class NetworkMonitor {
                                  meteredInterfaces: meteredInterfaces, constrainedInterfaces: constrainedInterfaces,
                                  ultraConstrainedInterfaces: ultraConstrainedInterfaces),
             assumeConnected: assumeConnected,
-            isConnectedMeans: isConnectedMeans
+            isConnectedMeans: isConnectedMeans,
+            offlineGrace: offlineGrace
         )
     }
 
@@ -147,15 +162,28 @@ public final class NetworkMonitor {
     ///   - assumeConnected: ``isConnected`` before the first path.
     ///   - isConnectedMeans: Whether ``isConnected`` follows the path or the Internet check
     ///     (which `monitor` must run, or its paths carry `connectivity` from a simulation).
-    public init(monitor: PathMonitor, assumeConnected: Bool = true, isConnectedMeans: ConnectedMeaning = .pathSatisfied) {
+    ///   - offlineGrace: How long to hold an offline verdict back (zero: none).
+    public convenience init(monitor: PathMonitor, assumeConnected: Bool = true, isConnectedMeans: ConnectedMeaning = .pathSatisfied,
+                            offlineGrace: Duration = .zero) {
+        self.init(monitor: monitor, assumeConnected: assumeConnected, isConnectedMeans: isConnectedMeans,
+                  offlineGrace: offlineGrace, clock: DispatchProbeClock())
+    }
+
+    /// A monitor whose grace runs on `clock` (NetPathTestKit's simulated network drives it
+    /// by hand).
+    package init(monitor: PathMonitor, assumeConnected: Bool, isConnectedMeans: ConnectedMeaning,
+                 offlineGrace: Duration, clock: any ProbeClock) {
         self.monitor = monitor
         self.isConnectedMeans = isConnectedMeans
+        self.offlineGrace = max(offlineGrace, .zero)
+        self.clock = clock
         isConnected = assumeConnected
         NetworkMonitor.prepareMainQueueKey()
     }
 
     deinit {
         if let id = observation.withLock({ $0 }) { monitor.storage.removeObserver(id) }
+        held?.timer.cancel()
         monitor.cancel()
     }
 
@@ -191,11 +219,14 @@ public final class NetworkMonitor {
         }
     }
 
-    /// Stops monitoring. ``path`` and ``isConnected`` keep their last values.
+    /// Stops monitoring. ``path`` and ``isConnected`` keep their last values (an offline
+    /// verdict still held back is dropped).
     public func stop() {
         guard isMonitoring else { return }
         isMonitoring = false
         run &+= 1
+        held?.timer.cancel()
+        held = nil
         if let id = observation.withLock({ id in defer { id = nil }; return id }) {
             monitor.storage.removeObserver(id)
         }
@@ -217,10 +248,43 @@ public final class NetworkMonitor {
 
     private func apply(_ newPath: NetworkPath, run: UInt64) {
         guard run == self.run, isMonitoring else { return }
+        switch OfflineGrace.decide(connected: connects(newPath), shownConnected: isConnected,
+                                   holding: held != nil, grace: offlineGrace) {
+        case .show:
+            held?.timer.cancel()
+            held = nil
+            show(newPath)
+        case .hold:
+            held?.path = newPath
+        case .startHolding:
+            let seconds = Double(offlineGrace.components.seconds) + Double(offlineGrace.components.attoseconds) / 1e18
+            let timer = clock.schedule(after: seconds) { [weak self] in
+                if NetworkMonitor.isOnMainQueue {
+                    MainActor.assumeIsolated { self?.graceEnded(run: run) }
+                } else {
+                    DispatchQueue.main.async { MainActor.assumeIsolated { self?.graceEnded(run: run) } }
+                }
+            }
+            held = (newPath, timer)
+        }
+    }
+
+    /// The grace ran out with the path still offline: show it now.
+    private func graceEnded(run: UInt64) {
+        guard run == self.run, isMonitoring, let held else { return }
+        self.held = nil
+        show(held.path)
+    }
+
+    private func connects(_ path: NetworkPath) -> Bool {
+        isConnectedMeans == .pathSatisfied
+            ? path.status == .satisfied
+            : path.status == .satisfied && path.connectivity == .full
+    }
+
+    private func show(_ newPath: NetworkPath) {
         if path != newPath { path = newPath }
-        let connected = isConnectedMeans == .pathSatisfied
-            ? newPath.status == .satisfied
-            : newPath.status == .satisfied && newPath.connectivity == .full
+        let connected = connects(newPath)
         if isConnected != connected { isConnected = connected }
         let type = ConnectionType(newPath)
         if connectionType != type { connectionType = type }
@@ -247,3 +311,26 @@ public final class NetworkMonitor {
     }
 }
 #endif
+
+/// The grace rule of ``NetworkMonitor``, apart from its clock: what to do with a path. Pure.
+enum OfflineGrace: Equatable {
+    /// Show the path now (and end any grace).
+    case show
+    /// Keep holding: the grace already runs; this path replaces the one held.
+    case hold
+    /// Hold the path back and start the grace.
+    case startHolding
+
+    /// - Parameters:
+    ///   - connected: Whether the new path counts as connected.
+    ///   - shownConnected: Whether the monitor shows connected now (before the first path,
+    ///     what it assumes).
+    ///   - holding: Whether an offline path is held back already.
+    ///   - grace: The grace period.
+    static func decide(connected: Bool, shownConnected: Bool, holding: Bool, grace: Duration) -> OfflineGrace {
+        if connected || grace <= .zero { return .show }
+        if holding { return .hold }
+        // Offline shown already: a change of why (a diagnosis) is shown at once.
+        return shownConnected ? .startHolding : .show
+    }
+}

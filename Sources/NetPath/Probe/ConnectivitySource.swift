@@ -2,12 +2,12 @@ import Dispatch
 
 /// A timer that can be cancelled: how the connectivity check waits, so tests can drive
 /// time by hand.
-protocol ScheduledWork: Sendable {
+package protocol ScheduledWork: Sendable {
     func cancel()
 }
 
 /// Schedules work after a delay. The real clock uses Dispatch; tests use a manual one.
-protocol ProbeClock: Sendable {
+package protocol ProbeClock: Sendable {
     func schedule(after seconds: Double, _ work: @escaping @Sendable () -> Void) -> any ScheduledWork
 }
 
