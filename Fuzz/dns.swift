@@ -1,5 +1,6 @@
 // libFuzzer target: a UDP datagram from the configured DNS server (or anyone who can
-// spoof one) → DNSMessage.parse, for A and AAAA, as the connectivity check reads it.
+// spoof one) → DNSMessage.parse, for A and AAAA, as the connectivity check reads it, and
+// an AAAA answer through RFC 7050's NAT64 prefix discovery (NAT64Prefix.discover).
 //
 // The parser checks the ID before anything else; the harness answers to the ID the input
 // carries, so every input reaches the question and answer sections. The input also goes
@@ -15,6 +16,14 @@ public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
                 fatalError("an address of the wrong family")
             }
             _ = list.map(\.description)
+            // RFC 7050: a prefix found in the answer must give back the well-known
+            // addresses it was found from, and be found again from them.
+            if type == DNSMessage.typeAAAA, let prefix = NAT64Prefix.discover(in: list) {
+                guard NAT64Prefix.lengths.contains(prefix.length) else { fatalError("a prefix of length \(prefix.length)") }
+                let wellKnown = prefix.synthesize(IPAddress(family: IPAddress.inet, high: UInt64(NAT64Prefix.wellKnownAddresses[0]) << 32, low: 0))
+                guard NAT64Prefix.discover(in: [wellKnown]) != nil else { fatalError("\(prefix) does not find itself") }
+                _ = prefix.description
+            }
         }
         _ = DNSMessage.parse(bytes, id: id &+ 1, type: type)
     }
