@@ -50,7 +50,7 @@ let package = Package(
         .testTarget(name: "NetPathTests", dependencies: ["NetPath", "NetPathTestKit", "KernelTestSupport"]),
         // Shared by the kernel and CLI tests: namespaces, `ip`, a path recorder. Not a product.
         .target(name: "CTestSupport", path: "Tests/CTestSupport"),
-        .target(name: "KernelTestSupport", dependencies: ["NetPath", "CTestSupport"], path: "Tests/Support", exclude: ["probe_server.py"]),
+        .target(name: "KernelTestSupport", dependencies: ["NetPath", "CTestSupport"], path: "Tests/Support", exclude: ["probe_server.py", "nat64-lab.sh"]),
         .testTarget(name: "LinuxKernelTests", dependencies: ["NetPath", "CNetlink", "KernelTestSupport"]),
         .testTarget(name: "CLITests", dependencies: ["netpath", "NetPath", "KernelTestSupport"]),
     ],

@@ -43,7 +43,7 @@ struct FaultInjectionTests {
         weak let source = monitor.storage.state.withLock { $0.source }
         #expect(source != nil)
         monitor.cancel()
-        #expect(threadsNamed("np-churn") == 0 && threadsNamed("np-churn-r") == 0)
+        #expect(threadsGone("np-churn") && threadsGone("np-churn-r"))
         // Nothing holds a cancelled source: not its thread, not the monitor.
         #expect(source == nil)
         let residentBefore = residentKilobytes()
@@ -57,7 +57,7 @@ struct FaultInjectionTests {
         }
         #expect(monitor.storage.state.withLock { $0.subscribers.isEmpty && $0.observers.isEmpty && $0.source == nil })
         #expect(try netlinkSocketsOfThisProcess(in: ns) == 0)
-        #expect(threadsNamed("np-churn") == 0 && threadsNamed("np-churn-r") == 0)
+        #expect(threadsGone("np-churn") && threadsGone("np-churn-r"))
         // Memory: 2,000 cycles may not leave a per-cycle residue. The bound is loose (other
         // tests run in this process at the same time; ThreadSanitizer's allocator holds on
         // to more) but a leak of one 256 KiB receive buffer per cycle would be 500 MB.
@@ -224,6 +224,20 @@ struct FaultInjectionTests {
 }
 
 /// How many of this process's threads have this name.
+/// Whether no thread of this process is named `name`, once the ones that ended have left
+/// `/proc/self/task`. A joined thread has finished its code, but the kernel removes its task
+/// entry a moment after the join returns (the thread id is cleared before the task is
+/// released), and there is no event for that: the count is read again, yielding the CPU in
+/// between, for at most 5 s.
+func threadsGone(_ name: String) -> Bool {
+    let deadline = Date().addingTimeInterval(5)
+    while threadsNamed(name) > 0 {
+        guard Date() < deadline else { return false }
+        sched_yield()
+    }
+    return true
+}
+
 func threadsNamed(_ name: String) -> Int {
     let tasks = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/task")) ?? []
     return tasks.filter { task in

@@ -152,7 +152,7 @@ import Testing
     /// Starts a check on an IPv6-only path; the discovery query goes out from descriptor 40.
     func ipv6Only(_ urls: String...) throws -> (Machine, Machine.Query, [Machine.Action]) {
         let check = try ConnectivityCheck(endpoints: try urls.map { try .init($0) }, timeout: .seconds(5), resolutionTimeout: .seconds(3))
-        var machine = Machine(check: check, servers: [IPAddress("fd64::53")!], start: 0, firstQueryID: 100, ipv6Only: true)
+        var machine = Machine(check: check, servers: [IPAddress("fd64::53")!], start: 0, firstQueryID: 100, ipv4: false, ipv6: true)
         let actions = machine.handle(.started, now: 0)
         guard case .openQuery(let discovery)? = actions.first else { throw CommandLineFailure("no discovery query: \(actions)") }
         #expect(discovery.endpoint == Machine.discoveryEndpoint && discovery.type == DNSMessage.typeAAAA)
@@ -194,6 +194,33 @@ import Testing
         #expect(late.connectivity == .limited && late.failure?.kind == .noNAT64 && late.failure?.message.contains("in time") == true)
     }
 
+    /// Only the families the path routes are asked for and connected to: a socket bound to
+    /// an interface with no route of that family would take the address as on-link and wait
+    /// out the timeout. Loopback is reached whatever the path.
+    @Test func onlyTheFamiliesThePathRoutesAreTried() throws {
+        let check = try ConnectivityCheck(endpoints: [try .init("http://[2001:db8::80]/"), try .init("http://check.test/"),
+                                                      try .init("http://127.0.0.1:8080/")], timeout: .seconds(5))
+        var machine = Machine(check: check, servers: [Self.server], start: 0, firstQueryID: 100, ipv4: true, ipv6: false)
+        let actions = machine.handle(.started, now: 0)
+        let queries = actions.compactMap { if case .openQuery(let query) = $0 { query } else { nil } }
+        #expect(queries.map(\.type) == [DNSMessage.typeA, DNSMessage.typeAAAA] && queries.map(\.endpoint) == [1, 1])
+        #expect(actions.contains(.connect(endpoint: 2, address: IPAddress("127.0.0.1")!, port: 8080)))
+        #expect(!actions.contains { if case .connect(0, _, _) = $0 { true } else { false } })
+        _ = machine.handle(.connectStarted(endpoint: 2, address: IPAddress("127.0.0.1")!, .connectFailed(Errno(ECONNREFUSED))), now: 0)
+        _ = machine.handle(.querySent(queries[0], fd: 20), now: 0)
+        _ = machine.handle(.querySent(queries[1], fd: 21), now: 0)
+        _ = machine.handle(.received(fd: 20, .success(answer(queries[0], []))), now: 0.01)
+        // check.test has only an IPv6 address: resolved, not tried.
+        #expect(machine.handle(.received(fd: 21, .success(answer(queries[1], [IPAddress("2001:db8::81")!]))), now: 0.01) == [.close(fd: 21)])
+        let result = try #require(finishResult(machine.next(now: 0.01)))
+        #expect(result.connectivity == .limited)
+        #expect(result.failure == ConnectivityFailure(.connectionFailed, "cannot reach 2001:db8::80: the path has no IPv6"))
+        // On an IPv6-only path, loopback IPv4 is connected to directly, not through NAT64.
+        let local = try ConnectivityCheck(endpoints: [try .init("http://127.0.0.1:8080/")], timeout: .seconds(5))
+        var v6 = Machine(check: local, servers: [], start: 0, firstQueryID: 100, ipv4: false, ipv6: true)
+        #expect(v6.handle(.started, now: 0) == [.connect(endpoint: 0, address: IPAddress("127.0.0.1")!, port: 8080)])
+    }
+
     /// By name, DNS64 synthesizes the address itself; the check still waits for the
     /// discovery (bounded by the resolution deadline), so the result reports the prefix.
     @Test func aCheckByNameReportsThePrefixItFound() throws {
@@ -203,7 +230,8 @@ import Testing
         #expect(named.map(\.type) == [DNSMessage.typeA, DNSMessage.typeAAAA])
         for (offset, query) in named.enumerated() { _ = machine.handle(.querySent(query, fd: Int32(20 + offset)), now: 0) }
         let address = IPAddress("64:ff9b::c633:6407")!
-        _ = machine.handle(.received(fd: 20, .success(answer(named[0], []))), now: 0.01)
+        // The A record is not connected to: the path has no IPv4, and the prefix is not known yet.
+        #expect(machine.handle(.received(fd: 20, .success(answer(named[0], [IPAddress("198.51.100.7")!]))), now: 0.01) == [.close(fd: 20)])
         #expect(machine.handle(.received(fd: 21, .success(answer(named[1], [address]))), now: 0.01)
                 == [.close(fd: 21), .connect(endpoint: 0, address: address, port: 80)])
         _ = machine.handle(.connectStarted(endpoint: 0, address: address, .started(fd: 10)), now: 0.01)

@@ -83,7 +83,7 @@ extension ConnectivityCheck {
                 }
             }
             let probe = LinuxProbe(check: check, interface: interface,
-                                   ipv6Only: path.map { $0.supportsIPv6 && !$0.supportsIPv4 } ?? false,
+                                   ipv4: path?.supportsIPv4 ?? true, ipv6: path?.supportsIPv6 ?? true,
                                    resolver: ResolverConfiguration.forNamespace(namespace), cancelFD: handle.cancelFD)
             completion(probe.run())
         }

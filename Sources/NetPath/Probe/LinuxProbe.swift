@@ -14,8 +14,9 @@ import Musl
 struct LinuxProbe {
     let check: ConnectivityCheck
     let interface: NetworkInterface?
-    /// The path routes IPv6 and not IPv4: look for the NAT64 prefix (RFC 7050).
-    let ipv6Only: Bool
+    /// The families the path routes to the Internet (both when no path is given).
+    let ipv4: Bool
+    let ipv6: Bool
     let resolver: ResolverConfiguration
     /// Readable when the check must stop (an eventfd).
     let cancelFD: Int32
@@ -34,9 +35,12 @@ struct LinuxProbe {
     /// Runs the check to its verdict, the timeout, or cancellation.
     func run() -> ConnectivityResult {
         let start = LinuxProbe.now()
+        // A server of a family the path does not route is left out, unless it is on this
+        // machine (a local cache such as systemd-resolved's 127.0.0.53).
         let servers = resolver.servers(read: { Syscall.readFile($0) }).compactMap(IPAddress.init)
+            .filter { ($0.family == IPAddress.inet ? ipv4 : ipv6) || isOnThisHost($0) }
         var loop = Loop(probe: self, machine: ProbeStateMachine(check: check, servers: servers, start: start,
-                                                                firstQueryID: .random(in: 0...UInt16.max), ipv6Only: ipv6Only))
+                                                                firstQueryID: .random(in: 0...UInt16.max), ipv4: ipv4, ipv6: ipv6))
         return loop.run()
     }
 

@@ -97,6 +97,8 @@ struct ProbeStateMachine {
         var finishedAt: Double?
         /// An IPv4 literal on an IPv6-only path, waiting for the NAT64 prefix.
         var awaitsPrefix = false
+        /// An address the name resolved to in a family the path does not route.
+        var unroutable: IPAddress?
     }
 
     /// RFC 7050's discovery of the network's NAT64 prefix, on an IPv6-only path.
@@ -129,18 +131,27 @@ struct ProbeStateMachine {
     private var discovery: Discovery
     /// Discovery queries sent and neither answered nor given up on.
     private var pendingDiscoveries = 0
+    /// The families the path routes to the Internet: only those are asked for and
+    /// connected to (a socket bound to an interface without a route of its family takes
+    /// every address as on-link, and waits out the timeout instead of failing).
+    private let ipv4: Bool
+    private let ipv6: Bool
 
     /// - Parameters:
     ///   - servers: The resolver's DNS servers, in order.
     ///   - start: When the check starts, on the clock the events' times are on.
     ///   - firstQueryID: The first DNS query's id (random in use); each query takes the next.
-    ///   - ipv6Only: The path routes IPv6 and not IPv4: the NAT64 prefix is discovered
-    ///     (RFC 7050) and reported, and IPv4 literals are reached through it (RFC 6052).
-    init(check: ConnectivityCheck, servers: [IPAddress], start: Double, firstQueryID: UInt16, ipv6Only: Bool = false) {
+    ///   - ipv4: The path routes IPv4 to the Internet.
+    ///   - ipv6: The path routes IPv6 to the Internet. When only IPv6 is routed, the NAT64
+    ///     prefix is discovered (RFC 7050) and reported, and IPv4 literals are reached
+    ///     through it (RFC 6052).
+    init(check: ConnectivityCheck, servers: [IPAddress], start: Double, firstQueryID: UInt16, ipv4: Bool = true, ipv6: Bool = true) {
         self.check = check
         self.servers = servers
         self.start = start
-        discovery = ipv6Only ? .asking : .notNeeded
+        self.ipv4 = ipv4
+        self.ipv6 = ipv6
+        discovery = ipv6 && !ipv4 ? .asking : .notNeeded
         nextQueryID = firstQueryID
         runs = check.endpoints.map { Run(endpoint: $0, classifier: HTTPResponseClassifier(expectation: $0.expectation, limit: check.maximumResponseSize)) }
     }
@@ -217,11 +228,13 @@ struct ProbeStateMachine {
         for index in runs.indices {
             if let address = runs[index].endpoint.target.address {
                 runs[index].resolved = true
-                if address.family == IPAddress.inet && discovery != .notNeeded {
+                if address.isLoopback || routes(address) {
+                    actions += startConnecting(index, to: address)
+                } else if address.family == IPAddress.inet && discovery != .notNeeded {
                     runs[index].awaitsPrefix = true
                     actions += reachThroughNAT64(index, now: now)
                 } else {
-                    actions += startConnecting(index, to: address)
+                    actions += finish(index, unroutable(address), now: now)
                 }
             } else if servers.isEmpty {
                 actions += finish(index, .init(.noDNSServer, "no DNS server is configured"), now: now)
@@ -233,7 +246,21 @@ struct ProbeStateMachine {
         return actions
     }
 
-    /// An A and an AAAA query to each server asked.
+    /// Why `address` is not tried: the path does not route its family.
+    private func unroutable(_ address: IPAddress) -> ConnectivityFailure {
+        if address.family == IPAddress.inet && discovery != .notNeeded {
+            return .init(.noNAT64, "cannot reach \(address): the path has no IPv4 and the network no NAT64")
+        }
+        return .init(.connectionFailed, "cannot reach \(address): the path has no \(address.family == IPAddress.inet ? "IPv4" : "IPv6")")
+    }
+
+    /// Whether the path routes `address`'s family.
+    private func routes(_ address: IPAddress) -> Bool {
+        address.family == IPAddress.inet ? ipv4 : ipv6
+    }
+
+    /// An A and an AAAA query to each server asked (both: an answer of a family the path
+    /// does not route still tells that the name resolves).
     private mutating func queries(for index: Int) -> [Action] {
         var actions: [Action] = []
         for server in servers.prefix(ProbeStateMachine.serversAsked) {
@@ -362,7 +389,18 @@ struct ProbeStateMachine {
         guard runs[index].phase != .done else { return actions }
         if case .addresses(let found) = answer {
             runs[index].resolved = true
-            for address in found where !runs[index].addresses.contains(address) {
+            for resolved in found {
+                // A family the path does not route: through NAT64 when its prefix is known,
+                // else not at all (a bound socket would wait out the timeout on it).
+                var address = resolved
+                if !routes(resolved) {
+                    guard resolved.family == IPAddress.inet, case .found(let prefix) = discovery else {
+                        runs[index].unroutable = runs[index].unroutable ?? resolved
+                        continue
+                    }
+                    address = prefix.synthesize(resolved)
+                }
+                guard !runs[index].addresses.contains(address) else { continue }
                 runs[index].addresses.append(address)
                 if runs[index].active == nil { actions += startConnecting(index, to: address) }
             }
@@ -370,7 +408,8 @@ struct ProbeStateMachine {
         guard runs[index].pendingQueries == 0 && runs[index].addresses.isEmpty else {
             return actions + finishIfNothingLeft(index, now: now)
         }
-        let reason: ConnectivityFailure = if case .failure(let error) = received { .init(.dnsFailure, "the DNS server did not answer: \(error)") }
+        let reason: ConnectivityFailure = if let address = runs[index].unroutable { unroutable(address) }
+            else if case .failure(let error) = received { .init(.dnsFailure, "the DNS server did not answer: \(error)") }
             else { .init(.nameNotResolved, "the name '\(runs[index].endpoint.target.host)' did not resolve") }
         return actions + finish(index, reason, now: now)
     }
