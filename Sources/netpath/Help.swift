@@ -25,7 +25,7 @@ enum Help {
         case .wait:
             ("exit 0 as soon as the path is satisfied, 1 after the timeout (30 s)",
              "Waits until the path is satisfied (it watches; it does not poll); with --probe, until\nthe Internet answers. On timeout, one line on stderr says what it waited for.",
-             "0 satisfied (or SIGINT/SIGTERM), 1 timed out, 2 usage error, 3 runtime error")
+             "0 satisfied, 1 timed out, 2 usage error, 3 runtime error, 130 SIGINT, 143 SIGTERM")
         case .probe:
             ("check now that the Internet answers (or a captive portal does); exit 0 if it does",
              "Checks once, now, that the Internet answers over the primary interface: plain HTTP\nGETs, redirects not followed, every endpoint at once. Results: full, portal (with the\nlogin URL), limited (no HTTP answer), local (no DNS), offline (no network path).",
@@ -61,8 +61,9 @@ enum Help {
             text += """
 
             TYPE is one of wifi, cellular, wiredEthernet, loopback, other.
-            Exit status: 0 satisfied/done, 1 not satisfied/timed out, 2 usage error, 3 runtime error.
-            Run 'netpath COMMAND --help' for a command's options.
+            Exit status: 0 satisfied/done, 1 not satisfied/timed out, 2 usage error, 3 runtime error;
+            wait ended by SIGINT/SIGTERM: 130/143.
+            Run 'netpath COMMAND --help' for a command's options, 'netpath --version' for the version.
 
             """
             return text

@@ -12,9 +12,15 @@ import Darwin
 /// `netpath`: network path status from the shell (SPEC §4).
 @main
 enum NetPathCommand {
-    /// Exit statuses: 0 satisfied / done, 1 not satisfied / timed out, 2 usage, 3 runtime.
+    /// Exit statuses: 0 satisfied / done, 1 not satisfied / timed out, 2 usage, 3 runtime;
+    /// `wait` ended by a signal: 128 + its number, as a shell reports it (130 SIGINT, 143
+    /// SIGTERM), so `netpath wait && deploy` does not deploy after a Ctrl-C.
     enum ExitCode: Int32 {
         case success = 0, failure = 1, usage = 2, runtime = 3
+        case interrupted = 130, terminated = 143
+
+        /// The status of a command that a signal ended before it was done.
+        static func ended(by signal: Int32) -> ExitCode { signal == SIGTERM ? .terminated : .interrupted }
     }
 
     static func main() {
@@ -159,7 +165,7 @@ enum NetPathCommand {
             if let limit, count >= limit { finish(.success) }
         }
         start(monitor)
-        waitForSignal(signals, timeout: nil, endWhenReaderLeaves: true)
+        _ = waitForSignal(signals, timeout: nil, endWhenReaderLeaves: true)
         finish(.success)
     }
 
@@ -177,7 +183,8 @@ enum NetPathCommand {
         // `start` returns with the first path known: no need to wait if it is satisfied.
         if let path = monitor.currentPath, done(path) { finish(.success) }
         let timeout = session.arguments.timeout ?? 30
-        if waitForSignal(signals, timeout: timeout) { finish(.success) }
+        // Interrupted is not "online": 130 or 143, never 0.
+        if let signal = waitForSignal(signals, timeout: timeout) { finish(.ended(by: signal)) }
         var goal = withConnectivity ? "the Internet to answer" : "a satisfied path"
         if let required = session.arguments.required { goal += " through \(required.rawValue)" }
         let last = monitor.currentPath.map { $0.description + (withConnectivity ? "  (Internet: \($0.connectivity.rawValue))" : "") }
@@ -244,13 +251,13 @@ enum NetPathCommand {
         return received
     }
 
-    /// Blocks until SIGINT or SIGTERM (returns `true`) or `timeout` seconds (`false`).
+    /// Blocks until SIGINT or SIGTERM (returns which) or `timeout` seconds (`nil`).
     /// With `endWhenReaderLeaves` (`watch`), a pipe on standard output whose reader has gone
     /// (`netpath watch | head -1`) ends the process at once, not at the next change. One
     /// epoll on a signalfd and on standard output's error condition: an idle `watch` makes
     /// no wake-ups, and writes to the pipe wake nothing (epoll filters by event).
     @discardableResult
-    static func waitForSignal(_ signals: sigset_t, timeout: Double?, endWhenReaderLeaves: Bool = false) -> Bool {
+    static func waitForSignal(_ signals: sigset_t, timeout: Double?, endWhenReaderLeaves: Bool = false) -> Int32? {
         var signals = signals
         #if os(Linux)
         let signalFD = cnetlink_signalfd(&signals)
@@ -273,9 +280,15 @@ enum NetPathCommand {
                 var ready = epoll_event()
                 let count = epoll_wait(epoll, &ready, 1, left.map { Int32(($0 * 1000).rounded(.up)) } ?? -1)
                 if count < 0 && errno == EINTR { continue }
-                if count == 0 { return false }  // the timeout ran out
+                if count == 0 { return nil }  // the timeout ran out
                 if count < 0 { break }  // epoll failed: fall back to sigwait below
-                if ready.data.fd == signalFD { return true }
+                if ready.data.fd == signalFD {
+                    // struct signalfd_siginfo (128 bytes) begins with ssi_signo.
+                    var info = [UInt8](repeating: 0, count: 128)
+                    let count = read(signalFD, &info, info.count)
+                    let number = count >= 4 ? Int32(info[0]) | Int32(info[1]) << 8 | Int32(info[2]) << 16 | Int32(info[3]) << 24 : SIGINT
+                    return number
+                }
                 _exit(0)  // the reader of our standard output went away
             }
         }
@@ -283,10 +296,11 @@ enum NetPathCommand {
         // Elsewhere (or if epoll failed): a thread takes the signal in `sigwait`; the main
         // thread waits for it, at most `timeout` (no `sigtimedwait` on Darwin).
         let arrived = DispatchSemaphore(value: 0)
-        guard OwnThread.start(name: "netpath-signal", { _ = takeSignal(); arrived.signal() }) != nil else {
+        let taken = Locked<Int32>(SIGINT)
+        guard OwnThread.start(name: "netpath-signal", { let signal = takeSignal(); taken.withLock { $0 = signal }; arrived.signal() }) != nil else {
             fail("cannot start a thread to take SIGINT and SIGTERM", .runtime)
         }
-        return arrived.wait(timeout: timeout.map { .now() + $0 } ?? .distantFuture) == .success
+        return arrived.wait(timeout: timeout.map { .now() + $0 } ?? .distantFuture) == .success ? taken.withLock { $0 } : nil
     }
 
     static func now() -> Double {

@@ -140,6 +140,18 @@ final class Exporter: @unchecked Sendable {
         return PrometheusExposition.text(for: namespaces, version: Help.version, probe: session.check != nil, at: Exporter.monotonicNow())
     }
 
+    /// Why `file` cannot be written, if it cannot: its temporary file is made and removed
+    /// once at start, so a directory that does not exist or is not writable ends `serve`
+    /// (exit 3) before it says it is ready, not with an error at every change.
+    static func textfileProblem(_ file: String) -> String? {
+        let temporary = file + ".tmp.\(getpid())"
+        let fd = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+        guard fd >= 0 else { return "cannot write \(file): \(String(cString: strerror(errno)))" }
+        close(fd)
+        unlink(temporary)
+        return nil
+    }
+
     /// Rewrites the textfile, if any: a temporary file beside it, then a rename, so that
     /// node_exporter never reads half a file.
     func changed() {
@@ -242,6 +254,7 @@ final class NamespaceDirectoryWatcher: @unchecked Sendable {
 extension NetPathCommand {
     /// `serve`: metrics until SIGINT/SIGTERM.
     static func serve(_ session: Session, signals: sigset_t) -> Never {
+        if let file = session.arguments.textfile, let problem = Exporter.textfileProblem(file) { fail(problem, .runtime) }
         let exporter = Exporter(session: session)
         var server: MetricsServer?
         if let text = session.arguments.listen, let address = ListenAddress.parse(text) {

@@ -110,15 +110,18 @@ struct CLIOptionTests {
         #expect(serving.stop()?.status == 0)
     }
 
-    @Test func waitEndsCleanlyOnSignal() throws {
+    /// Interrupted is not "online": `netpath wait && deploy` must not deploy after a Ctrl-C.
+    /// `wait` ends cleanly, with the shell's status for the signal (130, 143), never 0.
+    @Test(arguments: [(SIGINT, Int32(130)), (SIGTERM, Int32(143))])
+    func waitEndsCleanlyOnSignalButNotAsOnline(_ signal: Int32, _ status: Int32) throws {
         let ns = try TestNamespace("cliwsig")
         defer { ns.remove() }
         let tool = try RunningTool(["wait", "--netns", ns.name, "--timeout", "60"])
         // `wait` prints nothing: know it is ready by its signal mask.
-        #expect(tool.isHandling(SIGINT))
-        tool.signal(SIGINT)
+        #expect(tool.isHandling(signal))
+        tool.signal(signal)
         let outcome = try #require(tool.finish())
-        #expect(outcome.status == 0 && outcome.standardError.isEmpty)
+        #expect(outcome.status == status && outcome.standardError.isEmpty)
     }
 
     @Test func aFileThatIsNotANamespaceIsARuntimeError() throws {

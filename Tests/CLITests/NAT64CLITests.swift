@@ -30,7 +30,7 @@ struct NAT64CLITests {
         defer { lab.remove() }
         let outcome = try #require(try netpath("probe", "--netns", lab.clientName, "--url", "http://\(lab.serverIPv4)/204"))
         #expect(outcome.status == 1 && outcome.standardOutput.contains(
-            "  limited  no Internet (no endpoint answered)  http://\(lab.serverIPv4)/204 in "), "\(outcome.standardOutput)")
+            "  limited  no Internet (no endpoint gave the expected answer)  http://\(lab.serverIPv4)/204 in "), "\(outcome.standardOutput)")
         #expect(outcome.standardOutput.hasSuffix("— cannot reach \(lab.serverIPv4): the path has no IPv4 and the network no NAT64 (ipv4only.arpa has no AAAA record)\n"))
     }
 }

@@ -38,6 +38,17 @@ import Testing
         #expect(time >= before.addingTimeInterval(-0.001) && time <= after)
     }
 
+    /// An endpoint that answers 404 is not "no answer": the line must not contradict itself.
+    @Test func aCheckAnswered404SaysSoWithoutContradiction() {
+        let result = ConnectivityResult(connectivity: .limited, url: "http://check.test/204", httpStatus: 404, latencyMilliseconds: 3,
+                                        failure: ConnectivityFailure(.httpError, "HTTP 404: the endpoint is broken or gone"))
+        #expect(Output.human(result, time: "2026-12-03T13:40:00.000Z", color: false)
+                == "13:40:00.000  limited  no Internet (no endpoint gave the expected answer)  http://check.test/204 answered 404 in 3 ms  — HTTP 404: the endpoint is broken or gone")
+        let withPrefix = ConnectivityResult(connectivity: .full, url: "http://45.77.0.10/204", httpStatus: 204, latencyMilliseconds: 2,
+                                            nat64Prefix: "64:ff9b::/96")
+        #expect(Output.json(withPrefix, time: "t").hasSuffix(",\"error\":null,\"nat64Prefix\":\"64:ff9b::/96\"}"))
+    }
+
     @Test func jsonStringsEscapeExactlyWhatJSONRequires() throws {
         let samples = ["eth0", "", "a\"b", "back\\slash", "tab\there", "line\nbreak", "\u{1}\u{1F}", "wlan-ü-日本", "\u{7F}"]
         for sample in samples {

@@ -216,7 +216,7 @@ struct ServeTests {
             static_configs: [{targets: ["127.0.0.1:\(serving.port)"]}]
         """.write(toFile: directory + "/prometheus.yml", atomically: true, encoding: .utf8)
         let port = try freePort()
-        let prometheus = try Child("/usr/bin/prometheus", ["--config.file=\(directory)/prometheus.yml", "--storage.tsdb.path=\(directory)/data",
+        let prometheus = try Child(try requireProgram("/usr/bin/prometheus", package: "prometheus"), ["--config.file=\(directory)/prometheus.yml", "--storage.tsdb.path=\(directory)/data",
                                                            "--web.listen-address=127.0.0.1:\(port)"])
         defer { prometheus.kill() }
         func query(_ path: String) throws -> String {
@@ -255,7 +255,7 @@ struct ServeTests {
         defer { serving.signal(SIGTERM); _ = serving.finish() }
         #expect(serving.nextLine(seconds: 15) == "netpath: writing \(directory)/netpath.prom")
         let port = try freePort()
-        let exporter = try Child("/usr/bin/prometheus-node-exporter", [
+        let exporter = try Child(try requireProgram("/usr/bin/prometheus-node-exporter", package: "prometheus-node-exporter"), [
             "--collector.disable-defaults", "--collector.textfile", "--collector.textfile.directory=\(directory)",
             "--web.listen-address=127.0.0.1:\(port)",
         ])
@@ -362,6 +362,11 @@ struct ServeTests {
         #expect(foreign.status == 3 && foreign.standardError.hasPrefix("netpath: cannot listen on 192.0.2.1:9737: "))
         let notAnAddress = try #require(try netpath("serve", "--listen", "localhost:9737"))
         #expect(notAnAddress.status == 3 && notAnAddress.standardError == "netpath: cannot listen on localhost:9737: 'localhost' is not an IP address\n")
+        // A textfile that cannot be written is as fatal as an address that cannot be listened
+        // on: exit 3 before the ready line, not an error at every change.
+        let noDirectory = try #require(try netpath("serve", "--textfile", "/nonexistent/dir/x.prom"))
+        #expect(noDirectory.status == 3 && noDirectory.standardOutput.isEmpty
+                && noDirectory.standardError == "netpath: cannot write /nonexistent/dir/x.prom: No such file or directory\n")
         for (arguments, word) in [(["serve"], "--listen"), (["serve", "--listen", "9737"], "9737"), (["serve", "--listen", "[::1:9737"], "[::1:9737"),
                                   (["serve", "--textfile", "metrics.txt"], "metrics.txt"), (["serve", "--json", "--listen", ":0"], "--json")] {
             let outcome = try #require(try runTool(netpathBinary, arguments))

@@ -214,6 +214,7 @@ struct KernelDecisionTests {
     }
 
     @Test func aRouterAdvertisementFromRadvdRenewsAndExpires() async throws {
+        try requireProgram("/usr/sbin/radvd", package: "radvd")
         let ns = try TestNamespace("radvd"), router = try TestNamespace("rtr")
         defer { ns.remove(); router.remove() }
         try ns.ip("link add eth0 type veth peer name lan0 netns \(router.name)")

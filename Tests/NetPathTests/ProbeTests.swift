@@ -190,9 +190,9 @@ import NetPathTestKit
         }
         var count: Int { mutex.withLock { $0.count } }
         func isCancelled(_ index: Int) -> Bool { mutex.withLock { $0[index].cancelled.withLock { $0 } } }
-        func answer(_ connectivity: Connectivity, portal: String? = nil) {
+        func answer(_ connectivity: Connectivity, portal: String? = nil, failure: ConnectivityFailure? = nil) {
             let completion = mutex.withLock { $0.last!.completion }
-            completion(ConnectivityResult(connectivity: connectivity, portalURL: portal))
+            completion(ConnectivityResult(connectivity: connectivity, portalURL: portal, failure: failure))
         }
     }
 
@@ -293,6 +293,22 @@ import NetPathTestKit
         #expect(allowedChecker.count == 2)
         allowedChecker.answer(.full)
         #expect(allowed.currentPath?.connectivity == .full && allowed.currentPath?.isUltraConstrained == true)
+    }
+
+    /// A check that fails because this machine has no route for it (the path is being lost:
+    /// `ENETUNREACH` at connect) gives no verdict: connectivity stays `unknown`, and the
+    /// check runs again after the back-off.
+    @Test func aLocalFailureIsNoVerdict() throws {
+        let (monitor, _, clock, checker, seen) = try make()
+        defer { monitor.cancel() }
+        checker.answer(.limited, failure: ConnectivityFailure(.noRoute, "cannot connect to 10.77.0.1: Network is unreachable"))
+        #expect(monitor.currentPath?.connectivity == .unknown && clock.pending == [1])
+        clock.advance(by: 1)
+        #expect(checker.count == 2)
+        checker.answer(.limited, failure: ConnectivityFailure(.timedOut, "no answer within 5 s"))
+        #expect(monitor.currentPath?.connectivity == .limited)
+        #expect(seen.withLock { $0 }.map(\.connectivity) == [.unknown, .limited])
+        #expect(ConnectivityFailure(.noRoute, "").isLocal && !ConnectivityFailure(.noNAT64, "").isLocal)
     }
 
     @Test func cancelStopsEverything() throws {

@@ -19,6 +19,18 @@ public struct CommandFailure: Error, CustomStringConvertible {
     public var description: String
 }
 
+/// Fails at once, naming the program and the Debian package, when a test's real program is
+/// not installed (rather than "exec … No such file or directory" or a timeout later).
+///
+/// - Returns: `path`.
+@discardableResult
+public func requireProgram(_ path: String, package: String) throws -> String {
+    guard FileManager.default.isExecutableFile(atPath: path) else {
+        throw CommandFailure(description: "\((path as NSString).lastPathComponent) is not installed: \(path) is missing (apt-get install \(package); .ci/run installs it)")
+    }
+    return path
+}
+
 /// Runs a program and returns its standard output; throws with its stderr on failure
 /// (or when it has not ended after two minutes).
 @discardableResult

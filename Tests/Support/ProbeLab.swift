@@ -19,6 +19,7 @@ public final class ProbeLab: @unchecked Sendable {
     ///     otherwise only `check.test` and `portal.test` do.
     ///   - mode: `portal` or `online`: how the server answers the default endpoints.
     public init(hijackDNS: Bool = false, mode: String = "online") throws {
+        try requireProgram(ProbeLab.dnsmasqPath, package: "dnsmasq-base")
         client = try TestNamespace("pcli")
         server = try TestNamespace("psrv")
         modeFile = "/tmp/netpath-probe-mode-\(client.name)"

@@ -117,6 +117,10 @@ struct Errno: Error, Hashable, Sendable {
     var rawValue: Int32
     init(_ rawValue: Int32) { self.rawValue = rawValue }
 
+    /// Whether this machine has no route for a connection now (`ENETUNREACH`, `ENETDOWN`,
+    /// `EADDRNOTAVAIL` at connect): the path is changing, the network is not at fault.
+    var isNoRoute: Bool { rawValue == ENETUNREACH || rawValue == ENETDOWN || rawValue == EADDRNOTAVAIL }
+
     /// `EBADF`, `EINTR`, …: the C name, for messages that must name it.
     var name: String {
         switch rawValue {

@@ -9,10 +9,14 @@ public enum Connectivity: String, Hashable, Sendable, Codable, CaseIterable {
     case offline
     /// Satisfied, but no endpoint's name could be resolved: DNS does not work.
     case local
-    /// A name resolved (or the URL holds an address), but no endpoint answered HTTP in time.
+    /// A name resolved (or the URL holds an address), but no endpoint answered HTTP in time,
+    /// or one answered with an HTTP error (4xx, 5xx but 511: the endpoint is broken or gone,
+    /// its status in ``ConnectivityResult/httpStatus``), or none can be reached from this path
+    /// (no IPv4 and no NAT64).
     case limited
-    /// An endpoint answered with something other than the expected answer: a redirect or
-    /// a login page. ``ConnectivityResult/portalURL`` holds the redirect target, if any.
+    /// An endpoint answered as a captive portal does: a redirect, a login page (an
+    /// unexpected 2xx), or 511. ``ConnectivityResult/portalURL`` holds the redirect target,
+    /// if any.
     case portal
     /// An endpoint gave the expected answer.
     case full
@@ -67,6 +71,11 @@ public struct ConnectivityFailure: Error, Hashable, Sendable, Codable, CustomStr
         case resolutionTimedOut
         /// No connection could be made to any of the endpoint's addresses.
         case connectionFailed
+        /// This machine has no route for the connection right now (`ENETUNREACH`,
+        /// `ENETDOWN` or `EADDRNOTAVAIL` at connect): a local failure, as when the path is
+        /// being lost while the check runs. It says nothing about the Internet: a monitor
+        /// gives no verdict for it (its connectivity stays `unknown`) and checks again.
+        case noRoute
         /// The endpoint is an IPv4 address, the path has no IPv4, and the network has no
         /// NAT64 to reach it through (RFC 7050 found no prefix).
         case noNAT64
@@ -89,6 +98,16 @@ public struct ConnectivityFailure: Error, Hashable, Sendable, Codable, CustomStr
     public var kind: Kind
     /// One line in words, naming what is at fault.
     public var message: String
+
+    /// Whether the failure is this machine's, not the network's: no route for the
+    /// connection (``Kind-swift.enum/noRoute``), a cancelled check, or a resource the system
+    /// refused. Such a failure is no verdict on the Internet.
+    public var isLocal: Bool {
+        switch kind {
+        case .noRoute, .cancelled, .systemFailure, .pathUnsatisfied: true
+        default: false
+        }
+    }
 
     /// Creates a failure.
     public init(_ kind: Kind, _ message: String) {

@@ -71,7 +71,7 @@ extension Connectivity {
         case .unknown: "not checked"
         case .offline: "no network path"
         case .local: "DNS does not work"
-        case .limited: "no Internet (no endpoint answered)"
+        case .limited: "no Internet (no endpoint gave the expected answer)"
         case .portal: "behind a captive portal"
         case .full: "Internet reachable"
         }

@@ -135,9 +135,15 @@ final class ConnectivitySource: PathSource, @unchecked Sendable {
     }
 
     private func finished(_ result: ConnectivityResult, generation: UInt64) {
-        let outcome: (NetworkPath, Double?)? = state.withLock { state in
+        let outcome: (NetworkPath?, Double?)? = state.withLock { state in
             guard state.generation == generation, !state.stopped, let raw = state.raw else { return nil }
             state.inFlight = nil
+            // A local failure (no route for the connection: the path is being lost) is no
+            // verdict on the Internet: nothing changes, and the check runs again later.
+            if ConnectivitySource.isNoVerdict(result) {
+                defer { state.backoff = min(state.backoff * 2, ConnectivitySource.maximumDelay) }
+                return (nil, state.backoff)
+            }
             let delay: Double?
             if result.connectivity == .full {
                 state.backoff = ConnectivitySource.firstDelay
@@ -149,7 +155,7 @@ final class ConnectivitySource: PathSource, @unchecked Sendable {
             return (ConnectivitySource.annotate(raw, result: result), delay)
         }
         guard let (path, delay) = outcome else { return }
-        deliver(path)
+        if let path { deliver(path) }
         guard let delay else { return }
         let timer = clock.schedule(after: delay) { [weak self] in self?.recheck(generation: generation) }
         let stale = state.withLock { state -> Bool in
@@ -167,6 +173,12 @@ final class ConnectivitySource: PathSource, @unchecked Sendable {
             return true
         }
         if current { startCheck() }
+    }
+
+    /// Whether a result says nothing about the Internet: no endpoint answered, and the
+    /// reason is this machine's (``ConnectivityFailure/isLocal``).
+    static func isNoVerdict(_ result: ConnectivityResult) -> Bool {
+        (result.connectivity == .limited || result.connectivity == .unknown) && result.failure?.isLocal == true
     }
 
     /// Whether a check runs on `raw`: it is satisfied, and not ultra-constrained unless the

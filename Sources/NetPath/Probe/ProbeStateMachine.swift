@@ -254,6 +254,12 @@ struct ProbeStateMachine {
         return .init(.connectionFailed, "cannot reach \(address): the path has no \(address.family == IPAddress.inet ? "IPv4" : "IPv6")")
     }
 
+    /// `noRoute` for the errors that say this machine has no route for the connection now
+    /// (the path is changing), `connectionFailed` for the others.
+    static func kind(of error: Errno) -> ConnectivityFailure.Kind {
+        error.isNoRoute ? .noRoute : .connectionFailed
+    }
+
     /// Whether the path routes `address`'s family.
     private func routes(_ address: IPAddress) -> Bool {
         address.family == IPAddress.inet ? ipv4 : ipv6
@@ -372,7 +378,7 @@ struct ProbeStateMachine {
         case .socketFailed(let error):
             runs[index].error = .init(.systemFailure, "cannot open a socket: \(error)")
         case .connectFailed(let error):
-            runs[index].error = .init(.connectionFailed, "cannot connect to \(address): \(error)")
+            runs[index].error = .init(ProbeStateMachine.kind(of: error), "cannot connect to \(address): \(error)")
         }
         return finishIfNothingLeft(index, now: now)
     }
@@ -418,7 +424,9 @@ struct ProbeStateMachine {
         guard case .connect(let index, let address)? = roles[fd] else { return [] }
         runs[index].connecting.removeAll { $0 == fd }
         if error != nil || runs[index].active != nil {
-            if let error { runs[index].error = .init(.connectionFailed, "cannot connect to \(address) port \(runs[index].endpoint.target.port): \(error)") }
+            if let error {
+                runs[index].error = .init(ProbeStateMachine.kind(of: error), "cannot connect to \(address) port \(runs[index].endpoint.target.port): \(error)")
+            }
             roles[fd] = nil
             return [.close(fd: fd)] + finishIfNothingLeft(index, now: now)
         }

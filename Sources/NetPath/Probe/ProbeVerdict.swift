@@ -28,7 +28,9 @@ enum ProbeVerdict {
                                           latencyMilliseconds: outcome.latency ?? elapsed, failure: ConnectivityFailure(.httpError, reason))
             }
         }
-        let first = outcomes.first { $0.resolved } ?? outcomes.first
+        // A failure of the network's is the reason before a local one (no route for the
+        // connection): `noRoute` is the result's kind only when every endpoint failed so.
+        let first = outcomes.first { $0.resolved && $0.error?.isLocal != true } ?? outcomes.first { $0.resolved } ?? outcomes.first
         let error = first?.error
         if outcomes.contains(where: \.resolved) {
             return ConnectivityResult(connectivity: .limited, url: first?.endpoint.url, latencyMilliseconds: elapsed,
