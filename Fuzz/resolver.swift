@@ -24,6 +24,6 @@ public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     let read: (String) -> [UInt8]? = { path in files[path] ?? nil }
     let servers = configuration.servers(read: read)
     if configuration.hasServer(read: read) == servers.isEmpty { fatalError("hasServer disagrees with servers") }
-    _ = configuration.watchedDirectories
+    _ = configuration.watchedFiles
     return 0
 }

@@ -13,7 +13,6 @@
 #include <sys/signalfd.h>
 #include <sys/socket.h>
 #include <linux/if.h>
-#include <linux/if_tun.h>
 #include <linux/wireless.h>
 #include "CNetlink.h"
 
@@ -57,22 +56,6 @@ int cnetlink_is_wireless(int fd, const char *name) {
     memset(&request, 0, sizeof request);
     strncpy(request.ifr_name, name, IFNAMSIZ - 1);
     return ioctl(fd, SIOCGIWNAME, &request) == 0;
-}
-
-int cnetlink_tun_attach(const char *name) {
-    int fd = open("/dev/net/tun", O_RDWR | O_CLOEXEC);
-    if (fd < 0) return -1;
-    struct ifreq request;
-    memset(&request, 0, sizeof request);
-    request.ifr_flags = IFF_TUN | IFF_NO_PI;
-    strncpy(request.ifr_name, name, IFNAMSIZ - 1);
-    if (ioctl(fd, TUNSETIFF, &request) < 0) {
-        int saved = errno;
-        close(fd);
-        errno = saved;
-        return -1;
-    }
-    return fd;
 }
 
 int cnetlink_set_thread_name(pthread_t thread, const char *name) {

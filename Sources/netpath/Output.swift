@@ -14,14 +14,6 @@ enum Output {
         return line.text
     }
 
-    /// Seconds since 1970 as an ISO 8601 UTC time. Computed here, not with `gmtime_r`,
-    /// which loads the time-zone file first (a file read on every start of `status`).
-    static func utc(seconds: Int64, milliseconds: Int) -> String {
-        var line = JSONLine()
-        line.appendUTC(seconds: seconds, milliseconds: milliseconds)
-        return line.text
-    }
-
     /// A JSON string literal.
     static func quote(_ text: String) -> String {
         var line = JSONLine()
@@ -33,13 +25,6 @@ enum Output {
         text.map(quote) ?? "null"
     }
 
-    /// One JSON object with exactly SPEC §4's keys, in its order (with `--probe`, also
-    /// `connectivity` and `portalURL`).
-    static func json(_ path: NetworkPath, connectivity: Bool = false, time: String? = nil) -> String {
-        var line = JSONLine()
-        line.appendJSON(path, connectivity: connectivity, time: time)
-        return line.text
-    }
 
     /// `probe --json`: `{"time","connectivity","portalURL","url","httpStatus","latencyMs","error","nat64Prefix"}`.
     static func json(_ result: ConnectivityResult, time: String = timestamp()) -> String {

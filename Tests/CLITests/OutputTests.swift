@@ -18,7 +18,9 @@ import Testing
             gmtime_r(&time, &parts)
             let expected = String(format: "%04d-%02d-%02dT%02d:%02d:%02d.042Z", parts.tm_year + 1900, parts.tm_mon + 1,
                                   parts.tm_mday, parts.tm_hour, parts.tm_min, parts.tm_sec)
-            let actual = Output.utc(seconds: seconds, milliseconds: 42)
+            var written = JSONLine()  // the library's writer of the time stamp, without gmtime_r
+            written.appendUTC(seconds: seconds, milliseconds: 42)
+            let actual = written.text
             if actual != expected {
                 Issue.record("\(seconds): \(actual) != \(expected)")
                 return
@@ -66,7 +68,7 @@ import Testing
                                                      NetworkInterface(name: "wl\"an", index: 3, type: .wifi)],
                                isExpensive: false, supportsIPv4: true, supportsIPv6: true, supportsDNS: true,
                                gateways: ["10.0.0.1", "fe80::1"])
-        let line = Output.json(path, connectivity: true, time: "2026-11-30T00:00:00.000Z")
+        let line = path.jsonLine(time: "2026-11-30T00:00:00.000Z", includingConnectivity: true)
         #expect(jsonKeys(line) == ["time", "status", "unsatisfiedReason", "diagnosis", "interfaces", "tunnelInterface",
                                    "underlyingInterface", "isExpensive", "isConstrained", "isUltraConstrained", "linkQuality",
                                    "supportsIPv4", "supportsIPv6", "supportsDNS", "gateways", "connectivity", "portalURL"])
@@ -75,7 +77,8 @@ import Testing
         #expect(object["status"] as? String == "satisfied" && object["unsatisfiedReason"] is NSNull)
         #expect((object["interfaces"] as? [[String: Any]])?.last?["name"] as? String == "wl\"an")
         #expect(object["gateways"] as? [String] == ["10.0.0.1", "fe80::1"] && object["supportsDNS"] as? Bool == true)
-        let offline = Output.json(NetworkPath(status: .unsatisfied, unsatisfiedReason: .notAvailable, diagnosis: .noInterface), time: "t")
+        let offline = NetworkPath(status: .unsatisfied, unsatisfiedReason: .notAvailable, diagnosis: .noInterface)
+            .jsonLine(time: "t", includingConnectivity: false)
         #expect(offline == "{\"time\":\"t\",\"status\":\"unsatisfied\",\"unsatisfiedReason\":\"notAvailable\",\"diagnosis\":\"noInterface\","
                 + "\"interfaces\":[],\"tunnelInterface\":null,\"underlyingInterface\":null,\"isExpensive\":false,\"isConstrained\":false,"
                 + "\"isUltraConstrained\":false,\"linkQuality\":\"unknown\",\"supportsIPv4\":false,\"supportsIPv6\":false,"

@@ -1,4 +1,4 @@
-import CNetlink
+import CTestSupport
 import Foundation
 import Testing
 import KernelTestSupport
@@ -78,13 +78,7 @@ struct PathTransitionTests {
         defer { monitor.cancel() }
         await recorder.expect("unsatisfied/noCarrier []")
         // A process attaches to the device: carrier, operstate UNKNOWN with LOWER_UP.
-        let namespacePath = "/var/run/netns/\(ns.name)"
-        let descriptor = OwnThread.run(name: "test-tun") { () -> Int32 in
-            let nsFD = open(namespacePath, O_RDONLY | O_CLOEXEC)
-            defer { close(nsFD) }
-            guard cnetlink_setns_net(nsFD) == 0 else { return -1 }
-            return cnetlink_tun_attach("tun0")
-        } ?? -1
+        let descriptor = ctest_tun_attach_in("/var/run/netns/\(ns.name)", "tun0")
         try #require(descriptor >= 0)
         await recorder.expect("unsatisfied/noAddress [tun0:other]")
         try ns.ip("addr add 10.8.0.2/24 dev tun0")

@@ -54,15 +54,6 @@ _Static_assert(RTA_IP_PROTO == 27 && RTA_DPORT == 29, "lookup flow attributes");
 _Static_assert(FR_ACT_TO_TBL == 1 && FR_ACT_GOTO == 2 && FRA_UID_RANGE == 20 && FRA_DPORT_RANGE == 24, "rule selectors");
 _Static_assert(sizeof(struct fib_rule_uid_range) == 8 && sizeof(struct fib_rule_port_range) == 4, "rule ranges");
 
-/// Interface flags from <net/if.h>, which cannot be included beside the Linux headers.
-enum {
-    CNETLINK_IFF_UP = 0x1,
-    CNETLINK_IFF_LOOPBACK = 0x8,
-    CNETLINK_IFF_RUNNING = 0x40,
-    CNETLINK_IFF_LOWER_UP = 0x10000,
-    CNETLINK_IFF_DORMANT = 0x20000,
-};
-
 /// Switches the calling thread into the namespace behind `fd` (`setns(fd, CLONE_NEWNET)`).
 /// Returns 0 or -1 with errno set.
 int cnetlink_setns_net(int fd);
@@ -83,10 +74,6 @@ int cnetlink_request_wake(int fd, uint32_t seq);
 /// Whether `name` answers the wireless-extensions ioctl (SIOCGIWNAME) on socket `fd`,
 /// which is evaluated in the socket's own network namespace.
 int cnetlink_is_wireless(int fd, const char *name);
-
-/// Opens /dev/net/tun and attaches it to the tun device `name` in the calling thread's
-/// namespace (TUNSETIFF, IFF_TUN | IFF_NO_PI). Returns the descriptor or -1.
-int cnetlink_tun_attach(const char *name);
 
 /// Names a thread (at most 15 bytes show), for `top -H` and debuggers.
 int cnetlink_set_thread_name(pthread_t thread, const char *name);

@@ -212,11 +212,6 @@ struct ResolverConfiguration: Sendable {
     /// The files whose changes can change the answer.
     var watchedFiles: [String] { candidates + [upstreamFile] }
 
-    /// The directories whose changes can change the answer.
-    var watchedDirectories: [String] {
-        watchedFiles.map(ResolverConfiguration.directory(of:))
-    }
-
     static func directory(of path: String) -> String {
         guard let slash = path.lastIndex(of: "/") else { return "." }
         return slash == path.startIndex ? "/" : String(path[..<slash])

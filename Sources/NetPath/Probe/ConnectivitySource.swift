@@ -46,7 +46,6 @@ final class ConnectivitySource: PathSource, @unchecked Sendable {
         var timer: (any ScheduledWork)?
         var backoff: Double
         var stopped = false
-        var checks = 0
     }
 
     // `inner` is set once by the factory before the source is shared; the rest is in `state`.
@@ -71,9 +70,6 @@ final class ConnectivitySource: PathSource, @unchecked Sendable {
         self.deliver = deliver
         state = Locked(State(backoff: ConnectivitySource.firstDelay))
     }
-
-    /// How many checks have started (tests count the traffic with it).
-    var checksStarted: Int { state.withLock { $0.checks } }
 
     var initialPath: NetworkPath? {
         guard let raw = inner?.initialPath.map(costs.apply) else { return nil }
@@ -121,7 +117,6 @@ final class ConnectivitySource: PathSource, @unchecked Sendable {
     private func startCheck() {
         let job: (NetworkPath, UInt64)? = state.withLock { state in
             guard !state.stopped, let raw = state.raw, mayCheck(raw) else { return nil }
-            state.checks += 1
             return (raw, state.generation)
         }
         guard let (raw, generation) = job else { return }
