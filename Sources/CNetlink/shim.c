@@ -45,7 +45,7 @@ int cnetlink_recv_batch(int fd, void *buffer, size_t size, unsigned count,
         int32_t f = (int32_t)msgs[i].msg_hdr.msg_flags;
         // A datagram that did not come from the kernel (port id 0) is marked so the
         // caller can drop it: another process may send to our socket.
-        if (peers[i].nl_pid != 0) f |= (int32_t)0x40000000;
+        if (peers[i].nl_pid != 0) f |= (int32_t)CNETLINK_MSG_NOT_FROM_KERNEL;
         flags[i] = f;
     }
     return n;

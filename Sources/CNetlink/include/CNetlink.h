@@ -58,6 +58,10 @@ _Static_assert(sizeof(struct fib_rule_uid_range) == 8 && sizeof(struct fib_rule_
 /// Returns 0 or -1 with errno set.
 int cnetlink_setns_net(int fd);
 
+/// The flag `cnetlink_recv_batch` sets on a datagram that did not come from the kernel
+/// (sender port id not 0); one name for C and Swift.
+enum { CNETLINK_MSG_NOT_FROM_KERNEL = 0x40000000 };
+
 /// `recvmmsg`: fills up to `count` buffers of `size` bytes each from `buffer`, storing each
 /// datagram's length and flags. With `block`, waits for the first datagram
 /// (`MSG_WAITFORONE`), otherwise never waits (`MSG_DONTWAIT`). Returns the number received

@@ -37,7 +37,7 @@ final class NetlinkSocket: @unchecked Sendable {
     /// The receive timeout in force (`SO_RCVTIMEO`), nanoseconds; 0 waits for ever.
     private var receiveTimeout: UInt64 = 0
     /// Set by `cnetlink_recv_batch` on a datagram that did not come from the kernel.
-    static let notFromKernel: Int32 = 0x4000_0000
+    static let notFromKernel = Int32(CNETLINK_MSG_NOT_FROM_KERNEL)
 
     private init(descriptor: Int32, ioctlDescriptor: Int32, questions: QuestionSockets, policyDescriptor: Int32) {
         self.descriptor = descriptor
