@@ -25,7 +25,7 @@ struct Fixture {
     }
 
     static func link(
-        type: UInt16 = NetlinkParser.newLink, family: UInt8 = 0, index: Int32, hardware: UInt16 = 1,
+        type: UInt16 = Netlink.MessageType.newLink, family: UInt8 = 0, index: Int32, hardware: UInt16 = 1,
         flags: UInt32, name: String?, operstate: UInt8? = 6, kind: String? = nil,
         messageFlags: UInt16 = 0, sequence: UInt32 = 0, extra: [UInt8] = []
     ) -> [UInt8] {
@@ -38,7 +38,7 @@ struct Fixture {
     }
 
     static func address(
-        type: UInt16 = NetlinkParser.newAddress, index: Int32, _ text: String, prefix: UInt8 = 24,
+        type: UInt16 = Netlink.MessageType.newAddress, index: Int32, _ text: String, prefix: UInt8 = 24,
         flags: UInt32 = 0, scope: UInt8 = 0, sequence: UInt32 = 0
     ) -> [UInt8] {
         let address = IPAddress(text)!
@@ -59,7 +59,7 @@ struct Fixture {
     }
 
     static func route(
-        type: UInt16 = NetlinkParser.newRoute, family: UInt8 = IPAddress.inet, destinationLength: UInt8 = 0,
+        type: UInt16 = Netlink.MessageType.newRoute, family: UInt8 = IPAddress.inet, destinationLength: UInt8 = 0,
         table: UInt32 = 254, routeType: UInt8 = 1, metric: UInt32? = nil, oif: Int32? = nil, gateway: String? = nil,
         multipath: [(Int32, String?)] = [], messageFlags: UInt16 = 0, sequence: UInt32 = 0,
         destination: String? = nil, source: String? = nil, nexthopID: UInt32? = nil, expiresTicks: Int32? = nil,
@@ -122,11 +122,11 @@ struct Fixture {
     }
 
     static func done(sequence: UInt32, flags: UInt16 = 2) -> [UInt8] {
-        message(type: NetlinkParser.typeDone, flags: flags, sequence: sequence, body: i32(0))
+        message(type: Netlink.MessageType.done, flags: flags, sequence: sequence, body: i32(0))
     }
 
     static func error(_ code: Int32, sequence: UInt32) -> [UInt8] {
-        message(type: NetlinkParser.typeError, sequence: sequence, body: i32(code) + Array(repeating: 0, count: 16))
+        message(type: Netlink.MessageType.error, sequence: sequence, body: i32(code) + Array(repeating: 0, count: 16))
     }
 }
 

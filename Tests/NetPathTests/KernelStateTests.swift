@@ -75,7 +75,7 @@ import Testing
         #expect(summary(engine) == "satisfied [tun0,eth0]")
         #expect(engine.path().availableInterfaces.first?.type == .other)
         // No route at all in the model, yet the kernel answers (an OpenVPN /1 pair): it decides.
-        engine.feed(Fixture.route(type: NetlinkParser.deleteRoute, table: 51820, oif: 5))
+        engine.feed(Fixture.route(type: Netlink.MessageType.deleteRoute, table: 51820, oif: 5))
         engine.ask(v4: { Fixture.answer(oif: 5, source: "10.64.0.2", sequence: $0) })
         #expect(summary(engine) == "satisfied [tun0,eth0]")
     }
@@ -176,7 +176,7 @@ import Testing
         engine.ask(v4: { Fixture.answer(oif: 3, gateway: "10.0.3.1", source: "10.0.3.2", sequence: $0) })
         #expect(summary(engine) == "satisfied [eth3,eth2,eth4] gw 10.0.3.1")
         // NLM_F_REPLACE: the metric-100 route now goes through eth4; no DELROUTE comes.
-        engine.feed(Fixture.route(metric: 100, oif: 4, gateway: "10.0.4.1", messageFlags: NetlinkParser.flagReplace))
+        engine.feed(Fixture.route(metric: 100, oif: 4, gateway: "10.0.4.1", messageFlags: Netlink.HeaderFlag.replace))
         #expect(engine.state.routes.count == 2)
         engine.ask(v4: { Fixture.answer(oif: 4, gateway: "10.0.4.1", source: "10.0.4.2", sequence: $0) })
         #expect(summary(engine) == "satisfied [eth4,eth2,eth3] gw 10.0.4.1")
@@ -188,7 +188,7 @@ import Testing
         engine.feed(Fixture.route(oif: 2, gateway: "10.0.0.1"))
         engine.feed(Fixture.route(routeType: 6))
         #expect(engine.state.routes.count == 2)
-        engine.feed(Fixture.route(type: NetlinkParser.deleteRoute, routeType: 6))
+        engine.feed(Fixture.route(type: Netlink.MessageType.deleteRoute, routeType: 6))
         #expect(engine.state.routes.count == 1 && engine.state.routes.keys.first?.type == 1)
     }
 
@@ -204,7 +204,7 @@ import Testing
         engine.feed(Fixture.link(index: 2, flags: 0, name: "eth2", operstate: 2))
         #expect(engine.state.routes.values.first?.nexthops.map(\.interfaceIndex) == [3])
         // eth3 loses its last IPv4 address: the kernel flushes its IPv4 routes silently.
-        engine.feed(Fixture.address(type: NetlinkParser.deleteAddress, index: 3, "10.0.3.2"))
+        engine.feed(Fixture.address(type: Netlink.MessageType.deleteAddress, index: 3, "10.0.3.2"))
         #expect(engine.state.routes.isEmpty)
     }
 
@@ -327,7 +327,7 @@ import Testing
     /// in the last tick of its lifetime, and a negative count once it has passed.
     @Test func lifetimesOfZeroAndBelowAreReadAsTheKernelMeansThem() {
         var engine = eth0WithIPv6()
-        let replace = NetlinkParser.flagReplace
+        let replace = Netlink.HeaderFlag.replace
         let hop: Nexthop? = Nexthop(interfaceIndex: 2, gateway: IPAddress("fe80::1"))
         engine.feed(Fixture.route(family: IPAddress.inet6, metric: 1024, oif: 2, gateway: "fe80::1", expiresTicks: 200))
         let key = engine.state.routes.keys.first { $0.family == IPAddress.inet6 }!
@@ -374,7 +374,7 @@ import Testing
         #expect(engine.state.routes[key]?.nexthops.count == 2)
         #expect(engine.state.routes[key]?.expiries[Nexthop(interfaceIndex: 2, gateway: IPAddress("fe80::2"))] == 10_000_000_000)
         // The kernel moves to fe80::2: its own lifetime sets the timer.
-        engine.feed(Fixture.route(type: NetlinkParser.deleteRoute, family: IPAddress.inet6, metric: 1024, oif: 2, gateway: "fe80::1"))
+        engine.feed(Fixture.route(type: Netlink.MessageType.deleteRoute, family: IPAddress.inet6, metric: 1024, oif: 2, gateway: "fe80::1"))
         engine.ask(v6: { ipv6Answer(via: "fe80::2", sequence: $0) })
         #expect(engine.nextExpiry() == 10_000_000_000)
     }
@@ -442,7 +442,7 @@ import Testing
         engine.feed(Fixture.link(index: 9, flags: upFlags, name: "eth0"))
         engine.feed(Fixture.address(index: 9, "10.0.0.2"))
         engine.feed(Fixture.route(oif: 9, gateway: "10.0.0.1"))
-        engine.feed(Fixture.link(type: NetlinkParser.deleteLink, index: 9, flags: 0, name: "eth0"))
+        engine.feed(Fixture.link(type: Netlink.MessageType.deleteLink, index: 9, flags: 0, name: "eth0"))
         // Index 9 reused by a new link: nothing of the old one remains.
         engine.feed(Fixture.link(index: 9, flags: upFlags, name: "usb0"))
         engine.ask()
@@ -453,7 +453,7 @@ import Testing
     @Test func bridgePortNewsIsNotALinkChange() {
         var engine = settled()
         engine.feed(Fixture.link(index: 2, flags: upFlags, name: "eth0"))
-        engine.feed(Fixture.link(type: NetlinkParser.deleteLink, family: 7, index: 2, flags: upFlags, name: "eth0"))
+        engine.feed(Fixture.link(type: Netlink.MessageType.deleteLink, family: 7, index: 2, flags: upFlags, name: "eth0"))
         engine.ask()
         #expect(summary(engine) == "unsatisfied/noAddress [eth0]")
     }
@@ -504,7 +504,7 @@ import Testing
     @Test func interruptedDumpStartsOverFromAnEmptyState() {
         var engine = NetlinkEngine.pure()
         let first = engine.resynchronize()!
-        let interrupted = Fixture.link(index: 2, flags: upFlags, name: "eth0", messageFlags: 2 | NetlinkParser.flagDumpInterrupted, sequence: first.sequence)
+        let interrupted = Fixture.link(index: 2, flags: upFlags, name: "eth0", messageFlags: 2 | Netlink.HeaderFlag.dumpInterrupted, sequence: first.sequence)
         let next = engine.feed(interrupted + Fixture.done(sequence: first.sequence))
         #expect(next.map(\.dump) == [.links] && next[0].sequence != first.sequence)
         #expect(engine.state.links.isEmpty && engine.resyncCount == 1)

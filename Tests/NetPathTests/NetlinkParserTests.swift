@@ -14,7 +14,7 @@ import Testing
         guard case .newAddress(let address) = v4.first?.message else { Issue.record("\(v4)"); return }
         #expect(address.address.description == "192.0.2.10" && address.prefixLength == 24 && address.index == 3)
         // IFA_F_TENTATIVE (0x40) and a flag above eight bits, only in IFA_FLAGS.
-        let v6 = NetlinkParser.parse(Fixture.address(type: NetlinkParser.deleteAddress, index: 4, "2001:db8::1", prefix: 64, flags: 0x240))
+        let v6 = NetlinkParser.parse(Fixture.address(type: Netlink.MessageType.deleteAddress, index: 4, "2001:db8::1", prefix: 64, flags: 0x240))
         guard case .deleteAddress(let deleted) = v6.first?.message else { Issue.record("\(v6)"); return }
         #expect(deleted.flags == 0x240 && deleted.address.description == "2001:db8::1")
     }
@@ -64,7 +64,7 @@ import Testing
             #expect(NetlinkParser.parse(Array(two[0..<cut])).count <= (cut >= good.count ? 2 : 1))
         }
         // A body too short for its type decodes as `.other`.
-        #expect(NetlinkParser.parse(Fixture.message(type: NetlinkParser.newRoute, body: [2, 0])).first?.message == .other(type: 24))
+        #expect(NetlinkParser.parse(Fixture.message(type: Netlink.MessageType.newRoute, body: [2, 0])).first?.message == .other(type: 24))
         // An attribute whose length runs past the message stops attribute parsing only.
         var badAttribute = Fixture.link(index: 2, flags: upFlags, name: "eth0")
         badAttribute.replaceSubrange(32..<34, with: Fixture.u16(200))

@@ -493,7 +493,7 @@ struct NetlinkEngine {
         }
         let isDumpReply = isOurs && dumping != nil && envelope.sequence == dumpSequence
         if isDumpReply { lastReplyAt = now }
-        if isDumpReply && envelope.flags & NetlinkParser.flagDumpInterrupted != 0 {
+        if isDumpReply && envelope.flags & Netlink.HeaderFlag.dumpInterrupted != 0 {
             dumpInterrupted = true
         }
         // A late answer to a lookup of tables since thrown away is not an event.
@@ -527,7 +527,7 @@ struct NetlinkEngine {
         case .deleteAddress(let address):
             state.removeAddress(address)
         case .newRoute(let route):
-            state.addRoute(route, replace: envelope.flags & NetlinkParser.flagReplace != 0 && !isDumpReply, now: now)
+            state.addRoute(route, replace: envelope.flags & Netlink.HeaderFlag.replace != 0 && !isDumpReply, now: now)
         case .deleteRoute(let route):
             state.removeRoute(route)
         case .newRule(let rule):

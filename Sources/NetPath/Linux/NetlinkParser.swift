@@ -6,13 +6,6 @@
 enum NetlinkParser {
     // The C shim asserts the struct layouts these offsets assume.
     static let headerLength = 16
-    static let typeError = Netlink.MessageType.error, typeDone = Netlink.MessageType.done
-    static let newLink = Netlink.MessageType.newLink, deleteLink = Netlink.MessageType.deleteLink
-    static let newAddress = Netlink.MessageType.newAddress, deleteAddress = Netlink.MessageType.deleteAddress
-    static let newRoute = Netlink.MessageType.newRoute, deleteRoute = Netlink.MessageType.deleteRoute
-    static let flagMulti = Netlink.HeaderFlag.multi
-    static let flagDumpInterrupted = Netlink.HeaderFlag.dumpInterrupted
-    static let flagReplace = Netlink.HeaderFlag.replace
 
     /// Calls `body` for each well-formed message in `datagram`, in order.
     static func parse(_ datagram: UnsafeRawBufferPointer, _ body: (NetlinkEnvelope) -> Void) {
@@ -41,23 +34,23 @@ enum NetlinkParser {
 
     static func decode(type: UInt16, _ payload: UnsafeRawBufferPointer) -> NetlinkMessage {
         switch type {
-        case typeDone:
+        case Netlink.MessageType.done:
             return .done
-        case typeError:
+        case Netlink.MessageType.error:
             guard payload.count >= 4 else { return .other(type: type) }
             return .error(code: payload.loadUnaligned(as: Int32.self))
-        case newLink, deleteLink:
+        case Netlink.MessageType.newLink, Netlink.MessageType.deleteLink:
             guard let link = decodeLink(payload) else { return .other(type: type) }
-            return type == newLink ? .newLink(link) : .deleteLink(link)
-        case newAddress, deleteAddress:
+            return type == Netlink.MessageType.newLink ? .newLink(link) : .deleteLink(link)
+        case Netlink.MessageType.newAddress, Netlink.MessageType.deleteAddress:
             guard let address = decodeAddress(payload) else { return .other(type: type) }
-            return type == newAddress ? .newAddress(address) : .deleteAddress(address)
-        case newRoute, deleteRoute:
+            return type == Netlink.MessageType.newAddress ? .newAddress(address) : .deleteAddress(address)
+        case Netlink.MessageType.newRoute, Netlink.MessageType.deleteRoute:
             // Only a route whose prefix holds the Internet destination the monitor asks about
             // can change the kernel's answer: the others (the bulk of any dump or storm) are
             // skipped after a look at their destination.
             guard coversInternet(payload), let route = decodeRoute(payload) else { return .other(type: type) }
-            return type == newRoute ? .newRoute(route) : .deleteRoute(route)
+            return type == Netlink.MessageType.newRoute ? .newRoute(route) : .deleteRoute(route)
         case Netlink.MessageType.newRule, Netlink.MessageType.deleteRule:
             guard let rule = decodeRule(payload) else { return .other(type: type) }
             return type == Netlink.MessageType.newRule ? .newRule(rule) : .deleteRule(rule)
