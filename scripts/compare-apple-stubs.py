@@ -342,9 +342,11 @@ class Decl:
         return f'{self.kind} {self.owner + "." if self.owner else ""}{self.name} @{self.file}:{self.line}'
 
 
-class Parser:
-    def __init__(self, toks, file, origin):
-        self.t, self.i, self.file, self.origin = toks, 0, file, origin
+class TokenCursor:
+    """A position in a list of tokens: what both parsers read with."""
+
+    def __init__(self, toks):
+        self.t, self.i = toks, 0
 
     def peek(self, k=0):
         j = self.i + k
@@ -354,6 +356,12 @@ class Parser:
         t = self.peek()
         self.i += 1
         return t
+
+
+class Parser(TokenCursor):
+    def __init__(self, toks, file, origin):
+        super().__init__(toks)
+        self.file, self.origin = file, origin
 
     def balanced(self):
         """Consumes a bracketed group starting at the current token; returns its tokens."""
@@ -738,18 +746,7 @@ def parse_file(path, origin, display=None):
 # ---------------------------------------------------------------------------------------------
 # Types: parsing and a canonical spelling
 
-class TypeParser:
-    def __init__(self, toks):
-        self.t, self.i = toks, 0
-
-    def peek(self, k=0):
-        j = self.i + k
-        return self.t[j] if j < len(self.t) else EOF
-
-    def next(self):
-        t = self.peek()
-        self.i += 1
-        return t
+class TypeParser(TokenCursor):
 
     def parse(self):
         node = self.parse_type()

@@ -71,7 +71,7 @@ public final class SimulatedNetwork: Sendable {
     /// Moves the simulated time on by `duration`; every timer due by then fires, in order,
     /// before this returns (a `NetworkMonitor`'s offline grace ends so).
     public func advance(by duration: Duration) {
-        clock.advance(by: Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18)
+        clock.advance(by: duration.seconds)
     }
 
     /// Changes the path now; every running monitor delivers it (when it differs from

@@ -144,7 +144,7 @@ final class Exporter: @unchecked Sendable {
     /// once at start, so a directory that does not exist or is not writable ends `serve`
     /// (exit 3) before it says it is ready, not with an error at every change.
     static func textfileProblem(_ file: String) -> String? {
-        let temporary = file + ".tmp.\(getpid())"
+        let temporary = temporaryFile(for: file)
         let fd = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
         guard fd >= 0 else { return "cannot write \(file): \(String(cString: strerror(errno)))" }
         close(fd)
@@ -152,13 +152,17 @@ final class Exporter: @unchecked Sendable {
         return nil
     }
 
+    /// Where the textfile is written before it is renamed over `file`: beside it, so the
+    /// rename stays on one file system.
+    static func temporaryFile(for file: String) -> String { file + ".tmp.\(getpid())" }
+
     /// Rewrites the textfile, if any: a temporary file beside it, then a rename, so that
     /// node_exporter never reads half a file.
     func changed() {
         guard let file = session.arguments.textfile else { return }
         fileWrites.withLock { count in
             count += 1
-            let temporary = file + ".tmp.\(getpid())"
+            let temporary = Exporter.temporaryFile(for: file)
             let bytes = Array(render().utf8)
             let fd = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
             guard fd >= 0 else {

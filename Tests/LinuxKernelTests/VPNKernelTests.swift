@@ -91,25 +91,28 @@ struct VPNKernelTests {
         defer { monitor.cancel() }
         try await expectNoVPN(recorder, ns, underlay: underlay)
 
-        // wg-quick: every packet without the tunnel's mark goes to table 51820; the tunnel's
-        // own packets (marked 51820) take the main table's default.
-        try ns.batch([
-            "route add default dev wg0 table 51820",
-            "rule add not fwmark 51820 table 51820 pref 32764", "rule add table main suppress_prefixlength 0 pref 32763",
-        ])
-        try await expectVPN(recorder, ns, tunnel: "wg0", mark: "51820", underlay: underlay)
-        try ns.batch(["rule del pref 32764", "rule del pref 32763", "route flush table 51820"])
-        try await expectNoVPN(recorder, ns, underlay: underlay)
-
-        // Tailscale: table 52 at priority 5270; tailscaled's own packets carry 0x80000 and
-        // a rule at 5210 sends them to the main table.
-        try ns.batch([
-            "route add default dev tailscale0 table 52",
-            "rule add pref 5210 fwmark 0x80000/0xff0000 table main", "rule add pref 5270 table 52",
-        ])
-        try await expectVPN(recorder, ns, tunnel: "tailscale0", mark: "0x80000", underlay: underlay)
-        try ns.batch(["rule del pref 5210", "rule del pref 5270", "route flush table 52"])
-        try await expectNoVPN(recorder, ns, underlay: underlay)
+        // Full tunnels selected by rules, as their clients set them up and take them down;
+        // the client's own packets carry its firewall mark.
+        let ruled: [(tunnel: String, mark: String, up: [String], down: [String])] = [
+            // wg-quick: every packet without the tunnel's mark goes to table 51820; the
+            // tunnel's own packets (marked 51820) take the main table's default.
+            ("wg0", "51820",
+             ["route add default dev wg0 table 51820",
+              "rule add not fwmark 51820 table 51820 pref 32764", "rule add table main suppress_prefixlength 0 pref 32763"],
+             ["rule del pref 32764", "rule del pref 32763", "route flush table 51820"]),
+            // Tailscale: table 52 at priority 5270; tailscaled's own packets carry 0x80000
+            // and a rule at 5210 sends them to the main table.
+            ("tailscale0", "0x80000",
+             ["route add default dev tailscale0 table 52",
+              "rule add pref 5210 fwmark 0x80000/0xff0000 table main", "rule add pref 5270 table 52"],
+             ["rule del pref 5210", "rule del pref 5270", "route flush table 52"]),
+        ]
+        for vpn in ruled {
+            try ns.batch(vpn.up)
+            try await expectVPN(recorder, ns, tunnel: vpn.tunnel, mark: vpn.mark, underlay: underlay)
+            try ns.batch(vpn.down)
+            try await expectNoVPN(recorder, ns, underlay: underlay)
+        }
 
         // OpenVPN's def1: two halves through the tunnel, a host route to the server through
         // the link; the main table's default stays.

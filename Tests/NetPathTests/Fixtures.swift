@@ -51,11 +51,7 @@ struct Fixture {
     }
 
     static func addressBytes(_ address: IPAddress) -> [UInt8] {
-        let count = address.family == IPAddress.inet ? 4 : 16
-        return (0..<count).map { index in
-            let word = index < 8 ? address.high : address.low
-            return UInt8(truncatingIfNeeded: word >> (56 - 8 * UInt64(index % 8)))
-        }
+        address.bytes
     }
 
     static func route(

@@ -176,7 +176,9 @@ check_name() {
   fi
 }
 
+# The lab's names, after checking NAME.
 set_names() {
+  check_name "$1"
   NAME=$1
   NS_C=$NAME-c NS_R=$NAME-r NS_S=$NAME-s
   RUN=/run/netpath-lab-$NAME
@@ -362,7 +364,6 @@ cmd_up() {
   for option in "$@"; do
     case $option in --no-nat64) nat64=no ;; *) usage ;; esac
   done
-  check_name "$name"
   set_names "$name"
   if [ "$nat64" = yes ]; then need_programs ip python3 tayga unbound; else need_programs ip python3 unbound; fi
   [ -f "$SERVER_SCRIPT" ] || die "no $SERVER_SCRIPT"
@@ -476,14 +477,12 @@ EOF
 
 cmd_down() {
   [ $# -eq 1 ] || usage
-  check_name "$1"
   set_names "$1"
   down_lab
 }
 
 cmd_stop_dns() {
   [ $# -eq 1 ] || usage
-  check_name "$1"
   set_names "$1"
   [ -d "$RUN" ] || die "no lab $NAME"
   stop_daemon unbound
@@ -491,7 +490,6 @@ cmd_stop_dns() {
 
 cmd_start_dns() {
   [ $# -eq 1 ] || usage
-  check_name "$1"
   set_names "$1"
   [ -f "$RUN/lab" ] || die "no lab $NAME"
   need_programs unbound
@@ -505,7 +503,6 @@ cmd_start_dns() {
 
 cmd_query() {
   [ $# -ge 2 ] && [ $# -le 3 ] || usage
-  check_name "$1"
   set_names "$1"
   need_programs python3
   local qtype=${3:-AAAA}

@@ -27,6 +27,14 @@ struct IPAddress: Hashable, Sendable, Comparable {
         self.low = low
     }
 
+    /// The address in network order: 4 bytes for IPv4, 16 for IPv6 (what
+    /// ``init(family:bytes:)`` reads back).
+    var bytes: [UInt8] {
+        (0..<(family == IPAddress.inet ? 4 : 16)).map { index in
+            UInt8(truncatingIfNeeded: (index < 8 ? high : low) >> (56 - 8 * UInt64(index % 8)))
+        }
+    }
+
     /// `0.0.0.0` or `::`: what a socket reports as its source when it has none.
     var isUnspecified: Bool { high == 0 && low == 0 }
 

@@ -196,13 +196,8 @@ public final class NetworkMonitor {
         run &+= 1
         let current = run
         let id = monitor.storage.addObserver { [weak self] path in
-            // Paths come on the monitor's thread; hop to the main actor (synchronously when
-            // already on the main queue, as with a simulated network driven by a test).
-            if NetworkMonitor.isOnMainQueue {
-                MainActor.assumeIsolated { self?.apply(path, run: current) }
-            } else {
-                DispatchQueue.main.async { MainActor.assumeIsolated { self?.apply(path, run: current) } }
-            }
+            // Paths come on the monitor's thread.
+            NetworkMonitor.onMainActor { self?.apply(path, run: current) }
         }
         observation.withLock { $0 = id }
         isMonitoring = true
@@ -257,13 +252,8 @@ public final class NetworkMonitor {
         case .hold:
             held?.path = newPath
         case .startHolding:
-            let seconds = Double(offlineGrace.components.seconds) + Double(offlineGrace.components.attoseconds) / 1e18
-            let timer = clock.schedule(after: seconds) { [weak self] in
-                if NetworkMonitor.isOnMainQueue {
-                    MainActor.assumeIsolated { self?.graceEnded(run: run) }
-                } else {
-                    DispatchQueue.main.async { MainActor.assumeIsolated { self?.graceEnded(run: run) } }
-                }
+            let timer = clock.schedule(after: offlineGrace.seconds) { [weak self] in
+                NetworkMonitor.onMainActor { self?.graceEnded(run: run) }
             }
             held = (newPath, timer)
         }
@@ -304,6 +294,16 @@ public final class NetworkMonitor {
 
     private static func prepareMainQueueKey() {
         _ = mainQueueKey
+    }
+
+    /// Runs `body` on the main actor: at once when already on the main queue (as with a
+    /// simulated network or clock driven by a test), else hopped there.
+    private nonisolated static func onMainActor(_ body: @escaping @MainActor @Sendable () -> Void) {
+        if isOnMainQueue {
+            MainActor.assumeIsolated(body)
+        } else {
+            DispatchQueue.main.async { MainActor.assumeIsolated(body) }
+        }
     }
 
     private nonisolated static var isOnMainQueue: Bool {

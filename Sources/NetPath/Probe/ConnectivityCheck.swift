@@ -262,7 +262,7 @@ struct HTTPTarget: Hashable, Sendable {
 
 extension Duration {
     /// The duration in seconds, as a `Double`.
-    var seconds: Double {
+    package var seconds: Double {
         let (whole, attoseconds) = components
         return Double(whole) + Double(attoseconds) / 1e18
     }

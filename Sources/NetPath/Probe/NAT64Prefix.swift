@@ -26,7 +26,7 @@ struct NAT64Prefix: Hashable, Sendable, CustomStringConvertible {
 
     /// The IPv6 address that reaches `ipv4` through this prefix (RFC 6052 §2.2).
     func synthesize(_ ipv4: IPAddress) -> IPAddress {
-        var bytes = NAT64Prefix.bytes(of: address)
+        var bytes = address.bytes
         let value = UInt32(truncatingIfNeeded: ipv4.high >> 32)
         for (position, index) in NAT64Prefix.positions(length).enumerated() {
             bytes[index] = UInt8(truncatingIfNeeded: value >> (24 - 8 * UInt32(position)))
@@ -38,7 +38,7 @@ struct NAT64Prefix: Hashable, Sendable, CustomStringConvertible {
     /// record, at the first length, that holds a well-known address where RFC 6052 puts it.
     static func discover(in answers: [IPAddress]) -> NAT64Prefix? {
         for answer in answers where answer.family == IPAddress.inet6 {
-            let bytes = bytes(of: answer)
+            let bytes = answer.bytes
             for length in lengths where length == 96 || bytes[reservedByte] == 0 {
                 var embedded: UInt32 = 0
                 for index in positions(length) { embedded = embedded << 8 | UInt32(bytes[index]) }
@@ -56,19 +56,10 @@ struct NAT64Prefix: Hashable, Sendable, CustomStringConvertible {
         Array((length / 8..<16).lazy.filter { $0 != reservedByte || length == 96 }.prefix(4))
     }
 
-    private static func bytes(of address: IPAddress) -> [UInt8] {
-        (0..<16).map { index in
-            UInt8(truncatingIfNeeded: (index < 8 ? address.high : address.low) >> (56 - 8 * UInt64(index % 8)))
-        }
-    }
-
+    /// The IPv6 address of 16 `bytes`.
     private static func address(of bytes: [UInt8]) -> IPAddress {
-        var high: UInt64 = 0, low: UInt64 = 0
-        for index in 0..<8 {
-            high = high << 8 | UInt64(bytes[index])
-            low = low << 8 | UInt64(bytes[8 + index])
-        }
-        return IPAddress(family: IPAddress.inet6, high: high, low: low)
+        // 16 bytes always make an IPv6 address.
+        bytes.withUnsafeBytes { IPAddress(family: IPAddress.inet6, bytes: $0)! }
     }
 }
 #endif

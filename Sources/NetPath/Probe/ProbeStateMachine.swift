@@ -246,10 +246,11 @@ struct ProbeStateMachine {
         return actions
     }
 
-    /// Why `address` is not tried: the path does not route its family.
-    private func unroutable(_ address: IPAddress) -> ConnectivityFailure {
+    /// Why `address` is not tried: the path does not route its family (and, for IPv4 on
+    /// an IPv6-only path, `why` discovery found no NAT64, when known).
+    private func unroutable(_ address: IPAddress, why: String? = nil) -> ConnectivityFailure {
         if address.family == IPAddress.inet && discovery != .notNeeded {
-            return .init(.noNAT64, "cannot reach \(address): the path has no IPv4 and the network no NAT64")
+            return .init(.noNAT64, "cannot reach \(address): the path has no IPv4 and the network no NAT64" + (why.map { " (\($0))" } ?? ""))
         }
         return .init(.connectionFailed, "cannot reach \(address): the path has no \(address.family == IPAddress.inet ? "IPv4" : "IPv6")")
     }
@@ -313,7 +314,7 @@ struct ProbeStateMachine {
             return startConnecting(index, to: prefix.synthesize(address))
         case .failed(let reason):
             runs[index].awaitsPrefix = false
-            return finish(index, .init(.noNAT64, "cannot reach \(address): the path has no IPv4 and the network no NAT64 (\(reason))"), now: now)
+            return finish(index, unroutable(address, why: reason), now: now)
         }
     }
 
@@ -324,12 +325,19 @@ struct ProbeStateMachine {
         return runs.indices.flatMap { reachThroughNAT64($0, now: now) }
     }
 
+    /// The answer a query's socket gave, its role ended; `nil` for a datagram that is not
+    /// the answer (the query keeps waiting). A read error or an empty datagram is `invalid`.
+    private mutating func takeAnswer(_ fd: Int32, id: UInt16, type: UInt16, _ received: Result<[UInt8], Errno>) -> DNSMessage.Answer? {
+        let bytes = (try? received.get()) ?? []
+        let answer = bytes.isEmpty ? .invalid : DNSMessage.parse(bytes, id: id, type: type)
+        if answer == .invalid && !bytes.isEmpty { return nil }
+        roles[fd] = nil
+        return answer
+    }
+
     /// An answer to a discovery query: a prefix, or one server less to wait for.
     private mutating func discovered(_ fd: Int32, id: UInt16, _ received: Result<[UInt8], Errno>, now: Double) -> [Action] {
-        let bytes = (try? received.get()) ?? []
-        let answer = bytes.isEmpty ? .invalid : DNSMessage.parse(bytes, id: id, type: DNSMessage.typeAAAA)
-        if answer == .invalid && !bytes.isEmpty { return [] }  // not our answer: keep waiting
-        roles[fd] = nil
+        guard let answer = takeAnswer(fd, id: id, type: DNSMessage.typeAAAA, received) else { return [] }
         pendingDiscoveries -= 1
         let actions: [Action] = [.close(fd: fd)]
         if case .addresses(let found) = answer, let prefix = NAT64Prefix.discover(in: found) {
@@ -386,10 +394,7 @@ struct ProbeStateMachine {
     /// A DNS answer, a failure, or a datagram that is not the answer (ignored).
     private mutating func answered(_ fd: Int32, endpoint index: Int, id: UInt16, type: UInt16,
                                    _ received: Result<[UInt8], Errno>, now: Double) -> [Action] {
-        let bytes = (try? received.get()) ?? []
-        let answer = bytes.isEmpty ? .invalid : DNSMessage.parse(bytes, id: id, type: type)
-        if answer == .invalid && !bytes.isEmpty { return [] }  // not our answer: keep waiting
-        roles[fd] = nil
+        guard let answer = takeAnswer(fd, id: id, type: type, received) else { return [] }
         runs[index].pendingQueries -= 1
         var actions: [Action] = [.close(fd: fd)]
         guard runs[index].phase != .done else { return actions }
