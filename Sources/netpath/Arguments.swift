@@ -17,6 +17,7 @@ struct Arguments: Equatable, Sendable {
     var allNamespaces = false
     var listen: String?
     var textfile: String?
+    var webConfig: String?
     var required: NetworkInterface.InterfaceType?
     var prohibited: [NetworkInterface.InterfaceType] = []
     var metered: [String] = []
@@ -100,6 +101,11 @@ struct Arguments: Equatable, Sendable {
                 throw UsageError(message: "invalid file '\(value)' for '\(option)' (a file name ending in .prom, as node_exporter reads)")
             }
             result.textfile = value
+        },
+        Option(name: "--web-config", value: "FILE", commands: [.serve],
+               help: ["TLS and basic auth for --listen, from Prometheus exporter-toolkit's web",
+                      "configuration file (as node_exporter's --web.config.file); SIGHUP re-reads it"]) { result, value, _ in
+            result.webConfig = value
         },
         Option(name: "--require", value: "TYPE", commands: watching, help: ["consider only interfaces of TYPE"]) { result, value, option in
             result.required = try interfaceType(value, option: option)
@@ -217,6 +223,9 @@ struct Arguments: Equatable, Sendable {
         if result.help { return .help(command) }
         if command == .serve && result.listen == nil && result.textfile == nil {
             throw UsageError(message: "'netpath serve' needs '--listen ADDR:PORT', '--textfile FILE', or both")
+        }
+        if result.webConfig != nil && result.listen == nil {
+            throw UsageError(message: "'--web-config' applies to '--listen', which is not given")
         }
         if let required = result.required, result.prohibited.contains(required) {
             throw UsageError(message: "interface type '\(required.rawValue)' is both required and prohibited")

@@ -3,17 +3,17 @@
 enum HTTPRequest: Equatable {
     /// The head is not complete yet (and within bounds).
     case needMore
-    /// A complete, well-formed request head.
-    case head(method: String, path: String)
+    /// A complete, well-formed request head, with its `Authorization` header if it has one.
+    case head(method: String, path: String, authorization: String? = nil)
     /// A request the server refuses, with the status to answer and why.
     case invalid(status: Int, reason: String)
 
     /// The most bytes a request head may take (request line and headers).
     static let maximumSize = 8 * 1024
 
-    /// Reads the head of an HTTP/1.0 or 1.1 request from `bytes`. Only the request line
-    /// matters to the server; header lines are checked for shape (`name: value`), a body
-    /// is never read.
+    /// Reads the head of an HTTP/1.0 or 1.1 request from `bytes`. The request line and
+    /// `Authorization` matter to the server; other header lines are checked for shape
+    /// (`name: value`), a body is never read.
     static func parse(_ bytes: [UInt8]) -> HTTPRequest {
         let newline = UInt8(ascii: "\n"), carriageReturn = UInt8(ascii: "\r")
         // Lines end with CRLF, or a bare LF (RFC 9112 allows a recipient to accept it).
@@ -54,10 +54,15 @@ enum HTTPRequest: Equatable {
         guard version == "HTTP/1.1" || version == "HTTP/1.0" else {
             return .invalid(status: 505, reason: "version \(version) is not supported")
         }
+        var authorization: String?
         for header in lines.dropFirst() {
             guard let colon = header.firstIndex(of: UInt8(ascii: ":")), colon > header.startIndex,
                   header[header.startIndex..<colon].allSatisfy(isTokenByte) else {
                 return .invalid(status: 400, reason: "a malformed header line")
+            }
+            if String(decoding: header[header.startIndex..<colon], as: UTF8.self).lowercased() == "authorization" {
+                guard authorization == nil else { return .invalid(status: 400, reason: "two Authorization headers") }
+                authorization = String(decoding: header[(colon + 1)...], as: UTF8.self).trimmingSpaces()
             }
         }
         let target = String(decoding: words[1], as: UTF8.self)
@@ -70,7 +75,7 @@ enum HTTPRequest: Equatable {
         }
         guard path.hasPrefix("/") else { return .invalid(status: 400, reason: "a request target that is not a path") }
         if let query = path.firstIndex(where: { $0 == "?" || $0 == "#" }) { path = String(path[..<query]) }
-        return .head(method: String(decoding: words[0], as: UTF8.self), path: path)
+        return .head(method: String(decoding: words[0], as: UTF8.self), path: path, authorization: authorization)
     }
 
     /// Printable ASCII, space and tab: what a request head may hold besides line ends.
@@ -101,7 +106,7 @@ struct HTTPResponse: Equatable {
     }
 
     static let reasons: [Int: String] = [
-        200: "OK", 400: "Bad Request", 404: "Not Found", 405: "Method Not Allowed", 408: "Request Timeout",
+        200: "OK", 400: "Bad Request", 401: "Unauthorized", 404: "Not Found", 405: "Method Not Allowed", 408: "Request Timeout",
         414: "URI Too Long", 431: "Request Header Fields Too Large", 503: "Service Unavailable",
         505: "HTTP Version Not Supported",
     ]
@@ -115,7 +120,7 @@ struct HTTPResponse: Equatable {
             return plain(400, "incomplete request\n")
         case .invalid(let status, let reason):
             return plain(status, reason + "\n")
-        case .head(let method, let path):
+        case .head(let method, let path, _):
             guard path == "/metrics" || path == "/" else { return plain(404, "not found; the metrics are at /metrics\n", head: method == "HEAD") }
             guard method == "GET" || method == "HEAD" else {
                 var refused = plain(405, "only GET and HEAD\n")
@@ -132,6 +137,16 @@ struct HTTPResponse: Equatable {
                                 omitsBody: method == "HEAD")
         }
     }
+
+    /// No valid credentials (`basic_auth_users`): as exporter-toolkit answers.
+    static let unauthorized: HTTPResponse = {
+        var response = plain(401, "Unauthorized\n")
+        response.headers.append(("WWW-Authenticate", "Basic"))
+        return response
+    }()
+
+    /// A plain-HTTP request to a TLS port: as Go's servers answer it.
+    static let plainHTTPToTLS = plain(400, "Client sent an HTTP request to an HTTPS server.\n")
 
     private static func plain(_ status: Int, _ text: String, head: Bool = false) -> HTTPResponse {
         HTTPResponse(status: status, headers: [("Content-Type", "text/plain; charset=utf-8")], body: Array(text.utf8), omitsBody: head)

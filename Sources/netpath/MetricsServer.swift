@@ -9,10 +9,12 @@ struct ListenFailure: Error {
 
 /// `netpath serve`'s HTTP server, on the tool's own sockets: one thread, one `poll` over the
 /// listening socket, every connection and a stop descriptor. Every connection is bounded:
-/// 8 KiB of request head, 5 s from accept to the last byte of the answer, one request; at
-/// most 64 at once, and when a 65th arrives, the oldest that has not finished sending its
-/// request is dropped for it. So a client that sends nothing, sends slowly, or sends
-/// garbage never delays another, and idle (no connection) the thread never wakes.
+/// 8 KiB of request head, 5 s from accept to the last byte of the answer (the TLS
+/// handshake included), one request; at most 64 at once, and when a 65th arrives, the
+/// oldest that has not finished sending its request is dropped for it. So a client that
+/// sends nothing, sends slowly, or sends garbage never delays another, and idle (no
+/// connection) the thread never wakes. With `--web-config`, TLS (OpenSSL, non-blocking) and
+/// basic authentication apply as the ``WebSecurity`` of the moment says.
 final class MetricsServer: @unchecked Sendable {
     static let maximumConnections = 64
     static let connectionSeconds = 5.0
@@ -26,6 +28,8 @@ final class MetricsServer: @unchecked Sendable {
     private let stopWriteFD: Int32
     private let render: @Sendable () -> String
     private let contentType: String
+    /// Replaced by `reload`; each connection takes the one current when it is accepted.
+    private let security: Locked<WebSecurity>
     // Touched only by the server thread.
     private var connections: [Connection] = []
     private var thread: pthread_t?
@@ -33,19 +37,30 @@ final class MetricsServer: @unchecked Sendable {
     private struct Connection {
         let fd: Int32
         let deadline: Double
+        let security: WebSecurity
+        /// TLS, when the configuration has it, until the first byte shows plain HTTP.
+        var tls: TLSSession?
+        /// Whether the first byte was looked at (TLS only: a handshake begins with 0x16).
+        var sniffed = false
+        /// What `poll` waits for: the last step wanted to read or to write.
+        var interest = Int16(POLLIN)
         var input: [UInt8] = []
         /// The answer, once the request is read; `sent` bytes of it are out.
         var output: [UInt8]?
         var sent = 0
     }
 
+    /// The first byte of a TLS connection: a handshake record.
+    static let handshakeRecord: UInt8 = 0x16
+
     /// Binds and listens on `address`.
     ///
     /// - Throws: ``ListenFailure`` naming the address and the reason (in use, not an
     ///   address of this machine, no permission).
-    init(_ address: ListenAddress, contentType: String, render: @escaping @Sendable () -> String) throws {
+    init(_ address: ListenAddress, security: WebSecurity, contentType: String, render: @escaping @Sendable () -> String) throws {
         self.render = render
         self.contentType = contentType
+        self.security = Locked(security)
         func failure(_ reason: String) -> ListenFailure { ListenFailure(message: "cannot listen on \(address): \(reason)") }
         let v6 = address.host.isEmpty || address.host.contains(":")
         let fd = socket(v6 ? AF_INET6 : AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_NONBLOCK.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
@@ -104,6 +119,16 @@ final class MetricsServer: @unchecked Sendable {
         stopWriteFD = ends[1]
     }
 
+    /// Where it can be reached: `https` with TLS.
+    var url: String {
+        "\(security.withLock { $0.context == nil ? "http" : "https" })://\(address)/metrics"
+    }
+
+    /// Applies `newSecurity` to the connections accepted from now on.
+    func reload(_ newSecurity: WebSecurity) {
+        security.withLock { $0 = newSecurity }
+    }
+
     /// Starts the server thread.
     func start() -> Bool {
         thread = OwnThread.start(name: "netpath-http") { [self] in run() }
@@ -141,8 +166,7 @@ final class MetricsServer: @unchecked Sendable {
             var descriptors = [pollfd(fd: stopFD, events: Int16(POLLIN), revents: 0),
                                pollfd(fd: listener, events: Int16(POLLIN), revents: 0)]
             for connection in connections {
-                let events = connection.output == nil ? POLLIN : POLLOUT
-                descriptors.append(pollfd(fd: connection.fd, events: Int16(events), revents: 0))
+                descriptors.append(pollfd(fd: connection.fd, events: connection.interest, revents: 0))
             }
             let earliest = connections.map(\.deadline).min()
             let timeout = earliest.map { Int32(max(0, (($0 - MetricsServer.now()) * 1000).rounded(.up))) } ?? -1
@@ -153,7 +177,7 @@ final class MetricsServer: @unchecked Sendable {
             let polled = Array(descriptors.dropFirst(2))
             var finished: Set<Int32> = []
             for (index, descriptor) in polled.enumerated() where descriptor.revents != 0 {
-                if !service(&connections[index], readable: descriptor.revents) { finished.insert(connections[index].fd) }
+                if !service(&connections[index]) { finished.insert(connections[index].fd) }
             }
             let now = MetricsServer.now()
             for connection in connections where connection.deadline <= now { finished.insert(connection.fd) }
@@ -181,32 +205,126 @@ final class MetricsServer: @unchecked Sendable {
                 close(connections[oldest].fd)
                 connections.remove(at: oldest)
             }
-            connections.append(Connection(fd: fd, deadline: MetricsServer.now() + MetricsServer.connectionSeconds))
+            let current = security.withLock { $0 }
+            var connection = Connection(fd: fd, deadline: MetricsServer.now() + MetricsServer.connectionSeconds, security: current)
+            if current.context != nil {
+                // No session (out of memory): the connection is dropped rather than served in plain text.
+                guard let session = current.session(for: fd) else {
+                    close(fd)
+                    continue
+                }
+                connection.tls = session
+            }
+            connections.append(connection)
         }
     }
 
-    /// Reads the request or writes the answer. Returns `false` when the connection is done.
-    private func service(_ connection: inout Connection, readable events: Int16) -> Bool {
+    /// Takes the connection as far as it can go now: the TLS handshake, the request, the
+    /// answer. Returns `false` when the connection is done.
+    private func service(_ connection: inout Connection) -> Bool {
+        if let tls = connection.tls, !tls.handshaken {
+            if !connection.sniffed {
+                guard let first = peekFirstByte(connection.fd) else { return true }
+                guard first >= 0 else { return false }
+                connection.sniffed = true
+                if UInt8(first) != MetricsServer.handshakeRecord {
+                    // Plain HTTP to the TLS port: answered in plain HTTP, as Go's servers do.
+                    connection.tls = nil
+                    connection.output = HTTPResponse.plainHTTPToTLS.bytes
+                    return send(&connection)
+                }
+            }
+            switch tls.handshake() {
+            case .done: break
+            case .wantRead: connection.interest = Int16(POLLIN); return true
+            case .wantWrite: connection.interest = Int16(POLLOUT); return true
+            case .closed, .failed: return false
+            }
+        }
         if connection.output == nil {
-            var chunk = [UInt8](repeating: 0, count: 4096)
+            guard let keepGoing = read(&connection) else { return false }
+            if !keepGoing { return true }
+        }
+        return send(&connection)
+    }
+
+    /// The first byte the client sent, without taking it; `nil` when none has come yet,
+    /// -1 when the client left or the socket failed.
+    private func peekFirstByte(_ fd: Int32) -> Int? {
+        var byte: UInt8 = 0
+        switch Syscall.retrying({ recv(fd, &byte, 1, Int32(MSG_PEEK)) }) {
+        case .success(let count): return count == 1 ? Int(byte) : -1
+        case .failure(let error): return error.rawValue == EAGAIN ? nil : -1
+        }
+    }
+
+    /// Reads what has come of the request; when it is complete, sets the answer. Returns
+    /// `true` when the answer is ready, `false` to wait for more, `nil` when the client left.
+    private func read(_ connection: inout Connection) -> Bool? {
+        var chunk = [UInt8](repeating: 0, count: 4096)
+        while connection.output == nil {
             let room = HTTPRequest.maximumSize - connection.input.count
-            let count = chunk.withUnsafeMutableBytes { recv(connection.fd, $0.baseAddress, min(room, $0.count), 0) }
-            if count < 0 { return errno == EAGAIN || errno == EINTR }
-            if count == 0 { return false }  // the client left before its request was complete
-            connection.input += chunk[..<count]
-            let request = HTTPRequest.parse(connection.input)
-            if request == .needMore && connection.input.count < HTTPRequest.maximumSize { return true }
-            connection.output = HTTPResponse.answer(request, metricsContentType: contentType, metrics: render).bytes
+            let step = chunk.withUnsafeMutableBytes { receive(&connection, into: UnsafeMutableRawBufferPointer(rebasing: $0.prefix(min(room, $0.count)))) }
+            switch step {
+            case .done(let count):
+                connection.input += chunk[..<count]
+                let request = HTTPRequest.parse(connection.input)
+                if request == .needMore && connection.input.count < HTTPRequest.maximumSize { continue }
+                connection.output = answer(request, security: connection.security).bytes
+            case .wantRead: connection.interest = Int16(POLLIN); return false
+            case .wantWrite: connection.interest = Int16(POLLOUT); return false
+            case .closed, .failed: return nil  // the client left before its request was complete
+            }
         }
+        return true
+    }
+
+    /// The answer to `request` under `security`: 401 without valid credentials when users
+    /// are configured, and the configured headers on every answer.
+    private func answer(_ request: HTTPRequest, security: WebSecurity) -> HTTPResponse {
+        var response: HTTPResponse
+        if case .head(_, _, let authorization) = request, !security.authorizes(authorization) {
+            response = HTTPResponse.unauthorized
+        } else {
+            response = HTTPResponse.answer(request, metricsContentType: contentType, metrics: render)
+        }
+        response.headers += security.configuration.headers.map { ($0.name, $0.value) }
+        return response
+    }
+
+    /// Writes what it can of the answer. Returns `false` when it is all out (or cannot be).
+    private func send(_ connection: inout Connection) -> Bool {
         guard let output = connection.output else { return true }
-        let count = output[connection.sent...].withUnsafeBytes {
-            send(connection.fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL))
+        while connection.sent < output.count {
+            switch transmit(&connection, output[connection.sent...]) {
+            case .done(let count): connection.sent += count
+            case .wantRead: connection.interest = Int16(POLLIN); return true
+            case .wantWrite: connection.interest = Int16(POLLOUT); return true
+            case .closed, .failed: return false
+            }
         }
-        if count < 0 { return errno == EAGAIN || errno == EINTR }
-        connection.sent += count
-        if connection.sent < output.count { return true }
+        connection.tls?.shutdown()
         shutdown(connection.fd, Int32(SHUT_WR))
         return false
+    }
+
+    private func receive(_ connection: inout Connection, into buffer: UnsafeMutableRawBufferPointer) -> TLSSession.Step {
+        if let tls = connection.tls { return tls.read(into: buffer) }
+        switch Syscall.retrying({ recv(connection.fd, buffer.baseAddress, buffer.count, 0) }) {
+        case .success(let count): return count == 0 ? .closed : .done(count)
+        case .failure(let error): return error.rawValue == EAGAIN ? .wantRead : .failed(error.description)
+        }
+    }
+
+    private func transmit(_ connection: inout Connection, _ bytes: ArraySlice<UInt8>) -> TLSSession.Step {
+        if let tls = connection.tls { return tls.write(bytes) }
+        let sent = bytes.withUnsafeBytes { buffer in
+            Syscall.retrying { Glibc.send(connection.fd, buffer.baseAddress, buffer.count, Int32(MSG_NOSIGNAL)) }
+        }
+        switch sent {
+        case .success(let count): return .done(count)
+        case .failure(let error): return error.rawValue == EAGAIN ? .wantWrite : .failed(error.description)
+        }
     }
 }
 #endif

@@ -262,6 +262,11 @@ enum NetPathCommand {
         #if os(Linux)
         let signalFD = cnetlink_signalfd(&signals)
         let epoll = epoll_create1(Int32(EPOLL_CLOEXEC))
+        defer {
+            // `serve` waits again after each SIGHUP.
+            if signalFD >= 0 { close(signalFD) }
+            if epoll >= 0 { close(epoll) }
+        }
         if signalFD >= 0 && epoll >= 0 {
             var event = epoll_event()
             event.events = EPOLLIN.rawValue

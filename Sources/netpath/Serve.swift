@@ -256,14 +256,30 @@ final class NamespaceDirectoryWatcher: @unchecked Sendable {
 }
 
 extension NetPathCommand {
-    /// `serve`: metrics until SIGINT/SIGTERM.
+    /// `serve`: metrics until SIGINT/SIGTERM; SIGHUP re-reads `--web-config`.
     static func serve(_ session: Session, signals: sigset_t) -> Never {
         if let file = session.arguments.textfile, let problem = Exporter.textfileProblem(file) { fail(problem, .runtime) }
+        var signals = signals
+        var security = WebSecurity.plain
+        if let file = session.arguments.webConfig {
+            // Blocked before any thread starts, like SIGINT and SIGTERM: the main thread takes it.
+            var hangup = sigset_t()
+            sigemptyset(&hangup)
+            sigaddset(&hangup, SIGHUP)
+            pthread_sigmask(SIG_BLOCK, &hangup, nil)
+            sigaddset(&signals, SIGHUP)
+            do {
+                security = try WebSecurity.load(file)
+            } catch {
+                fail(error.message, .runtime)
+            }
+            if let warning = security.certificateWarning(now: Int64(Exporter.unixNow())) { Terminal.writeError("netpath: \(warning)\n") }
+        }
         let exporter = Exporter(session: session)
         var server: MetricsServer?
         if let text = session.arguments.listen, let address = ListenAddress.parse(text) {
             do {
-                server = try MetricsServer(address, contentType: PrometheusExposition.contentType) { exporter.render() }
+                server = try MetricsServer(address, security: security, contentType: PrometheusExposition.contentType) { exporter.render() }
             } catch let failure as ListenFailure {
                 fail(failure.message, .runtime)
             } catch {
@@ -272,32 +288,50 @@ extension NetPathCommand {
         }
         exporter.watch(nil)
         for namespace in session.arguments.namespaces { exporter.watch(namespace) }
-        if session.arguments.allNamespaces {
-            let named = Set(session.arguments.namespaces.compactMap(\.name))
-            let watched = Locked<Set<String>>([])
-            let watcher = NamespaceDirectoryWatcher { names in
-                let (added, removed) = watched.withLock { watched -> (Set<String>, Set<String>) in
-                    defer { watched = names }
-                    return (names.subtracting(watched), watched.subtracting(names))
-                }
-                // Every name, not only the new ones: one that failed is tried again.
-                _ = added
-                for name in names.sorted() { exporter.watch(.named(name), discovered: !named.contains(name)) }
-                for name in removed.sorted() where !named.contains(name) { exporter.unwatch(name) }
-            }
-            guard let watcher, watcher.start() else { fail("cannot watch \(NamespaceDirectoryWatcher.directory)", .runtime) }
-        }
+        if session.arguments.allNamespaces { followAllNamespaces(session, exporter: exporter) }
         exporter.changed()
         if let server, !server.start() { fail("cannot start the HTTP server's thread", .runtime) }
         // One line when ready, as exporters log it (tests wait for it; port 0 shows the port).
         var ready: [String] = []
-        if let server { ready.append("serving http://\(server.address)/metrics") }
+        if let server { ready.append("serving \(server.url)") }
         if let file = session.arguments.textfile { ready.append("writing \(file)") }
         Terminal.write("netpath: " + ready.joined(separator: ", ") + "\n")
-        _ = waitForSignal(signals, timeout: nil)
+        while waitForSignal(signals, timeout: nil) == SIGHUP {
+            if let server, let file = session.arguments.webConfig { reload(file, into: server) }
+        }
         server?.stop()
         exporter.stopAll()
         finish(.success)
+    }
+
+    /// SIGHUP: the web configuration read again and applied to new connections; a file
+    /// that cannot be used is reported and the previous configuration kept (as Prometheus
+    /// does with its own). One line on stderr either way.
+    static func reload(_ file: String, into server: MetricsServer) {
+        do {
+            let security = try WebSecurity.load(file)
+            server.reload(security)
+            Terminal.writeError("netpath: reloaded \(file)\n")
+            if let warning = security.certificateWarning(now: Int64(Exporter.unixNow())) { Terminal.writeError("netpath: \(warning)\n") }
+        } catch {
+            Terminal.writeError("netpath: cannot reload: \(oneLine(error.message)); the previous configuration stays\n")
+        }
+    }
+
+    /// `--all-namespaces`: every name in `/run/netns` watched as it comes, forgotten as it goes.
+    static func followAllNamespaces(_ session: Session, exporter: Exporter) {
+        let named = Set(session.arguments.namespaces.compactMap(\.name))
+        let watched = Locked<Set<String>>([])
+        let watcher = NamespaceDirectoryWatcher { names in
+            let removed = watched.withLock { watched -> Set<String> in
+                defer { watched = names }
+                return watched.subtracting(names)
+            }
+            // Every name, not only the new ones: one that failed is tried again.
+            for name in names.sorted() { exporter.watch(.named(name), discovered: !named.contains(name)) }
+            for name in removed.sorted() where !named.contains(name) { exporter.unwatch(name) }
+        }
+        guard let watcher, watcher.start() else { fail("cannot watch \(NamespaceDirectoryWatcher.directory)", .runtime) }
     }
 }
 #endif

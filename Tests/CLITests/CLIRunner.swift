@@ -25,6 +25,7 @@ final class RunningTool: @unchecked Sendable {
     // Touched only by the test that owns it.
     private let child: Child
     private var buffer: [UInt8] = []
+    private var errorBuffer: [UInt8] = []
 
     init(_ arguments: [String], executable: String = netpathBinary, environment: [String: String] = [:]) throws {
         child = try Child(executable, arguments, environment: environment)
@@ -34,7 +35,15 @@ final class RunningTool: @unchecked Sendable {
 
     /// The next line of standard output, or `nil` at end of output or after `seconds`.
     func nextLine(seconds: Double = 10) -> String? {
-        let descriptor = child.output
+        RunningTool.nextLine(from: child.output, buffer: &buffer, seconds: seconds)
+    }
+
+    /// The next line of standard error, as ``nextLine(seconds:)`` reads standard output.
+    func nextErrorLine(seconds: Double = 10) -> String? {
+        RunningTool.nextLine(from: child.errors, buffer: &errorBuffer, seconds: seconds)
+    }
+
+    private static func nextLine(from descriptor: Int32, buffer: inout [UInt8], seconds: Double) -> String? {
         let deadline = Date().addingTimeInterval(seconds)
         while true {
             if let newline = buffer.firstIndex(of: 10) {
@@ -84,7 +93,7 @@ final class RunningTool: @unchecked Sendable {
         }
         return Outcome(status: status,
                        standardOutput: String(decoding: buffer + rest, as: UTF8.self),
-                       standardError: String(decoding: errors, as: UTF8.self))
+                       standardError: String(decoding: errorBuffer + errors, as: UTF8.self))
     }
 }
 

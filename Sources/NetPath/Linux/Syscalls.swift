@@ -10,11 +10,11 @@ import Musl
 /// `syscall(blocking:)`, swift-system's `valueOrErrno`): errno is read right after the call
 /// and nowhere else, `EINTR` is retried, and `EBADF` or `EFAULT` — a descriptor or pointer
 /// the package itself got wrong — stops the process rather than being reported as a
-/// condition of the environment.
-enum Syscall {
+/// condition of the environment. `package`: the `netpath` tool uses it too.
+package enum Syscall {
     /// Runs `call` until it does not fail with `EINTR`; returns its result or the errno.
     @inline(__always)
-    static func retrying<T: BinaryInteger>(_ call: () -> T) -> Result<T, Errno> {
+    package static func retrying<T: BinaryInteger>(_ call: () -> T) -> Result<T, Errno> {
         while true {
             let result = call()
             if result >= 0 { return .success(result) }
@@ -27,11 +27,11 @@ enum Syscall {
 
     /// Stops on an errno that only a bug in the package can cause.
     @inline(__always)
-    static func checkProgrammerError(_ code: Int32) {
+    package static func checkProgrammerError(_ code: Int32) {
         precondition(code != EBADF && code != EFAULT, "a system call failed with \(Errno(code).name): a bug in NetPath")
     }
 
-    static func close(_ descriptor: Int32) {
+    package static func close(_ descriptor: Int32) {
         // Linux closes the descriptor even when close fails with EINTR: never retry.
         if Glibc.close(descriptor) != 0 {
             let code = errno
@@ -91,8 +91,13 @@ enum Syscall {
 
     /// Reads a whole small file (at most `limit` bytes); `nil` when it cannot be read.
     static func readFile(_ path: String, limit: Int = 1024 * 1024) -> [UInt8]? {
-        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
-        guard descriptor >= 0 else { return nil }
+        try? readWholeFile(path, limit: limit).get()
+    }
+
+    /// Reads a whole small file (at most `limit` bytes), or says why it cannot.
+    package static func readWholeFile(_ path: String, limit: Int = 1024 * 1024) -> Result<[UInt8], Errno> {
+        let opened = retrying { open(path, O_RDONLY | O_CLOEXEC) }
+        guard case .success(let descriptor) = opened else { return opened.map { _ in [] } }
         defer { close(descriptor) }
         var bytes: [UInt8] = []
         var chunk = [UInt8](repeating: 0, count: 4096)
@@ -100,11 +105,11 @@ enum Syscall {
             let count = chunk.withUnsafeMutableBytes { buffer in
                 retrying { read(descriptor, buffer.baseAddress, buffer.count) }
             }
-            guard case .success(let read) = count else { return nil }
+            guard case .success(let read) = count else { return count.map { _ in [] } }
             if read == 0 { break }
             bytes.append(contentsOf: chunk[0..<min(read, limit - bytes.count)])
         }
-        return bytes
+        return .success(bytes)
     }
 
     static func exists(_ path: String) -> Bool {
@@ -113,9 +118,12 @@ enum Syscall {
 }
 
 /// An errno value.
-struct Errno: Error, Hashable, Sendable {
-    var rawValue: Int32
-    init(_ rawValue: Int32) { self.rawValue = rawValue }
+package struct Errno: Error, Hashable, Sendable, CustomStringConvertible {
+    package var rawValue: Int32
+    package init(_ rawValue: Int32) { self.rawValue = rawValue }
+
+    /// The system's words for it (`strerror`), as messages show it.
+    package var description: String { String(cString: strerror(rawValue)) }
 
     /// Whether this machine has no route for a connection now (`ENETUNREACH`, `ENETDOWN`,
     /// `EADDRNOTAVAIL` at connect): the path is changing, the network is not at fault.

@@ -203,8 +203,4 @@ struct LinuxProbe {
         }
     }
 }
-
-extension Errno: CustomStringConvertible {
-    var description: String { String(cString: strerror(rawValue)) }
-}
 #endif
