@@ -1,4 +1,5 @@
 #if os(Linux)
+import CNetlink
 import Glibc
 import NetPath
 
