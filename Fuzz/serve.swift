@@ -33,9 +33,12 @@ func check(_ request: HTTPRequest, of bytes: [UInt8]) {
     switch request {
     case .needMore:
         guard bytes.count < HTTPRequest.maximumSize else { fatalError("needMore past the bound: \(bytes.count) bytes") }
-    case .head(let method, let path):
+    case .head(let method, let path, let authorization):
         guard !method.isEmpty, path.hasPrefix("/"), !path.contains("?"), !path.contains(" ") else {
             fatalError("a head with method '\(method)' and path '\(path)'")
+        }
+        if let authorization, authorization.hasPrefix(" ") || authorization.hasSuffix(" ") || authorization.contains("\r") {
+            fatalError("an Authorization value not trimmed: '\(authorization)'")
         }
     case .invalid(let status, let reason):
         guard HTTPResponse.reasons[status] != nil, !reason.isEmpty, !reason.contains("\n") else {

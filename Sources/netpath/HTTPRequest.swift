@@ -188,3 +188,10 @@ struct ListenAddress: Equatable, CustomStringConvertible {
         host.contains(":") ? "[\(host)]:\(port)" : "\(host):\(port)"
     }
 }
+
+extension StringProtocol {
+    /// Without spaces and tabs at either end.
+    func trimmingSpaces() -> String {
+        String(drop { $0 == " " || $0 == "\t" }.reversed().drop { $0 == " " || $0 == "\t" }.reversed())
+    }
+}

@@ -243,10 +243,3 @@ enum YAMLSubset {
         throw YAMLError(line: line, message: "a quoted value that does not end on its line")
     }
 }
-
-extension StringProtocol {
-    /// Without spaces and tabs at either end.
-    func trimmingSpaces() -> String {
-        String(drop { $0 == " " || $0 == "\t" }.reversed().drop { $0 == " " || $0 == "\t" }.reversed())
-    }
-}
