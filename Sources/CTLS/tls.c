@@ -16,10 +16,11 @@
 struct ctls_context { SSL_CTX *ssl; };
 struct ctls_session { SSL *ssl; };
 
-/// The reason of the last error on this thread's OpenSSL queue, after `what`.
+/// The reason of the first error on this thread's OpenSSL queue (the most specific: later
+/// ones say only which layer passed it on, "PEM lib"), after `what`.
 static void describe(char *error, size_t size, const char *what) {
     if (error == NULL || size == 0) return;
-    unsigned long code = ERR_peek_last_error();
+    unsigned long code = ERR_peek_error();
     const char *reason = code != 0 ? ERR_reason_error_string(code) : NULL;
     if (reason != NULL) {
         snprintf(error, size, "%s: %s", what, reason);

@@ -18,6 +18,13 @@ final class TLSServerContext: @unchecked Sendable {
     let notAfter: Int64?
 
     init(_ settings: WebConfiguration.TLS) throws(WebConfigurationFailure) {
+        // OpenSSL says "system lib" for a file it cannot open: the files are tried here first.
+        for (key, file) in [("cert_file", settings.certificateFile), ("key_file", settings.keyFile), ("client_ca_file", settings.clientCAFile)] {
+            guard let file else { continue }
+            if case .failure(let error) = Syscall.readWholeFile(file, limit: 1) {
+                throw WebConfigurationFailure(message: "cannot read \(key) \(file): \(error)")
+            }
+        }
         var error = [CChar](repeating: 0, count: 512)
         let clientAuth: Int32 = switch settings.clientAuth {
         case .none: Int32(CTLS_CLIENT_NONE)

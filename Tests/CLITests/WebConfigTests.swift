@@ -46,6 +46,15 @@ struct WebConfigurationParserTests {
         #expect(try WebConfiguration.parse("tls_server_config:\nbasic_auth_users: {}\n", directory: ".") == WebConfiguration())
     }
 
+    /// The example shipped in Deploy/ is one NetPath takes.
+    @Test func theShippedExampleIsRead() throws {
+        let file = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().appendingPathComponent("Deploy/web.yml")
+        let configuration = try WebConfiguration.parse(try String(contentsOf: file, encoding: .utf8), directory: "/etc/netpath")
+        #expect(configuration.tls?.certificateFile == "/etc/netpath/server.crt" && configuration.tls?.minimumVersion == .tls12)
+        #expect(configuration.basicAuthUsers == ["prometheus": TestHashes.secretCost10])
+    }
+
     /// Every mistake is refused with its line, never half-applied.
     @Test(arguments: [
         ("tls_server_config:\n  cert_file: a\n", "line 1: tls_server_config needs key_file"),
@@ -300,7 +309,8 @@ struct WebConfigServeTests {
         let lab = try TLSLab("bad")
         defer { lab.remove() }
         let cases: [(String, String)] = [
-            (TLSLab.configuration(certificate: "missing.crt"), "netpath: cannot load cert_file \(lab.path("missing.crt")): "),
+            (TLSLab.configuration(certificate: "missing.crt"), "netpath: cannot read cert_file \(lab.path("missing.crt")): No such file or directory"),
+            (TLSLab.configuration(certificate: "server.csr"), "netpath: cannot load cert_file \(lab.path("server.csr")): "),
             ("tls_server_config:\n  cert_file: client.crt\n  key_file: server.key\n",
              "netpath: key_file \(lab.path("server.key")) is not the key of cert_file \(lab.path("client.crt"))"),
             ("basic_auth_users:\n  alice: secret\n", "netpath: \(lab.path("web.yml")): line 2: the password of 'alice' is not a bcrypt hash"),
