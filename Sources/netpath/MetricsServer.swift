@@ -149,12 +149,6 @@ final class MetricsServer: @unchecked Sendable {
         close(stopWriteFD)
     }
 
-    private static func now() -> Double {
-        var time = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &time)
-        return Double(time.tv_sec) + Double(time.tv_nsec) / 1e9
-    }
-
     private func run() {
         defer {
             for connection in connections { close(connection.fd) }
@@ -169,7 +163,7 @@ final class MetricsServer: @unchecked Sendable {
                 descriptors.append(pollfd(fd: connection.fd, events: connection.interest, revents: 0))
             }
             let earliest = connections.map(\.deadline).min()
-            let timeout = earliest.map { Int32(max(0, (($0 - MetricsServer.now()) * 1000).rounded(.up))) } ?? -1
+            let timeout = earliest.map { Int32(max(0, (($0 - Clock.now()) * 1000).rounded(.up))) } ?? -1
             let ready = poll(&descriptors, nfds_t(descriptors.count), timeout)
             if ready < 0 && errno != EINTR { return }
             if descriptors[0].revents != 0 { return }
@@ -179,7 +173,7 @@ final class MetricsServer: @unchecked Sendable {
             for (index, descriptor) in polled.enumerated() where descriptor.revents != 0 {
                 if !service(&connections[index]) { finished.insert(connections[index].fd) }
             }
-            let now = MetricsServer.now()
+            let now = Clock.now()
             for connection in connections where connection.deadline <= now { finished.insert(connection.fd) }
             if !finished.isEmpty {
                 for fd in finished { close(fd) }
@@ -206,7 +200,7 @@ final class MetricsServer: @unchecked Sendable {
                 connections.remove(at: oldest)
             }
             let current = security.withLock { $0 }
-            var connection = Connection(fd: fd, deadline: MetricsServer.now() + MetricsServer.connectionSeconds, security: current)
+            var connection = Connection(fd: fd, deadline: Clock.now() + MetricsServer.connectionSeconds, security: current)
             if current.context != nil {
                 // No session (out of memory): the connection is dropped rather than served in plain text.
                 guard let session = current.session(for: fd) else {

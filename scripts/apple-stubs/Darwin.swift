@@ -10,6 +10,7 @@ public typealias sigset_t = UInt32
 public typealias sig_t = @convention(c) (Int32) -> Void
 public typealias mode_t = UInt16
 
+public var SIGHUP: Int32 { 1 }
 public var SIGINT: Int32 { 2 }
 public var SIGPIPE: Int32 { 13 }
 public var SIGTERM: Int32 { 15 }
@@ -27,6 +28,26 @@ public var errno: Int32 { get { fatalError() } set { fatalError() } }
 @discardableResult public func signal(_ signal: Int32, _ handler: sig_t!) -> sig_t! { fatalError() }
 
 @discardableResult public func write(_ descriptor: Int32, _ buffer: UnsafeRawPointer!, _ count: Int) -> Int { fatalError() }
+@discardableResult public func read(_ descriptor: Int32, _ buffer: UnsafeMutableRawPointer!, _ count: Int) -> Int { fatalError() }
+@discardableResult public func pipe(_ descriptors: UnsafeMutablePointer<Int32>!) -> Int32 { fatalError() }
+@discardableResult public func fcntl(_ fd: Int32, _ cmd: Int32) -> Int32 { fatalError() }
+@discardableResult public func fcntl(_ fd: Int32, _ cmd: Int32, _ value: Int32) -> Int32 { fatalError() }
+public var F_GETFL: Int32 { 3 }
+public var F_SETFL: Int32 { 4 }
+public var F_SETFD: Int32 { 2 }
+public var FD_CLOEXEC: Int32 { 1 }
+public var O_NONBLOCK: Int32 { 4 }
+
+public typealias nfds_t = UInt32
+public struct pollfd {
+    public var fd: Int32
+    public var events: Int16
+    public var revents: Int16
+    public init() { fd = 0; events = 0; revents = 0 }
+    public init(fd: Int32, events: Int16, revents: Int16) { self.fd = fd; self.events = events; self.revents = revents }
+}
+public var POLLIN: Int32 { 1 }
+@discardableResult public func poll(_ descriptors: UnsafeMutablePointer<pollfd>!, _ count: nfds_t, _ timeout: Int32) -> Int32 { fatalError() }
 @discardableResult public func isatty(_ descriptor: Int32) -> Int32 { fatalError() }
 public func _exit(_ status: Int32) -> Never { fatalError() }
 @discardableResult public func getenv(_ name: UnsafePointer<CChar>!) -> UnsafeMutablePointer<CChar>! { fatalError() }

@@ -1,5 +1,4 @@
 #if os(Linux)
-import CNetlink
 import Glibc
 import NetPath
 
@@ -32,18 +31,6 @@ final class Exporter: @unchecked Sendable {
     static func label(of namespace: NetworkNamespace?) -> String {
         guard let namespace else { return "" }
         return namespace.name ?? namespace.path
-    }
-
-    static func unixNow() -> Double {
-        var time = timespec()
-        clock_gettime(CLOCK_REALTIME, &time)
-        return Double(time.tv_sec) + Double(time.tv_nsec) / 1e9
-    }
-
-    static func monotonicNow() -> Double {
-        var time = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &time)
-        return Double(time.tv_sec) + Double(time.tv_nsec) / 1e9
     }
 
     /// Starts watching `namespace` (`nil`: this process's own). Does nothing when it is
@@ -96,7 +83,7 @@ final class Exporter: @unchecked Sendable {
     private func record(_ path: NetworkPath, label: String, monitor: PathMonitor) {
         let current = entries.withLock { entries -> Bool in
             guard entries[label]?.monitor === monitor else { return false }
-            entries[label]?.metrics.record(path, at: Exporter.unixNow(), monotonic: Exporter.monotonicNow())
+            entries[label]?.metrics.record(path, at: Clock.unixNow(), monotonic: Clock.now())
             entries[label]?.path = path
             entries[label]?.failure = nil
             return true
@@ -122,7 +109,7 @@ final class Exporter: @unchecked Sendable {
             return true
         }
         guard current else { return }
-        if !quietly { Terminal.writeError("netpath: \(message)\n") }
+        if !quietly { Terminal.report(message) }
         changed()
     }
 
@@ -138,7 +125,7 @@ final class Exporter: @unchecked Sendable {
                 return PrometheusExposition.Namespace(name: label, failure: entry.failure ?? "no path yet")
             }
         }
-        return PrometheusExposition.text(for: namespaces, version: Help.version, probe: session.check != nil, at: Exporter.monotonicNow())
+        return PrometheusExposition.text(for: namespaces, version: Help.version, probe: session.check != nil, at: Clock.now())
     }
 
     /// Why `file` cannot be written, if it cannot: its temporary file is made and removed
@@ -189,150 +176,6 @@ final class Exporter: @unchecked Sendable {
     func stopAll() {
         let monitors = entries.withLock { entries in entries.values.compactMap(\.monitor) }
         for monitor in monitors { monitor.cancel() }
-    }
-}
-
-/// Follows `/run/netns` (the `ip netns` directory) on a thread of its own: its names with
-/// inotify, and the mount table (`/proc/self/mountinfo` signals a change with `POLLPRI`),
-/// since `ip netns add` creates a name first and mounts the namespace on it after. Each
-/// change reports the names now. Idle, it never wakes.
-final class NamespaceDirectoryWatcher: @unchecked Sendable {
-    static let directory = "/run/netns"
-    private let inotifyFD: Int32
-    private let mountsFD: Int32
-    private let onChange: @Sendable (_ names: Set<String>) -> Void
-
-    init?(onChange: @escaping @Sendable (Set<String>) -> Void) {
-        self.onChange = onChange
-        inotifyFD = inotify_init1(Int32(IN_CLOEXEC | IN_NONBLOCK))
-        mountsFD = open("/proc/self/mountinfo", O_RDONLY | O_CLOEXEC)
-        guard inotifyFD >= 0, mountsFD >= 0 else { return nil }
-    }
-
-    /// The names in the directory now (none when it does not exist yet).
-    static func names() -> Set<String> {
-        guard let directory = opendir(NamespaceDirectoryWatcher.directory) else { return [] }
-        defer { closedir(directory) }
-        var names: Set<String> = []
-        while let entry = readdir(directory) {
-            let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
-                String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self)
-            }
-            if name != "." && name != ".." { names.insert(name) }
-        }
-        return names
-    }
-
-    /// Starts the thread. `ip netns add` makes the directory on first use: until then its
-    /// parent is watched for it.
-    func start() -> Bool {
-        OwnThread.start(name: "netpath-netns") { [self] in run() } != nil
-    }
-
-    private func layWatch() -> Bool {
-        let mask = UInt32(IN_CREATE | IN_DELETE | IN_MOVED_TO | IN_MOVED_FROM | IN_DELETE_SELF | IN_ONLYDIR)
-        if inotify_add_watch(inotifyFD, NamespaceDirectoryWatcher.directory, mask) >= 0 { return true }
-        mkdir(NamespaceDirectoryWatcher.directory, 0o755)
-        return inotify_add_watch(inotifyFD, NamespaceDirectoryWatcher.directory, mask) >= 0
-    }
-
-    private func run() {
-        _ = layWatch()
-        var buffer = [UInt8](repeating: 0, count: 4096)
-        while true {
-            // Read the mount table to its end: the next change then raises POLLPRI again.
-            lseek(mountsFD, 0, SEEK_SET)
-            while buffer.withUnsafeMutableBytes({ read(mountsFD, $0.baseAddress, $0.count) }) > 0 {}
-            onChange(NamespaceDirectoryWatcher.names())
-            var descriptors = [pollfd(fd: inotifyFD, events: Int16(POLLIN), revents: 0),
-                               pollfd(fd: mountsFD, events: Int16(POLLPRI), revents: 0)]
-            let ready = poll(&descriptors, 2, -1)
-            if ready < 0 && errno == EINTR { continue }
-            guard ready > 0 else { return }
-            // Which names changed does not matter: the directory is read again.
-            while buffer.withUnsafeMutableBytes({ read(inotifyFD, $0.baseAddress, $0.count) }) > 0 {}
-            _ = layWatch()
-        }
-    }
-}
-
-extension NetPathCommand {
-    /// `serve`: metrics until SIGINT/SIGTERM; SIGHUP re-reads `--web-config`.
-    static func serve(_ session: Session, signals: sigset_t) -> Never {
-        if let file = session.arguments.textfile, let problem = Exporter.textfileProblem(file) { fail(problem, .runtime) }
-        var signals = signals
-        var security = WebSecurity.plain
-        if let file = session.arguments.webConfig {
-            // Blocked before any thread starts, like SIGINT and SIGTERM: the main thread takes it.
-            var hangup = sigset_t()
-            sigemptyset(&hangup)
-            sigaddset(&hangup, SIGHUP)
-            pthread_sigmask(SIG_BLOCK, &hangup, nil)
-            sigaddset(&signals, SIGHUP)
-            do {
-                security = try WebSecurity.load(file)
-            } catch {
-                fail(error.message, .runtime)
-            }
-            if let warning = security.certificateWarning(now: Int64(Exporter.unixNow())) { Terminal.writeError("netpath: \(warning)\n") }
-        }
-        let exporter = Exporter(session: session)
-        var server: MetricsServer?
-        if let text = session.arguments.listen, let address = ListenAddress.parse(text) {
-            do {
-                server = try MetricsServer(address, security: security, contentType: PrometheusExposition.contentType) { exporter.render() }
-            } catch let failure as ListenFailure {
-                fail(failure.message, .runtime)
-            } catch {
-                fail("\(error)", .runtime)
-            }
-        }
-        exporter.watch(nil)
-        for namespace in session.arguments.namespaces { exporter.watch(namespace) }
-        if session.arguments.allNamespaces { followAllNamespaces(session, exporter: exporter) }
-        exporter.changed()
-        if let server, !server.start() { fail("cannot start the HTTP server's thread", .runtime) }
-        // One line when ready, as exporters log it (tests wait for it; port 0 shows the port).
-        var ready: [String] = []
-        if let server { ready.append("serving \(server.url)") }
-        if let file = session.arguments.textfile { ready.append("writing \(file)") }
-        Terminal.write("netpath: " + ready.joined(separator: ", ") + "\n")
-        while waitForSignal(signals, timeout: nil) == SIGHUP {
-            if let server, let file = session.arguments.webConfig { reload(file, into: server) }
-        }
-        server?.stop()
-        exporter.stopAll()
-        finish(.success)
-    }
-
-    /// SIGHUP: the web configuration read again and applied to new connections; a file
-    /// that cannot be used is reported and the previous configuration kept (as Prometheus
-    /// does with its own). One line on stderr either way.
-    static func reload(_ file: String, into server: MetricsServer) {
-        do {
-            let security = try WebSecurity.load(file)
-            server.reload(security)
-            Terminal.writeError("netpath: reloaded \(file)\n")
-            if let warning = security.certificateWarning(now: Int64(Exporter.unixNow())) { Terminal.writeError("netpath: \(warning)\n") }
-        } catch {
-            Terminal.writeError("netpath: cannot reload: \(oneLine(error.message)); the previous configuration stays\n")
-        }
-    }
-
-    /// `--all-namespaces`: every name in `/run/netns` watched as it comes, forgotten as it goes.
-    static func followAllNamespaces(_ session: Session, exporter: Exporter) {
-        let named = Set(session.arguments.namespaces.compactMap(\.name))
-        let watched = Locked<Set<String>>([])
-        let watcher = NamespaceDirectoryWatcher { names in
-            let removed = watched.withLock { watched -> Set<String> in
-                defer { watched = names }
-                return watched.subtracting(names)
-            }
-            // Every name, not only the new ones: one that failed is tried again.
-            for name in names.sorted() { exporter.watch(.named(name), discovered: !named.contains(name)) }
-            for name in removed.sorted() where !named.contains(name) { exporter.unwatch(name) }
-        }
-        guard let watcher, watcher.start() else { fail("cannot watch \(NamespaceDirectoryWatcher.directory)", .runtime) }
     }
 }
 #endif

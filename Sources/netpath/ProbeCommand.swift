@@ -1,0 +1,20 @@
+import NetPath
+
+extension NetPathCommand {
+    /// `probe`: one check now.
+    static func probe(_ session: Session) throws(CommandError) -> ExitCode {
+        guard let check = session.check else { throw CommandError("no connectivity check configured", .usage) }
+        let path = try readPath(session.arguments, namespace: session.namespace)
+        let verdict = Gate<ConnectivityResult>()
+        let namespace = session.namespace
+        Task.detached { verdict.open(await check.run(over: path, namespace: namespace)) }
+        let result: ConnectivityResult
+        switch session.signals.wait(for: verdict, timeout: check.timeoutSeconds + 5) {
+        case .value(let value): result = value
+        case .signal(let number): throw interrupted(by: number)
+        case .readerLeft, .timedOut: throw CommandError("the check did not finish", .runtime)
+        }
+        Terminal.write((session.arguments.json ? Output.json(result) : Output.human(result, color: session.color)) + "\n")
+        return result.connectivity == .full ? .success : .failure
+    }
+}

@@ -1,0 +1,77 @@
+#if os(Linux)
+import Glibc
+import NetPath
+
+extension NetPathCommand {
+    /// `serve`: metrics until SIGINT/SIGTERM; SIGHUP re-reads `--web-config`.
+    static func serve(_ session: Session) throws(CommandError) -> ExitCode {
+        if let file = session.arguments.textfile, let problem = Exporter.textfileProblem(file) { throw CommandError(problem, .runtime) }
+        var security = WebSecurity.plain
+        if let file = session.arguments.webConfig {
+            do {
+                security = try WebSecurity.load(file)
+            } catch {
+                throw CommandError(error.message, .runtime)
+            }
+            if let warning = security.certificateWarning(now: Int64(Clock.unixNow())) { Terminal.report(warning) }
+        }
+        let exporter = Exporter(session: session)
+        var server: MetricsServer?
+        if let text = session.arguments.listen, let address = ListenAddress.parse(text) {
+            do {
+                server = try MetricsServer(address, security: security, contentType: PrometheusExposition.contentType) { exporter.render() }
+            } catch {
+                throw CommandError((error as? ListenFailure)?.message ?? "\(error)", .runtime)
+            }
+        }
+        exporter.watch(nil)
+        for namespace in session.arguments.namespaces { exporter.watch(namespace) }
+        if session.arguments.allNamespaces { try followAllNamespaces(session, exporter: exporter) }
+        exporter.changed()
+        if let server, !server.start() { throw CommandError("cannot start the HTTP server's thread", .runtime) }
+        // One line when ready, as exporters log it (tests wait for it; port 0 shows the port).
+        var ready: [String] = []
+        if let server { ready.append("serving \(server.url)") }
+        if let file = session.arguments.textfile { ready.append("writing \(file)") }
+        Terminal.write("netpath: " + ready.joined(separator: ", ") + "\n")
+        // Nothing opens this gate: only signals end `serve`.
+        let never = Gate<Never>()
+        while case .signal(SIGHUP) = session.signals.wait(for: never, timeout: nil) {
+            if let server, let file = session.arguments.webConfig { reload(file, into: server) }
+        }
+        server?.stop()
+        exporter.stopAll()
+        return .success
+    }
+
+    /// SIGHUP: the web configuration read again and applied to new connections; a file
+    /// that cannot be used is reported and the previous configuration kept (as Prometheus
+    /// does with its own). One line on stderr either way.
+    static func reload(_ file: String, into server: MetricsServer) {
+        do {
+            let security = try WebSecurity.load(file)
+            server.reload(security)
+            Terminal.report("reloaded \(file)")
+            if let warning = security.certificateWarning(now: Int64(Clock.unixNow())) { Terminal.report(warning) }
+        } catch {
+            Terminal.report("cannot reload: \(error.message); the previous configuration stays")
+        }
+    }
+
+    /// `--all-namespaces`: every name in `/run/netns` watched as it comes, forgotten as it goes.
+    static func followAllNamespaces(_ session: Session, exporter: Exporter) throws(CommandError) {
+        let named = Set(session.arguments.namespaces.compactMap(\.name))
+        let watched = Locked<Set<String>>([])
+        let watcher = NamespaceDirectoryWatcher { names in
+            let removed = watched.withLock { watched -> Set<String> in
+                defer { watched = names }
+                return watched.subtracting(names)
+            }
+            // Every name, not only the new ones: one that failed is tried again.
+            for name in names.sorted() { exporter.watch(.named(name), discovered: !named.contains(name)) }
+            for name in removed.sorted() where !named.contains(name) { exporter.unwatch(name) }
+        }
+        guard let watcher, watcher.start() else { throw CommandError("cannot watch \(NamespaceDirectoryWatcher.directory)", .runtime) }
+    }
+}
+#endif

@@ -1,0 +1,30 @@
+import NetPath
+
+extension NetPathCommand {
+    /// `wait`: exit 0 once the path is satisfied (with `--probe`, the Internet answers).
+    static func wait(_ session: Session) throws(CommandError) -> ExitCode {
+        let ended = Gate<Result<ExitCode, CommandError>>()
+        let monitor = session.makeMonitor(ending: ended)
+        let withConnectivity = session.withConnectivity
+        let done: @Sendable (NetworkPath) -> Bool = { path in
+            withConnectivity ? path.connectivity == .full : path.status == .satisfied
+        }
+        monitor.pathUpdateHandler = { @Sendable path in
+            if done(path) { ended.open(.success(.success)) }
+        }
+        try start(monitor)
+        // `start` returns with the first path known: no need to wait if it is satisfied.
+        if let path = monitor.currentPath, done(path) { return .success }
+        let timeout = session.arguments.timeout ?? 30
+        switch session.signals.wait(for: ended, timeout: timeout) {
+        case .value(let result): return try result.get()
+        // Interrupted is not "online": 130 or 143, never 0.
+        case .signal(let number): return .ended(by: number)
+        case .readerLeft, .timedOut: break
+        }
+        var goal = withConnectivity ? "the Internet to answer" : "a satisfied path"
+        if let required = session.arguments.required { goal += " through \(required.rawValue)" }
+        let last = monitor.currentPath.map { $0.description + (withConnectivity ? "  (Internet: \($0.connectivity.rawValue))" : "") }
+        throw CommandError("waited \(Help.seconds(timeout)) for \(goal); the path: \(last ?? "none reported")", .failure)
+    }
+}

@@ -1,0 +1,27 @@
+import NetPath
+
+extension NetPathCommand {
+    /// `watch`: a line now and one per change, until a signal, `--count` lines, or the
+    /// reader of its output leaving.
+    static func watch(_ session: Session) throws(CommandError) -> ExitCode {
+        let ended = Gate<Result<ExitCode, CommandError>>()
+        let monitor = session.makeMonitor(ending: ended)
+        let printed = Locked(0)
+        let limit = session.arguments.count
+        // Called inline: the first time inside `start` on the main thread, then on the
+        // monitor's reader thread. Never concurrently: paths arrive in order.
+        monitor.pathUpdateHandler = { @Sendable path in
+            guard Terminal.write(bytes: session.format(path)) else { return ended.open(.success(.success)) }
+            let count = printed.withLock { count in
+                count += 1
+                return count
+            }
+            if let limit, count >= limit { ended.open(.success(.success)) }
+        }
+        try start(monitor)
+        switch session.signals.wait(for: ended, timeout: nil, endWhenReaderLeaves: true) {
+        case .value(let result): return try result.get()
+        case .signal, .readerLeft, .timedOut: return .success
+        }
+    }
+}
