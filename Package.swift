@@ -11,6 +11,9 @@ let package = Package(
     products: [
         .library(name: "NetPath", targets: ["NetPath"]),
         .library(name: "NetPathUI", targets: ["NetPathUI"]),
+        // The metrics `netpath serve` exports, for a Swift service that exports its own:
+        // kept out of NetPath so apps do not carry it.
+        .library(name: "NetPathPrometheus", targets: ["NetPathPrometheus"]),
         // For app tests: the simulated network, trace replay, example paths. Kept out of
         // NetPath so release builds of apps do not carry it.
         .library(name: "NetPathTestKit", targets: ["NetPathTestKit"]),
@@ -34,6 +37,7 @@ let package = Package(
             swiftSettings: strict
         ),
         .target(name: "NetPathTestKit", dependencies: ["NetPath"], swiftSettings: strict),
+        .target(name: "NetPathPrometheus", dependencies: ["NetPath"], swiftSettings: strict),
         // SwiftUI views and modifiers; compiled empty where SwiftUI does not exist.
         .target(
             name: "NetPathUI",
@@ -43,7 +47,7 @@ let package = Package(
         ),
         .executableTarget(
             name: "netpath",
-            dependencies: ["NetPath", .target(name: "CNetlink", condition: .when(platforms: [.linux, .android])),
+            dependencies: ["NetPath", "NetPathPrometheus", .target(name: "CNetlink", condition: .when(platforms: [.linux, .android])),
                            .target(name: "CTLS", condition: .when(platforms: [.linux]))],
             exclude: ["StaticLink"],
             swiftSettings: strict,
@@ -60,7 +64,7 @@ let package = Package(
                              .when(platforms: [.linux], configuration: .release)),
             ]
         ),
-        .testTarget(name: "NetPathTests", dependencies: ["NetPath", "NetPathTestKit", "KernelTestSupport"]),
+        .testTarget(name: "NetPathTests", dependencies: ["NetPath", "NetPathTestKit", "NetPathPrometheus", "KernelTestSupport"]),
         // Shared by the kernel and CLI tests: namespaces, `ip`, a path recorder. Not a product.
         .target(name: "CTestSupport", path: "Tests/CTestSupport"),
         .target(name: "KernelTestSupport", dependencies: ["NetPath", "CTestSupport"], path: "Tests/Support", exclude: ["probe_server.py", "nat64-lab.sh"]),

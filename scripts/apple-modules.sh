@@ -42,6 +42,10 @@ SWIFT
   command swiftc "${flags[@]}" -warnings-as-errors -emit-module -module-name NetPathTestKit -I "$out/CNetlink" \
     Sources/NetPathTestKit/*.swift -emit-module-path "$out/NetPathTestKit.swiftmodule" || return 1
 
+  echo "== NetPathPrometheus"
+  command swiftc "${flags[@]}" -warnings-as-errors -emit-module -module-name NetPathPrometheus -I "$out/CNetlink" \
+    Sources/NetPathPrometheus/*.swift -emit-module-path "$out/NetPathPrometheus.swiftmodule" || return 1
+
   echo "== NetPathUI against the stubs"
   command swiftc "${flags[@]}" -warnings-as-errors -emit-module -module-name NetPathUI -I "$out/CNetlink" \
     Sources/NetPathUI/*.swift "$out/BundleModule.swift" -emit-module-path "$out/NetPathUI.swiftmodule" || return 1

@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
-# Builds the documentation site: the DocC catalogs of NetPath (Sources/NetPath/NetPath.docc)
-# and NetPathUI (Sources/NetPathUI/NetPathUI.docc), with the toolchain's own `docc`, no
+# Builds the documentation site: the DocC catalogs of NetPath (Sources/NetPath/NetPath.docc),
+# NetPathPrometheus (Sources/NetPathPrometheus/NetPathPrometheus.docc) and NetPathUI
+# (Sources/NetPathUI/NetPathUI.docc), with the toolchain's own `docc`, no
 # plugin. Usage: scripts/build-docs.sh [OUTPUT_DIR]   (default: .build-docs/site)
 #
-# 1. NetPath's symbol graph: `swift build --target NetPath` in a scratch path of its own
+# 1. NetPath's and NetPathPrometheus' symbol graphs: `swift build --target NetPathPrometheus`
+#    (which builds NetPath) in a scratch path of its own
 #    (.build-docs/build; never .build, which other builds use at the same time), then
 #    `swift-symbolgraph-extract` on the module it built, as `swift package dump-symbol-graph`
 #    does. (Extracting after the build, rather than `-Xswiftc -emit-symbol-graph`, gives a
@@ -60,16 +62,18 @@ step() {
 }
 took() { echo "   ($((SECONDS - step_start)) s)"; }
 
-step "NetPath: swift build --target NetPath, then its symbol graph"
-swift build --scratch-path "$scratch" --target NetPath >"$work/build.log" 2>&1 || { cat "$work/build.log"; exit 1; }
+step "NetPath and NetPathPrometheus: swift build --target NetPathPrometheus, then their symbol graphs"
+swift build --scratch-path "$scratch" --target NetPathPrometheus >"$work/build.log" 2>&1 || { cat "$work/build.log"; exit 1; }
 grep -vE '^\[[0-9]+/[0-9]+\] |^Building for|^Build of target|^Compiling|^Write ' "$work/build.log" || true
 bin=$(swift build --scratch-path "$scratch" --show-bin-path)
 modules=$bin/Modules
 [ -d "$modules" ] || modules=$bin
 triple=$(swift -print-target-info | python3 -c 'import json, sys; print(json.load(sys.stdin)["target"]["triple"])')
-rm -rf "$graphs" && mkdir -p "$graphs/NetPath" "$graphs/NetPathUI"
-swift-symbolgraph-extract -module-name NetPath -target "$triple" -I "$modules" -I "$bin/CNetlink.build" \
-  -minimum-access-level public -emit-extension-block-symbols -output-dir "$graphs/NetPath"
+rm -rf "$graphs" && mkdir -p "$graphs/NetPath" "$graphs/NetPathPrometheus" "$graphs/NetPathUI"
+for module in NetPath NetPathPrometheus; do
+  swift-symbolgraph-extract -module-name "$module" -target "$triple" -I "$modules" -I "$bin/CNetlink.build" \
+    -minimum-access-level public -emit-extension-block-symbols -output-dir "$graphs/$module"
+done
 took
 
 step "NetPathUI: compiled against the Apple API stubs, then its symbol graph"
@@ -84,7 +88,7 @@ took
 step "the catalogs' Swift code listings, type-checked against those modules"
 samples=$work/samples
 rm -rf "$samples" && mkdir -p "$samples"
-python3 - "$samples" Sources/NetPath/NetPath.docc Sources/NetPathUI/NetPathUI.docc <<'PY'
+python3 - "$samples" Sources/NetPath/NetPath.docc Sources/NetPathPrometheus/NetPathPrometheus.docc Sources/NetPathUI/NetPathUI.docc <<'PY'
 import pathlib, re, sys
 out = pathlib.Path(sys.argv[1])
 count = 0
@@ -143,13 +147,17 @@ rm -rf "$archives" && mkdir -p "$archives"
 convert Sources/NetPath/NetPath.docc NetPath
 took
 
+step "docc convert NetPathPrometheus"
+convert Sources/NetPathPrometheus/NetPathPrometheus.docc NetPathPrometheus
+took
+
 step "docc convert NetPathUI"
 convert Sources/NetPathUI/NetPathUI.docc NetPathUI
 took
 
 step "docc merge into $site"
 rm -rf "$site"
-"$docc" merge "$archives/NetPath.doccarchive" "$archives/NetPathUI.doccarchive" --output-path "$site" \
+"$docc" merge "$archives/NetPath.doccarchive" "$archives/NetPathPrometheus.doccarchive" "$archives/NetPathUI.doccarchive" --output-path "$site" \
   --synthesized-landing-page-name NetPath --synthesized-landing-page-kind Package
 # The app's own page for / is "page not found": send visitors of the root to the landing page.
 cat >"$site/index.html" <<'HTML'

@@ -1,6 +1,7 @@
 #if os(Linux)
 import Glibc
 import NetPath
+import NetPathPrometheus
 
 /// `netpath serve`: the path of this host and of every namespace asked for, as Prometheus
 /// metrics over HTTP (`--listen`) and in a file for node_exporter (`--textfile`).

@@ -1,6 +1,7 @@
 #if os(Linux)
 import Glibc
 import NetPath
+import NetPathPrometheus
 
 extension NetPathCommand {
     /// `serve`: metrics until SIGINT/SIGTERM; SIGHUP re-reads `--web-config`.

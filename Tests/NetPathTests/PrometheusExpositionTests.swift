@@ -2,6 +2,7 @@ import Foundation
 import KernelTestSupport
 import Testing
 @testable import NetPath
+@testable import NetPathPrometheus
 
 /// Paths and namespaces the exposition tests share.
 enum MetricsFixture {

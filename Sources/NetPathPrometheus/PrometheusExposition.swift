@@ -1,3 +1,5 @@
+import NetPath
+
 /// The Prometheus text exposition format (version 0.0.4) of the paths of several network
 /// namespaces: what `netpath serve` answers to `GET /metrics` and writes for
 /// node_exporter's textfile collector.

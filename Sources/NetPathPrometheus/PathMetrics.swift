@@ -1,3 +1,5 @@
+import NetPath
+
 /// What a monitor's paths add up to over time, for one network namespace: how many paths
 /// it emitted, how long it spent in each status, when the path last changed, how long
 /// connectivity checks took and how often the monitor recovered from an overrun.
