@@ -40,7 +40,7 @@ struct FaultInjectionTests {
         try monitor.start()
         // The reader and its resolver-watch thread.
         #expect(threadsNamed("np-churn") == 1 && threadsNamed("np-churn-r") == 1)
-        weak let source = monitor.storage.state.withLock { $0.source }
+        weak let source = monitor.storage.source
         #expect(source != nil)
         monitor.cancel()
         #expect(threadsGone("np-churn") && threadsGone("np-churn-r"))
@@ -55,7 +55,7 @@ struct FaultInjectionTests {
             }
             monitor.cancel()
         }
-        #expect(monitor.storage.state.withLock { $0.subscribers.isEmpty && $0.observers.isEmpty && $0.source == nil })
+        #expect(monitor.storage.subscriberCount == 0 && monitor.storage.observerCount == 0 && monitor.storage.source == nil)
         #expect(try netlinkSocketsOfThisProcess(in: ns) == 0)
         #expect(threadsGone("np-churn") && threadsGone("np-churn-r"))
         // Memory: 2,000 cycles may not leave a per-cycle residue. The bound is loose (other
@@ -217,7 +217,7 @@ struct FaultInjectionTests {
         try monitor.start()
         defer { monitor.cancel() }
         await recorder.expect("satisfied [eth0:wiredEthernet] gw 10.64.0.1 v4")
-        let source = try #require(monitor.storage.state.withLock { $0.source } as? LinuxPathSource)
+        let source = try #require(monitor.storage.source as? LinuxPathSource)
         #expect(source.resyncCount >= 1)
         #expect(recorder.paths.allSatisfy { $0.gateways != ["10.64.0.9"] }, "a stale path from the interrupted dump was delivered")
     }

@@ -110,7 +110,7 @@ let onlineTwo = NetworkPath(status: .satisfied, availableInterfaces: [NetworkInt
             #expect(seen.first == online && seen.last == onlineTwo)
             #expect(zip(seen, seen.dropFirst()).allSatisfy { $0 != $1 })
         }
-        #expect(monitor.storage.state.withLock { $0.subscribers.isEmpty })
+        #expect(monitor.storage.subscriberCount == 0)
         monitor.cancel()
     }
 
@@ -128,7 +128,7 @@ let onlineTwo = NetworkPath(status: .satisfied, availableInterfaces: [NetworkInt
             }
             backend.send(online)
             // The loop ends when the monitor is cancelled, whatever it saw.
-            while monitor.storage.state.withLock({ $0.subscribers.isEmpty }) { await Task.yield() }
+            while monitor.storage.subscriberCount == 0 { await Task.yield() }
             monitor.cancel()
             let count = await loop.value
             #expect(count >= 1 && count <= 2)
@@ -145,13 +145,13 @@ let onlineTwo = NetworkPath(status: .satisfied, availableInterfaces: [NetworkInt
         let monitor = backend.monitor()
         try monitor.start()
         let loop = Task { for await _ in monitor.paths {} }
-        while monitor.storage.state.withLock({ $0.subscribers.isEmpty }) { await Task.yield() }
+        while monitor.storage.subscriberCount == 0 { await Task.yield() }
         loop.cancel()
         await loop.value
-        #expect(monitor.storage.state.withLock { $0.subscribers.isEmpty })
+        #expect(monitor.storage.subscriberCount == 0)
         // An iterator made and dropped unsubscribes too.
         do { _ = monitor.paths.makeAsyncIterator() }
-        #expect(monitor.storage.state.withLock { $0.subscribers.isEmpty })
+        #expect(monitor.storage.subscriberCount == 0)
         monitor.cancel()
     }
 

@@ -142,38 +142,38 @@ public final class PathMonitor: Sendable {
 
     /// The latest path, or `nil` before the first start.
     public var currentPath: NetworkPath? {
-        storage.state.withLock { $0.current }
+        storage.current
     }
 
     /// How many times the running source lost kernel events and read the whole state again
     /// (0 when not running, and on Apple platforms).
     package var resyncCount: Int {
-        storage.state.withLock { $0.source }?.resyncCount ?? 0
+        storage.source?.resyncCount ?? 0
     }
 
     /// Whether the monitor is running.
     public var isRunning: Bool {
-        storage.state.withLock { $0.source != nil }
+        storage.source != nil
     }
 
     /// Why the monitor stopped by itself, if it did: on Linux, the watched network
     /// namespace was deleted (`ip netns del`). Cleared by the next ``start(queue:)``.
     public var terminationError: NetPathError? {
-        storage.state.withLock { $0.terminationError }
+        storage.terminationError
     }
 
     /// Called once when the monitor stops by itself (see ``terminationError``), on the
     /// same queue as ``pathUpdateHandler``, after the last path.
     public var terminationHandler: (@Sendable (NetPathError) -> Void)? {
-        get { storage.state.withLock { $0.terminationHandler } }
-        set { storage.state.withLock { $0.terminationHandler = newValue } }
+        get { storage.terminationHandler }
+        set { storage.terminationHandler = newValue }
     }
 
     /// Called with the first path after each start and then with each change, on the
     /// queue given to ``start(queue:)``. It is kept across restarts.
     public var pathUpdateHandler: (@Sendable (NetworkPath) -> Void)? {
-        get { storage.state.withLock { $0.handler } }
-        set { storage.state.withLock { $0.handler = newValue } }
+        get { storage.handler }
+        set { storage.handler = newValue }
     }
 
     /// Starts watching. Does nothing when already running.
@@ -185,33 +185,14 @@ public final class PathMonitor: Sendable {
     /// - Throws: ``NetPathError`` when the namespace does not exist or cannot be entered,
     ///   or the netlink socket cannot be opened.
     public func start(queue: DispatchQueue? = nil) throws {
-        let opened: (any PathSource, UInt64)? = try storage.lifecycle.withLock { _ in
-            let generation: UInt64? = storage.state.withLock { state in
-                guard state.source == nil else { return nil }
-                state.generation &+= 1
-                state.queue = queue
-                state.terminationError = nil
-                return state.generation
-            }
-            guard let generation else { return nil }
-            let costs = costs
-            let source = try makeSource(filter, { [weak storage] path in
-                storage?.deliver(costs.apply(to: path), generation: generation)
+        // The costs are applied to every path the source reports, its first included.
+        let makeSource = costs.wrap(makeSource)
+        let started = try storage.start(queue: queue) { [storage, filter] generation in
+            try makeSource(filter, { [weak storage] path in
+                storage?.deliver(path, generation: generation)
             }, { [weak storage] error in
                 storage?.terminate(error, generation: generation)
             })
-            storage.state.withLock { $0.source = source }
-            return (source, generation)
-        }
-        guard let (source, generation) = opened else { return }
-        // Outside the lifecycle lock: a handler called inline may cancel or restart.
-        if let first = source.initialPath {
-            storage.deliver(costs.apply(to: first), generation: generation, force: true)
-        }
-        let started = storage.lifecycle.withLock { _ in
-            // Cancelled meanwhile (by a handler, or another thread): nothing to start.
-            guard storage.state.withLock({ $0.generation == generation }) else { return true }
-            return source.startReading()
         }
         guard started else {
             cancel()
@@ -279,7 +260,7 @@ public final class PathMonitor: Sendable {
     /// Stops watching: closes the socket, ends every active ``paths`` loop. The monitor
     /// can be started again.
     public func cancel() {
-        storage.lifecycle.withLock { _ in storage.stop() }
+        storage.cancel()
     }
 
     /// The paths as an `AsyncSequence`: the current path first, then each change.
