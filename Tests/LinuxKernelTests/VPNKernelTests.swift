@@ -84,7 +84,7 @@ struct VPNKernelTests {
         let monitor = PathMonitor(
             requiredInterfaceType: nil, prohibitedInterfaceTypes: [], namespace: ns.namespace,
             costs: InterfaceCosts(metered: ["eth0"]),
-            makeSource: PathMonitor.systemSource(namespace: ns.namespace, options: .init())
+            makeSource: InterfaceCosts(metered: ["eth0"]).wrap(PathMonitor.systemSource(namespace: ns.namespace, options: .init()))
         )
         let recorder = PathRecorder(monitor)
         try monitor.start()

@@ -55,7 +55,8 @@ import Testing
     @Test func aMonitorMarksEveryPathItDelivers() async throws {
         let backend = ManualBackend(initial: online)
         let monitor = PathMonitor(requiredInterfaceType: nil, prohibitedInterfaceTypes: [], namespace: nil,
-                                  costs: InterfaceCosts(metered: ["eth0"], constrained: ["wlan*"]), makeSource: backend.factory)
+                                  costs: InterfaceCosts(metered: ["eth0"], constrained: ["wlan*"]),
+                                  makeSource: InterfaceCosts(metered: ["eth0"], constrained: ["wlan*"]).wrap(backend.factory))
         #expect(monitor.meteredInterfaces == ["eth0"] && monitor.constrainedInterfaces == ["wlan*"])
         try monitor.start()
         var paths = monitor.paths.makeAsyncIterator()

@@ -204,7 +204,7 @@ import NetPathTestKit
                                           allowsUltraConstrainedPaths: allowingUltraConstrained)
         let monitor = PathMonitor(requiredInterfaceType: nil, prohibitedInterfaceTypes: [], namespace: nil, connectivityCheck: check,
                                   costs: costs,
-                                  makeSource: ConnectivitySource.wrap(network.factory, check: check, costs: costs, clock: clock,
+                                  makeSource: ConnectivitySource.wrap(costs.wrap(network.factory), check: check, clock: clock,
                                                                       checker: checker.checker))
         let seen = Shared<[NetworkPath]>([])
         monitor.pathUpdateHandler = { path in seen.withLock { $0.append(path) } }

@@ -83,11 +83,12 @@ public final class PathMonitor: Sendable {
         #if os(Linux) || os(Android)
         options.sharedReader = reader?.thread
         #endif
-        var makeSource = PathMonitor.systemSource(namespace: namespace, options: options)
+        // The costs first: the check sees them (it runs on no ultra-constrained path).
+        var makeSource = costs.wrap(PathMonitor.systemSource(namespace: namespace, options: options))
         let checkObserver = Locked<(@Sendable (ConnectivityResult) -> Void)?>(nil)
         if let connectivityCheck {
             makeSource = ConnectivitySource.wrap(
-                makeSource, check: connectivityCheck, costs: costs, clock: DispatchProbeClock(),
+                makeSource, check: connectivityCheck, clock: DispatchProbeClock(),
                 checker: { path, completion in
                     connectivityCheck.start(over: path, namespace: namespace) { result in
                         checkObserver.withLock { $0 }?(result)
@@ -117,6 +118,8 @@ public final class PathMonitor: Sendable {
                   namespace: nil, makeSource: makeSource)
     }
 
+    /// The designated initializer. `costs` is what the monitor reports it applies:
+    /// `makeSource` applies them (``InterfaceCosts/wrap(_:)``).
     init(
         requiredInterfaceType: NetworkInterface.InterfaceType?,
         prohibitedInterfaceTypes: [NetworkInterface.InterfaceType],
@@ -185,8 +188,6 @@ public final class PathMonitor: Sendable {
     /// - Throws: ``NetPathError`` when the namespace does not exist or cannot be entered,
     ///   or the netlink socket cannot be opened.
     public func start(queue: DispatchQueue? = nil) throws {
-        // The costs are applied to every path the source reports, its first included.
-        let makeSource = costs.wrap(makeSource)
         let started = try storage.start(queue: queue) { [storage, filter] generation in
             try makeSource(filter, { [weak storage] path in
                 storage?.deliver(path, generation: generation)
@@ -239,7 +240,7 @@ public final class PathMonitor: Sendable {
         #endif
         let monitor = PathMonitor(
             requiredInterfaceType: requiredInterfaceType, prohibitedInterfaceTypes: prohibitedInterfaceTypes,
-            namespace: namespace, costs: costs, makeSource: systemSource(namespace: namespace, options: options)
+            namespace: namespace, costs: costs, makeSource: costs.wrap(systemSource(namespace: namespace, options: options))
         )
         let first = Locked<NetworkPath?>(nil)
         let arrived = DispatchSemaphore(value: 0)
