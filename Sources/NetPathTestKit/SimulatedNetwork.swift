@@ -177,9 +177,9 @@ extension PathMonitor {
         prohibitedInterfaceTypes: [NetworkInterface.InterfaceType] = []
     ) {
         self.init(
-            requiredInterfaceType: requiredInterfaceType,
-            prohibitedInterfaceTypes: prohibitedInterfaceTypes,
-            source: network.factory
+            configuration: Configuration(requiredInterfaceType: requiredInterfaceType,
+                                         prohibitedInterfaceTypes: prohibitedInterfaceTypes),
+            backend: network.factory
         )
     }
 }

@@ -77,18 +77,19 @@ enum NetPathCommand {
             return line.bytes
         }
 
+        /// The monitor's settings from the arguments, for `namespace`.
+        func configuration(namespace: NetworkNamespace?) -> PathMonitor.Configuration {
+            PathMonitor.Configuration(
+                requiredInterfaceType: arguments.required, prohibitedInterfaceTypes: arguments.prohibited,
+                namespace: namespace, connectivityCheck: check, meteredInterfaces: arguments.metered,
+                constrainedInterfaces: arguments.constrained, ultraConstrainedInterfaces: arguments.ultraConstrained
+            )
+        }
+
         /// Made only by the commands that watch: `status` and `probe` read the path once,
         /// and a monitor's first use costs start-up time (generic metadata of its subscribers).
         func makeMonitor() -> PathMonitor {
-            let monitor = PathMonitor(
-                requiredInterfaceType: arguments.required,
-                prohibitedInterfaceTypes: arguments.prohibited,
-                namespace: namespace,
-                connectivityCheck: check,
-                meteredInterfaces: arguments.metered,
-                constrainedInterfaces: arguments.constrained,
-                ultraConstrainedInterfaces: arguments.ultraConstrained
-            )
+            let monitor = PathMonitor(configuration: configuration(namespace: namespace))
             // The watched namespace deleted under us: say so, exit 3.
             monitor.terminationHandler = { error in fail(error.description, .runtime) }
             return monitor
@@ -125,7 +126,7 @@ enum NetPathCommand {
 
     /// `status`: the path read once.
     static func status(_ session: Session) -> Never {
-        let path = readPath(session.arguments, namespace: session.namespace)
+        let path = readPath(session)
         Terminal.write(bytes: session.format(path))
         finish(path.status == .satisfied ? .success : .failure)
     }
@@ -196,7 +197,7 @@ enum NetPathCommand {
     static func probe(_ session: Session) -> Never {
         guard let check = session.check else { fail("no connectivity check configured", .usage) }
         endOnSignal()
-        let path = readPath(session.arguments, namespace: session.namespace)
+        let path = readPath(session)
         let verdict = Gate<ConnectivityResult>()
         let namespace = session.namespace
         Task.detached { verdict.open(await check.run(over: path, namespace: namespace)) }
@@ -206,12 +207,9 @@ enum NetPathCommand {
     }
 
     /// The path now, read once (no thread, no watch: the fastest start and exit).
-    static func readPath(_ arguments: Arguments, namespace: NetworkNamespace?) -> NetworkPath {
+    static func readPath(_ session: Session) -> NetworkPath {
         do {
-            return try PathMonitor.snapshot(requiredInterfaceType: arguments.required,
-                                               prohibitedInterfaceTypes: arguments.prohibited, namespace: namespace,
-                                               meteredInterfaces: arguments.metered, constrainedInterfaces: arguments.constrained,
-                                               ultraConstrainedInterfaces: arguments.ultraConstrained)
+            return try PathMonitor.snapshot(configuration: session.configuration(namespace: session.namespace))
         } catch let error as NetPathError {
             fail(error.description, .runtime)
         } catch {

@@ -10,7 +10,7 @@ import NetPath
 /// in that namespace's ``PathMetrics`` under one lock, and a scrape renders all of them with
 /// ``PrometheusExposition``. A namespace that cannot be watched is reported on stderr and
 /// as `netpath_namespace_up 0`, and never stops the others.
-final class Exporter: @unchecked Sendable {
+final class Exporter: Sendable {
     private struct Entry {
         var monitor: PathMonitor?
         var metrics = PathMetrics()
@@ -51,13 +51,10 @@ final class Exporter: @unchecked Sendable {
     /// file) or not any more (deleted) is the normal coming and going, not an error to print.
     func watch(_ namespace: NetworkNamespace?, discovered: Bool = false) {
         let label = Exporter.label(of: namespace)
-        let arguments = session.arguments
-        let monitor = PathMonitor(
-            requiredInterfaceType: arguments.required, prohibitedInterfaceTypes: arguments.prohibited, namespace: namespace,
-            connectivityCheck: session.check, meteredInterfaces: arguments.metered, constrainedInterfaces: arguments.constrained,
-            ultraConstrainedInterfaces: arguments.ultraConstrained,
-            reader: reader
-        )
+        let monitor = PathMonitor(configuration: session.configuration(namespace: namespace), reader: reader) { [weak self] result in
+            guard let self, let milliseconds = result.latencyMilliseconds else { return }
+            self.entries.withLock { $0[label]?.metrics.recordCheck(duration: milliseconds / 1000) }
+        }
         // A namespace that failed is tried again (`ip netns add` creates the file a moment
         // before it mounts the namespace on it).
         let (fresh, previous) = entries.withLock { entries -> (Bool, PathMonitor?) in
@@ -69,12 +66,6 @@ final class Exporter: @unchecked Sendable {
         previous?.cancel()
         guard fresh else { return }
         monitor.pathUpdateHandler = { [weak self] path in self?.record(path, label: label, monitor: monitor) }
-        monitor.checkObserver.withLock { observer in
-            observer = { [weak self] result in
-                guard let self, let milliseconds = result.latencyMilliseconds else { return }
-                self.entries.withLock { $0[label]?.metrics.recordCheck(duration: milliseconds / 1000) }
-            }
-        }
         monitor.terminationHandler = { [weak self] error in
             self?.failed(label, error.description, monitor: monitor, quietly: discovered && Exporter.isComingOrGoing(error))
         }
@@ -195,7 +186,7 @@ final class Exporter: @unchecked Sendable {
 /// inotify, and the mount table (`/proc/self/mountinfo` signals a change with `POLLPRI`),
 /// since `ip netns add` creates a name first and mounts the namespace on it after. Each
 /// change reports the names now. Idle, it never wakes.
-final class NamespaceDirectoryWatcher: @unchecked Sendable {
+final class NamespaceDirectoryWatcher: Sendable {
     static let directory = "/run/netns"
     private let inotifyFD: Int32
     private let mountsFD: Int32

@@ -35,8 +35,8 @@ struct FaultInjectionTests {
         // A reader-thread name no other test uses, so this test can count its own threads.
         var options = LinuxSourceOptions()
         options.threadName = "np-churn"
-        let monitor = PathMonitor(requiredInterfaceType: nil, prohibitedInterfaceTypes: [], namespace: ns.namespace,
-                                  makeSource: PathMonitor.systemSource(namespace: ns.namespace, options: options))
+        let monitor = PathMonitor(configuration: .init(namespace: ns.namespace),
+                                  backend: PathMonitor.systemSource(namespace: ns.namespace, options: options))
         try monitor.start()
         // The reader and its resolver-watch thread.
         #expect(threadsNamed("np-churn") == 1 && threadsNamed("np-churn-r") == 1)
@@ -211,8 +211,8 @@ struct FaultInjectionTests {
             let first = flooded.withLock { done in defer { done = true }; return !done }
             if first { _ = try? run(Kernel.ipPath, ["-n", name, "-force", "-batch", "-"], input: flood.joined(separator: "\n") + "\n") }
         }
-        let monitor = PathMonitor(requiredInterfaceType: nil, prohibitedInterfaceTypes: [], namespace: ns.namespace,
-                                  makeSource: PathMonitor.systemSource(namespace: ns.namespace, options: options))
+        let monitor = PathMonitor(configuration: .init(namespace: ns.namespace),
+                                  backend: PathMonitor.systemSource(namespace: ns.namespace, options: options))
         let recorder = PathRecorder(monitor)
         try monitor.start()
         defer { monitor.cancel() }
