@@ -40,14 +40,14 @@ final class PathStorage: Sendable {
     ///
     /// - Parameters:
     ///   - queue: Where the path update handler runs (`nil`: on the delivering thread).
-    ///   - open: Opens the run's source; given the run's generation, for its callbacks.
+    ///   - openSource: Opens the run's source; given the run's generation, for its callbacks.
     /// - Returns: `false` when the source could not start reading (the run goes on: the
     ///   caller cancels it).
-    /// - Throws: What `open` throws.
-    func start(queue: DispatchQueue?, open: (_ generation: UInt64) throws -> any PathSource) throws -> Bool {
+    /// - Throws: What `openSource` throws.
+    func start(queue: DispatchQueue?, openSource: (_ generation: UInt64) throws -> any PathSource) throws -> Bool {
         let opened: (any PathSource, UInt64)? = try lifecycle.withLock { _ in
             guard let generation = state.withLock({ $0.start(queue: queue) }) else { return nil }
-            let source = try open(generation)
+            let source = try openSource(generation)
             state.withLock { $0.opened(source) }
             return (source, generation)
         }
@@ -64,7 +64,7 @@ final class PathStorage: Sendable {
     }
 
     /// Stops the running source and ends every active subscription, serialised with
-    /// ``start(queue:open:)``.
+    /// ``start(queue:openSource:)``.
     func cancel() {
         lifecycle.withLock { _ in stop() }
     }
