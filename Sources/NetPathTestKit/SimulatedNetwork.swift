@@ -105,15 +105,14 @@ public final class SimulatedNetwork: Sendable {
 
     package var factory: PathSourceFactory {
         { [self] filter, deliver, _ in
-            let source = SimulatedSource(network: self, filter: filter, deliver: deliver)
-            let initial: NetworkPath = state.withLock { state in
+            // Made under the lock, so that no path is sent between its first and its registration.
+            state.withLock { state in
                 state.nextID &+= 1
-                source.id = state.nextID
+                let source = SimulatedSource(network: self, id: state.nextID, filter: filter,
+                                             initialPath: SimulatedNetwork.apply(filter, to: state.current), deliver: deliver)
                 state.sources[state.nextID] = source
-                return state.current
+                return source
             }
-            source.initialPath = SimulatedNetwork.apply(filter, to: initial)
-            return source
         }
     }
 
@@ -135,19 +134,20 @@ public final class SimulatedNetwork: Sendable {
 }
 
 /// One started monitor's view of a ``SimulatedNetwork``.
-final class SimulatedSource: PathSource, @unchecked Sendable {
-    // `id` and `initialPath` are written once by the factory before the source is shared;
-    // `stopped` is guarded by its lock.
+final class SimulatedSource: PathSource {
     private let network: SimulatedNetwork
+    private let id: UInt64
     private let filter: InterfaceFilter
     private let deliver: @Sendable (NetworkPath) -> Void
     private let stopped = Locked(false)
-    var id: UInt64 = 0
-    package var initialPath: NetworkPath?
+    package let initialPath: NetworkPath?
 
-    init(network: SimulatedNetwork, filter: InterfaceFilter, deliver: @escaping @Sendable (NetworkPath) -> Void) {
+    init(network: SimulatedNetwork, id: UInt64, filter: InterfaceFilter, initialPath: NetworkPath,
+         deliver: @escaping @Sendable (NetworkPath) -> Void) {
         self.network = network
+        self.id = id
         self.filter = filter
+        self.initialPath = initialPath
         self.deliver = deliver
     }
 
@@ -177,9 +177,9 @@ extension PathMonitor {
         prohibitedInterfaceTypes: [NetworkInterface.InterfaceType] = []
     ) {
         self.init(
-            requiredInterfaceType: requiredInterfaceType,
-            prohibitedInterfaceTypes: prohibitedInterfaceTypes,
-            source: network.factory
+            configuration: Configuration(requiredInterfaceType: requiredInterfaceType,
+                                         prohibitedInterfaceTypes: prohibitedInterfaceTypes),
+            backend: network.factory
         )
     }
 }

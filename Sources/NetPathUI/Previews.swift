@@ -16,8 +16,8 @@ struct NetPathUI_Previews: PreviewProvider {
 
     @MainActor
     static func monitor(_ path: NetworkPath) -> NetworkMonitor {
-        let monitor = NetworkMonitor(monitor: PathMonitor(requiredInterfaceType: nil, prohibitedInterfaceTypes: [],
-                                                          source: { _, _, _ in FixedSource(path) }))
+        let monitor = NetworkMonitor(monitor: PathMonitor(configuration: PathMonitor.Configuration(),
+                                                          backend: { _, _, _ in FixedSource(path) }))
         monitor.start()
         return monitor
     }

@@ -11,7 +11,7 @@ import NetPathPrometheus
 /// in that namespace's ``PathMetrics`` under one lock, and a scrape renders all of them with
 /// ``PrometheusExposition``. A namespace that cannot be watched is reported on stderr and
 /// as `netpath_namespace_up 0`, and never stops the others.
-final class Exporter: @unchecked Sendable {
+final class Exporter: Sendable {
     private struct Entry {
         var monitor: PathMonitor?
         var metrics = PathMetrics()
@@ -40,13 +40,10 @@ final class Exporter: @unchecked Sendable {
     /// file) or not any more (deleted) is the normal coming and going, not an error to print.
     func watch(_ namespace: NetworkNamespace?, discovered: Bool = false) {
         let label = Exporter.label(of: namespace)
-        let arguments = session.arguments
-        let monitor = PathMonitor(
-            requiredInterfaceType: arguments.required, prohibitedInterfaceTypes: arguments.prohibited, namespace: namespace,
-            connectivityCheck: session.check, meteredInterfaces: arguments.metered, constrainedInterfaces: arguments.constrained,
-            ultraConstrainedInterfaces: arguments.ultraConstrained,
-            reader: reader
-        )
+        let monitor = PathMonitor(configuration: session.configuration(namespace: namespace), reader: reader) { [weak self] result in
+            guard let self, let milliseconds = result.latencyMilliseconds else { return }
+            self.entries.withLock { $0[label]?.metrics.recordCheck(duration: milliseconds / 1000) }
+        }
         // A namespace that failed is tried again (`ip netns add` creates the file a moment
         // before it mounts the namespace on it).
         let (fresh, previous) = entries.withLock { entries -> (Bool, PathMonitor?) in
@@ -58,12 +55,6 @@ final class Exporter: @unchecked Sendable {
         previous?.cancel()
         guard fresh else { return }
         monitor.pathUpdateHandler = { [weak self] path in self?.record(path, label: label, monitor: monitor) }
-        monitor.checkObserver.withLock { observer in
-            observer = { [weak self] result in
-                guard let self, let milliseconds = result.latencyMilliseconds else { return }
-                self.entries.withLock { $0[label]?.metrics.recordCheck(duration: milliseconds / 1000) }
-            }
-        }
         monitor.terminationHandler = { [weak self] error in
             self?.failed(label, error.description, monitor: monitor, quietly: discovered && Exporter.isComingOrGoing(error))
         }

@@ -6,7 +6,7 @@ import NetPath
 /// inotify, and the mount table (`/proc/self/mountinfo` signals a change with `POLLPRI`),
 /// since `ip netns add` creates a name first and mounts the namespace on it after. Each
 /// change reports the names now. Idle, it never wakes.
-final class NamespaceDirectoryWatcher: @unchecked Sendable {
+final class NamespaceDirectoryWatcher: Sendable {
     static let directory = "/run/netns"
     private let inotifyFD: Int32
     private let mountsFD: Int32

@@ -98,19 +98,20 @@ enum NetPathCommand {
             return line.bytes
         }
 
+        /// The monitor's settings from the arguments, for `namespace`.
+        func configuration(namespace: NetworkNamespace?) -> PathMonitor.Configuration {
+            PathMonitor.Configuration(
+                requiredInterfaceType: arguments.required, prohibitedInterfaceTypes: arguments.prohibited,
+                namespace: namespace, connectivityCheck: check, meteredInterfaces: arguments.metered,
+                constrainedInterfaces: arguments.constrained, ultraConstrainedInterfaces: arguments.ultraConstrained
+            )
+        }
+
         /// Made only by the commands that watch: `status` and `probe` read the path once,
         /// and a monitor's first use costs start-up time (generic metadata of its subscribers).
         /// The watched namespace deleted under it opens `ended` with the error (exit 3).
         func makeMonitor(ending ended: Gate<Result<ExitCode, CommandError>>) -> PathMonitor {
-            let monitor = PathMonitor(
-                requiredInterfaceType: arguments.required,
-                prohibitedInterfaceTypes: arguments.prohibited,
-                namespace: namespace,
-                connectivityCheck: check,
-                meteredInterfaces: arguments.metered,
-                constrainedInterfaces: arguments.constrained,
-                ultraConstrainedInterfaces: arguments.ultraConstrained
-            )
+            let monitor = PathMonitor(configuration: configuration(namespace: namespace))
             monitor.terminationHandler = { error in ended.open(.failure(CommandError(error.description, .runtime))) }
             return monitor
         }
@@ -144,12 +145,9 @@ enum NetPathCommand {
     }
 
     /// The path now, read once (no thread, no watch: the fastest start and exit).
-    static func readPath(_ arguments: Arguments, namespace: NetworkNamespace?) throws(CommandError) -> NetworkPath {
+    static func readPath(_ session: Session) throws(CommandError) -> NetworkPath {
         do {
-            return try PathMonitor.snapshot(requiredInterfaceType: arguments.required,
-                                            prohibitedInterfaceTypes: arguments.prohibited, namespace: namespace,
-                                            meteredInterfaces: arguments.metered, constrainedInterfaces: arguments.constrained,
-                                            ultraConstrainedInterfaces: arguments.ultraConstrained)
+            return try PathMonitor.snapshot(configuration: session.configuration(namespace: session.namespace))
         } catch {
             throw CommandError((error as? NetPathError)?.description ?? "\(error)", .runtime)
         }

@@ -4,7 +4,7 @@ extension NetPathCommand {
     /// `probe`: one check now.
     static func probe(_ session: Session) throws(CommandError) -> ExitCode {
         guard let check = session.check else { throw CommandError("no connectivity check configured", .usage) }
-        let path = try readPath(session.arguments, namespace: session.namespace)
+        let path = try readPath(session)
         let verdict = Gate<ConnectivityResult>()
         let namespace = session.namespace
         Task.detached { verdict.open(await check.run(over: path, namespace: namespace)) }

@@ -8,7 +8,7 @@ import Darwin
 extension NetPathCommand {
     /// `status`: the path read once.
     static func status(_ session: Session) throws(CommandError) -> ExitCode {
-        let path = try readPath(session.arguments, namespace: session.namespace)
+        let path = try readPath(session)
         Terminal.write(bytes: session.format(path))
         return path.status == .satisfied ? .success : .failure
     }

@@ -35,12 +35,12 @@ struct FaultInjectionTests {
         // A reader-thread name no other test uses, so this test can count its own threads.
         var options = LinuxSourceOptions()
         options.threadName = "np-churn"
-        let monitor = PathMonitor(requiredInterfaceType: nil, prohibitedInterfaceTypes: [], namespace: ns.namespace,
-                                  makeSource: PathMonitor.systemSource(namespace: ns.namespace, options: options))
+        let monitor = PathMonitor(configuration: .init(namespace: ns.namespace),
+                                  backend: PathMonitor.systemSource(namespace: ns.namespace, options: options))
         try monitor.start()
         // The reader and its resolver-watch thread.
         #expect(threadsNamed("np-churn") == 1 && threadsNamed("np-churn-r") == 1)
-        weak let source = monitor.storage.state.withLock { $0.source }
+        weak let source = monitor.storage.source
         #expect(source != nil)
         monitor.cancel()
         #expect(threadsGone("np-churn") && threadsGone("np-churn-r"))
@@ -55,7 +55,7 @@ struct FaultInjectionTests {
             }
             monitor.cancel()
         }
-        #expect(monitor.storage.state.withLock { $0.subscribers.isEmpty && $0.observers.isEmpty && $0.source == nil })
+        #expect(monitor.storage.subscriberCount == 0 && monitor.storage.observerCount == 0 && monitor.storage.source == nil)
         #expect(try netlinkSocketsOfThisProcess(in: ns) == 0)
         #expect(threadsGone("np-churn") && threadsGone("np-churn-r"))
         // Memory: 2,000 cycles may not leave a per-cycle residue. The bound is loose (other
@@ -211,13 +211,13 @@ struct FaultInjectionTests {
             let first = flooded.withLock { done in defer { done = true }; return !done }
             if first { _ = try? run(Kernel.ipPath, ["-n", name, "-force", "-batch", "-"], input: flood.joined(separator: "\n") + "\n") }
         }
-        let monitor = PathMonitor(requiredInterfaceType: nil, prohibitedInterfaceTypes: [], namespace: ns.namespace,
-                                  makeSource: PathMonitor.systemSource(namespace: ns.namespace, options: options))
+        let monitor = PathMonitor(configuration: .init(namespace: ns.namespace),
+                                  backend: PathMonitor.systemSource(namespace: ns.namespace, options: options))
         let recorder = PathRecorder(monitor)
         try monitor.start()
         defer { monitor.cancel() }
         await recorder.expect("satisfied [eth0:wiredEthernet] gw 10.64.0.1 v4")
-        let source = try #require(monitor.storage.state.withLock { $0.source } as? LinuxPathSource)
+        let source = try #require(monitor.storage.source as? LinuxPathSource)
         #expect(source.resyncCount >= 1)
         #expect(recorder.paths.allSatisfy { $0.gateways != ["10.64.0.9"] }, "a stale path from the interrupted dump was delivered")
     }

@@ -89,7 +89,7 @@ struct MonitorLifecycleTests {
             #expect(seen.first == .noInterface && seen.last == .some(nil))
             #expect(zip(seen, seen.dropFirst()).allSatisfy { $0 != $1 })
         }
-        #expect(monitor.storage.state.withLock { $0.subscribers.isEmpty })
+        #expect(monitor.storage.subscriberCount == 0)
     }
 }
 

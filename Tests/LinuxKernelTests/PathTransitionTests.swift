@@ -242,7 +242,7 @@ struct PathTransitionTests {
         let (monitor, recorder) = try startMonitor(ns)
         defer { monitor.cancel() }
         await recorder.expect("satisfied [d0:wiredEthernet] gw 10.7.0.1 v4")
-        let source = try #require(monitor.storage.state.withLock { $0.source } as? LinuxPathSource)
+        let source = try #require(monitor.storage.source as? LinuxPathSource)
         let roundsBefore = source.lookupRounds
         let adds = (0..<3000).map { "addr add 10.\(100 + $0 / 250).\($0 % 250).1/32 dev d0" }
         try ns.batch(adds + ["route del default"])
@@ -273,7 +273,7 @@ struct PathTransitionTests {
                              "route del default", "route add default via 10.10.0.1 dev d1"])
         gate.open()
         await recorder.expect("satisfied [d1:wiredEthernet,d0:wiredEthernet] gw 10.10.0.1 v4")
-        let source = try #require(monitor.storage.state.withLock { $0.source } as? LinuxPathSource)
+        let source = try #require(monitor.storage.source as? LinuxPathSource)
         #expect(source.resyncCount >= 1, "the overrun should have forced a new dump")
         // It keeps going after the overrun.
         try ns.ip("link set d1 down")

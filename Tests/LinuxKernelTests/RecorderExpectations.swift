@@ -59,8 +59,8 @@ func startMonitor(
     options: LinuxSourceOptions = .init()
 ) throws -> (PathMonitor, PathRecorder) {
     let monitor = PathMonitor(
-        requiredInterfaceType: required, prohibitedInterfaceTypes: prohibited, namespace: namespace.namespace,
-        makeSource: PathMonitor.systemSource(namespace: namespace.namespace, options: options)
+        configuration: .init(requiredInterfaceType: required, prohibitedInterfaceTypes: prohibited, namespace: namespace.namespace),
+        backend: PathMonitor.systemSource(namespace: namespace.namespace, options: options)
     )
     let recorder = PathRecorder(monitor)
     try monitor.start()

@@ -85,14 +85,14 @@ struct SharedReaderTests {
         let handled = try onlineNamespace("shrhnd", 21)
         let survivor = try onlineNamespace("shrsur", 22)
         defer { doomed.remove(); handled.remove(); survivor.remove() }
-        let doomedMonitor = PathMonitor(requiredInterfaceType: nil, prohibitedInterfaceTypes: [], namespace: doomed.namespace,
-                                        makeSource: PathMonitor.systemSource(namespace: doomed.namespace, options: options(reader)))
+        let doomedMonitor = PathMonitor(configuration: .init(namespace: doomed.namespace),
+                                        backend: PathMonitor.systemSource(namespace: doomed.namespace, options: options(reader)))
         let ended = AsyncStream.makeStream(of: NetPathError.self)
         doomedMonitor.terminationHandler = { error in ended.continuation.yield(error) }
         try doomedMonitor.start()
         // Cancels itself on the first change after start, from the handler.
-        let selfCancelling = PathMonitor(requiredInterfaceType: nil, prohibitedInterfaceTypes: [], namespace: handled.namespace,
-                                         makeSource: PathMonitor.systemSource(namespace: handled.namespace, options: options(reader)))
+        let selfCancelling = PathMonitor(configuration: .init(namespace: handled.namespace),
+                                         backend: PathMonitor.systemSource(namespace: handled.namespace, options: options(reader)))
         let cancelled = AsyncStream.makeStream(of: NetworkPath.self)
         selfCancelling.pathUpdateHandler = { [weak selfCancelling] path in
             guard path.status != .satisfied else { return }

@@ -82,9 +82,8 @@ struct VPNKernelTests {
             try ns.batch(["link set \(name) up", "addr add 10.64.0.\(tunnels.count + 1)/32 dev \(name)"])
         }
         let monitor = PathMonitor(
-            requiredInterfaceType: nil, prohibitedInterfaceTypes: [], namespace: ns.namespace,
-            costs: InterfaceCosts(metered: ["eth0"]),
-            makeSource: PathMonitor.systemSource(namespace: ns.namespace, options: .init())
+            configuration: .init(namespace: ns.namespace, meteredInterfaces: ["eth0"]),
+            backend: PathMonitor.systemSource(namespace: ns.namespace, options: .init())
         )
         let recorder = PathRecorder(monitor)
         try monitor.start()

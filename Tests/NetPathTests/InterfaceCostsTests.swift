@@ -54,8 +54,8 @@ import Testing
 
     @Test func aMonitorMarksEveryPathItDelivers() async throws {
         let backend = ManualBackend(initial: online)
-        let monitor = PathMonitor(requiredInterfaceType: nil, prohibitedInterfaceTypes: [], namespace: nil,
-                                  costs: InterfaceCosts(metered: ["eth0"], constrained: ["wlan*"]), makeSource: backend.factory)
+        let monitor = PathMonitor(configuration: .init(meteredInterfaces: ["eth0"], constrainedInterfaces: ["wlan*"]),
+                                  backend: backend.factory)
         #expect(monitor.meteredInterfaces == ["eth0"] && monitor.constrainedInterfaces == ["wlan*"])
         try monitor.start()
         var paths = monitor.paths.makeAsyncIterator()

@@ -184,7 +184,7 @@ import NetPathTestKit
                 return last
             }
         }
-        while monitor.storage.state.withLock({ $0.subscribers.count }) < 100 { await Task.yield() }
+        while monitor.storage.subscriberCount < 100 { await Task.yield() }
         network.playAll()
         for loop in loops { #expect(await loop.value == .offline(.noAddress)) }
         #expect(network.remainingSteps == 0)

@@ -38,7 +38,7 @@ final class ManualBackend: Sendable {
     func send(_ path: NetworkPath) { latest.deliver(path) }
 
     func monitor() -> PathMonitor {
-        PathMonitor(requiredInterfaceType: nil, prohibitedInterfaceTypes: [], namespace: nil, makeSource: factory)
+        PathMonitor(configuration: .init(), backend: factory)
     }
 }
 
@@ -110,7 +110,7 @@ let onlineTwo = NetworkPath(status: .satisfied, availableInterfaces: [NetworkInt
             #expect(seen.first == online && seen.last == onlineTwo)
             #expect(zip(seen, seen.dropFirst()).allSatisfy { $0 != $1 })
         }
-        #expect(monitor.storage.state.withLock { $0.subscribers.isEmpty })
+        #expect(monitor.storage.subscriberCount == 0)
         monitor.cancel()
     }
 
@@ -128,7 +128,7 @@ let onlineTwo = NetworkPath(status: .satisfied, availableInterfaces: [NetworkInt
             }
             backend.send(online)
             // The loop ends when the monitor is cancelled, whatever it saw.
-            while monitor.storage.state.withLock({ $0.subscribers.isEmpty }) { await Task.yield() }
+            while monitor.storage.subscriberCount == 0 { await Task.yield() }
             monitor.cancel()
             let count = await loop.value
             #expect(count >= 1 && count <= 2)
@@ -145,13 +145,13 @@ let onlineTwo = NetworkPath(status: .satisfied, availableInterfaces: [NetworkInt
         let monitor = backend.monitor()
         try monitor.start()
         let loop = Task { for await _ in monitor.paths {} }
-        while monitor.storage.state.withLock({ $0.subscribers.isEmpty }) { await Task.yield() }
+        while monitor.storage.subscriberCount == 0 { await Task.yield() }
         loop.cancel()
         await loop.value
-        #expect(monitor.storage.state.withLock { $0.subscribers.isEmpty })
+        #expect(monitor.storage.subscriberCount == 0)
         // An iterator made and dropped unsubscribes too.
         do { _ = monitor.paths.makeAsyncIterator() }
-        #expect(monitor.storage.state.withLock { $0.subscribers.isEmpty })
+        #expect(monitor.storage.subscriberCount == 0)
         monitor.cancel()
     }
 
@@ -168,5 +168,36 @@ let onlineTwo = NetworkPath(status: .satisfied, availableInterfaces: [NetworkInt
         #expect(backend.latest.stopped.withLock { $0 })
         // A path the stopped source still sends goes nowhere and does not crash.
         backend.send(online)
+    }
+}
+
+@Suite struct PathMonitorConfigurationTests {
+    @Test func theSettingsOfEveryInitializerAreOneConfiguration() throws {
+        let check = try ConnectivityCheck(interval: .seconds(60))
+        let configuration = PathMonitor.Configuration(
+            requiredInterfaceType: .wifi, prohibitedInterfaceTypes: [.cellular], namespace: .named("blue"),
+            connectivityCheck: check, meteredInterfaces: ["usb0"], constrainedInterfaces: ["wlan*"],
+            ultraConstrainedInterfaces: ["sat0"]
+        )
+        let written = PathMonitor(requiredInterfaceType: .wifi, prohibitedInterfaceTypes: [.cellular], namespace: .named("blue"),
+                                  connectivityCheck: check, meteredInterfaces: ["usb0"], constrainedInterfaces: ["wlan*"],
+                                  ultraConstrainedInterfaces: ["sat0"])
+        #expect(written.configuration == configuration)
+        let configured = PathMonitor(configuration: configuration)
+        #expect(configured.requiredInterfaceType == .wifi && configured.prohibitedInterfaceTypes == [.cellular])
+        #expect(configured.namespace == .named("blue") && configured.connectivityCheck == check)
+        #expect(configured.meteredInterfaces == ["usb0"] && configured.constrainedInterfaces == ["wlan*"]
+                && configured.ultraConstrainedInterfaces == ["sat0"])
+        #expect(PathMonitor().configuration == PathMonitor.Configuration())
+    }
+
+    @MainActor
+    @Test func aNetworkMonitorThatMeansInternetReachableAddsTheDefaultCheck() {
+        let plain = NetworkMonitor(configuration: .init(meteredInterfaces: ["usb0"]))
+        #expect(plain.monitor.configuration == .init(meteredInterfaces: ["usb0"]))
+        let reachable = NetworkMonitor(configuration: .init(meteredInterfaces: ["usb0"]), isConnectedMeans: .internetReachable)
+        #expect(reachable.monitor.configuration == .init(connectivityCheck: .default, meteredInterfaces: ["usb0"]))
+        let written = NetworkMonitor(meteredInterfaces: ["usb0"], isConnectedMeans: .internetReachable)
+        #expect(written.monitor.configuration == reachable.monitor.configuration)
     }
 }

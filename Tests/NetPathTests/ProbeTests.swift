@@ -202,10 +202,11 @@ import NetPathTestKit
         let clock = ManualClock(), checker = ManualChecker()
         let check = try ConnectivityCheck(interval: interval.map { Duration.seconds($0) },
                                           allowsUltraConstrainedPaths: allowingUltraConstrained)
-        let monitor = PathMonitor(requiredInterfaceType: nil, prohibitedInterfaceTypes: [], namespace: nil, connectivityCheck: check,
-                                  costs: costs,
-                                  makeSource: ConnectivitySource.wrap(network.factory, check: check, costs: costs, clock: clock,
-                                                                      checker: checker.checker))
+        let configuration = PathMonitor.Configuration(
+            connectivityCheck: check, meteredInterfaces: costs.metered, constrainedInterfaces: costs.constrained,
+            ultraConstrainedInterfaces: costs.ultraConstrained
+        )
+        let monitor = PathMonitor(configuration: configuration, backend: network.factory, clock: clock, checker: checker.checker)
         let seen = Shared<[NetworkPath]>([])
         monitor.pathUpdateHandler = { path in seen.withLock { $0.append(path) } }
         try monitor.start()

@@ -51,9 +51,9 @@ struct LinuxSourceOptions: Sendable {
 /// calls ``turn(blocking:)`` when either is readable or its expiry comes; ``stop()`` detaches
 /// it, and the shared thread closes its descriptors.
 final class LinuxPathSource: @unchecked Sendable {
-    // Until `startReading`, only the opening thread touches `engine` and `resyncsSeen`;
-    // afterwards only the reader thread does (its own, or the shared one). `control` and
-    // `resolverChanged` (locks of their own) guard the rest.
+    // `@unchecked`: `engine`, `resyncsSeen` and `watcher` are not behind a lock. Until
+    // `startReading`, only the opening thread touches them; afterwards only the reader thread
+    // does (its own, or the shared one). `shared` (one lock) guards what other threads touch.
     private let socket: NetlinkSocket
     private var engine: NetlinkEngine
     private let resolver: ResolverConfiguration
@@ -62,30 +62,35 @@ final class LinuxPathSource: @unchecked Sendable {
     private let terminate: @Sendable (NetPathError) -> Void
     private let namespace: NetworkNamespace?
     private var watcher: ResolverWatcher?
-    /// Who reads for the source, and whether it was stopped.
+    /// Who reads for the source.
     private enum Reader {
         case none
         case ownThread(pthread_t)
         case shared(SharedReaderThread)
     }
-    private let control = Locked<(reader: Reader, stopped: Bool)>((.none, false))
+    /// What the reader shares with the threads that stop it or tell it of a change.
+    private struct Shared {
+        var reader = Reader.none
+        var stopped = false
+        /// Set when an IPsec policy changed (by the resolver watch thread, or the shared
+        /// reader); taken by the reader.
+        var policiesChanged = false
+        /// Set by the resolver watcher when a file may have changed; taken by the reader.
+        var resolverChanged = false
+        /// The engine's re-dump count, copied by the reader when it changes (the engine is
+        /// the reader's alone).
+        var publishedResyncs = 0
+    }
+    private let shared: Locked<Shared>
     /// The re-dump count last published.
     private var resyncsSeen = 0
-    /// Set when an IPsec policy changed (by the resolver watch thread, or the shared reader);
-    /// taken by the reader.
-    private let policiesChanged = Locked(false)
-    /// Set by the resolver watcher when a file may have changed; taken by the reader.
-    private let resolverChanged: Locked<Bool>
-    /// The engine's re-dump count, copied by the reader when it changes (the engine is the
-    /// reader's alone).
-    private let publishedResyncs = Locked(0)
 
     /// The first path, computed by `open` before the reader thread exists.
     private(set) var initialPath: NetworkPath?
 
     private init(
         socket: NetlinkSocket, filter: InterfaceFilter, resolver: ResolverConfiguration, options: LinuxSourceOptions,
-        namespace: NetworkNamespace?, resolverChanged: Locked<Bool>,
+        namespace: NetworkNamespace?, shared: Locked<Shared>,
         deliver: @escaping @Sendable (NetworkPath) -> Void, terminate: @escaping @Sendable (NetPathError) -> Void
     ) {
         self.socket = socket
@@ -94,7 +99,7 @@ final class LinuxPathSource: @unchecked Sendable {
         self.deliver = deliver
         self.terminate = terminate
         self.namespace = namespace
-        self.resolverChanged = resolverChanged
+        self.shared = shared
         let ioctlSocket = socket.ioctlDescriptor, foreign = namespace != nil
         engine = NetlinkEngine(filter: filter) { link in
             InterfaceClassifier.classify(link, ioctlSocket: ioctlSocket, foreign: foreign)
@@ -117,10 +122,10 @@ final class LinuxPathSource: @unchecked Sendable {
         let socket = try NetlinkSocket.open(in: namespace, receiveBufferSize: options.receiveBufferSize,
                                             watchesPolicies: options.watchesResolverFiles)
         let resolver = options.resolver ?? ResolverConfiguration.forNamespace(namespace)
-        let changed = Locked(false)
+        let shared = Locked(Shared())
         let source = LinuxPathSource(
             socket: socket, filter: filter, resolver: resolver, options: options, namespace: namespace,
-            resolverChanged: changed, deliver: deliver, terminate: terminate
+            shared: shared, deliver: deliver, terminate: terminate
         )
         do {
             if options.watchesResolverFiles {
@@ -131,7 +136,10 @@ final class LinuxPathSource: @unchecked Sendable {
                     contentPaths: resolver.watchedFiles
                 ) {
                     // One wake-up outstanding at most: the reader takes the flag when it runs.
-                    let pending = changed.withLock { value in defer { value = true }; return value }
+                    let pending = shared.withLock { shared in
+                        defer { shared.resolverChanged = true }
+                        return shared.resolverChanged
+                    }
                     if !pending { NetlinkSocket.wake(descriptor) }
                 }
             }
@@ -225,28 +233,31 @@ final class LinuxPathSource: @unchecked Sendable {
     /// Starts reading: a reader thread (and the watcher's) of its own, or a place on the
     /// shared reader's thread. Paths that differ from the last are passed to `deliver`.
     func startReading() -> Bool {
-        control.withLock { control in
+        // Stopped outside the lock: the watch thread takes it to set its flags.
+        var failedWatcher: ResolverWatcher?
+        defer { failedWatcher?.stop() }
+        return shared.withLock { control in
             guard case .none = control.reader, !control.stopped else { return false }
             resyncsSeen = engine.resyncCount
-            publishedResyncs.withLock { $0 = resyncsSeen }
-            if let shared = options.sharedReader {
-                guard shared.attach(self) else { return false }
-                control.reader = .shared(shared)
+            control.publishedResyncs = resyncsSeen
+            if let sharedReader = options.sharedReader {
+                guard sharedReader.attach(self) else { return false }
+                control.reader = .shared(sharedReader)
                 return true
             }
             // The watch thread also waits on the IPsec policy socket, so the reader sleeps in
             // the receive call on its netlink socket alone.
-            let socket = socket, changed = policiesChanged
+            let socket = socket, shared = shared
             let policies: (descriptor: Int32, readable: @Sendable () -> Void)? = socket.policyDescriptor < 0 ? nil : (
                 socket.policyDescriptor, {
                     guard socket.drainPolicies() else { return }
-                    changed.withLock { $0 = true }
+                    shared.withLock { $0.policiesChanged = true }
                     NetlinkSocket.wake(socket.descriptor)
                 }
             )
             if let watcher, !watcher.start(name: String(options.threadName.prefix(13)) + "-r", alsoWatching: policies) { return false }
             guard let thread = OwnThread.start(name: options.threadName, { [self] in runLoop() }) else {
-                watcher?.stop()
+                failedWatcher = watcher
                 watcher = nil
                 return false
             }
@@ -283,14 +294,16 @@ final class LinuxPathSource: @unchecked Sendable {
     /// - Returns: `false` when the source has ended (stopped, or its namespace deleted):
     ///   the reader then closes its descriptors.
     func turn(blocking: Bool) -> Bool {
-        if control.withLock({ $0.stopped }) { return false }
+        if shared.withLock({ $0.stopped }) { return false }
         var path: NetworkPath?
         do {
             try drain(blocking: blocking)
-            if policiesChanged.withLock({ changed in defer { changed = false }; return changed }) {
-                engine.policiesChanged()
+            let (policiesChanged, resolverChanged) = shared.withLock { shared in
+                defer { (shared.policiesChanged, shared.resolverChanged) = (false, false) }
+                return (shared.policiesChanged, shared.resolverChanged)
             }
-            if resolverChanged.withLock({ changed in defer { changed = false }; return changed }) {
+            if policiesChanged { engine.policiesChanged() }
+            if resolverChanged {
                 if let namespace, !Syscall.exists(namespace.path) {
                     // Deleted: its interfaces are gone for everyone else; a defined last path,
                     // then the reason, then the source ends.
@@ -309,10 +322,10 @@ final class LinuxPathSource: @unchecked Sendable {
             engine.socketFailed(now: LinuxPathSource.monotonicNow())
             for request in engine.takeRequests(now: LinuxPathSource.monotonicNow()) { try? socket.send(request) }
         }
-        if control.withLock({ $0.stopped }) { return false }
+        if shared.withLock({ $0.stopped }) { return false }
         if engine.resyncCount != resyncsSeen {
             resyncsSeen = engine.resyncCount
-            publishedResyncs.withLock { $0 = resyncsSeen }
+            shared.withLock { [resyncsSeen] in $0.publishedResyncs = resyncsSeen }
         }
         if let path { deliver(path) }
         return true
@@ -327,7 +340,7 @@ final class LinuxPathSource: @unchecked Sendable {
 
     /// Called by the shared reader when the IPsec policy socket is readable.
     func policySocketReadable() {
-        if socket.drainPolicies() { policiesChanged.withLock { $0 = true } }
+        if socket.drainPolicies() { shared.withLock { $0.policiesChanged = true } }
     }
 
     /// Called by the shared reader when the resolver watch is readable.
@@ -343,7 +356,7 @@ final class LinuxPathSource: @unchecked Sendable {
 
     /// How many full re-dumps happened (overruns, interrupted dumps), as the reader last
     /// published it: safe from any thread.
-    var resyncCount: Int { publishedResyncs.withLock { $0 } }
+    var resyncCount: Int { shared.withLock { $0.publishedResyncs } }
 
     /// How many rounds of route lookups were asked. Read by tests after the reader settled.
     var lookupRounds: Int { engine.lookupRounds }
@@ -352,7 +365,7 @@ final class LinuxPathSource: @unchecked Sendable {
     /// closes the descriptors. On a shared reader, detaches from it (waiting, unless called
     /// on its thread). Without a reader, closes them here. Safe to call more than once.
     func stop() {
-        let (reader, wasStopped): (Reader, Bool) = control.withLock { control in
+        let (reader, wasStopped): (Reader, Bool) = shared.withLock { control in
             defer { control.stopped = true }
             return (control.reader, control.stopped)
         }

@@ -17,7 +17,7 @@ import Musl
 /// `setns` is never called on this thread: a source's sockets are made inside its
 /// namespace on a short-lived thread before it is attached, and a socket stays in the
 /// namespace it was made in.
-final class SharedReaderThread: @unchecked Sendable {
+final class SharedReaderThread: Sendable {
     private struct State {
         /// The attached sources, in the order they came (each gets its turn in that order).
         var members: [LinuxPathSource] = []

@@ -143,16 +143,39 @@ public final class NetworkMonitor {
         isConnectedMeans: ConnectedMeaning = .pathSatisfied,
         offlineGrace: Duration = .zero
     ) {
-        let check = connectivityCheck ?? (isConnectedMeans == .internetReachable ? .default : nil)
         self.init(
-            monitor: PathMonitor(requiredInterfaceType: requiredInterfaceType, prohibitedInterfaceTypes: prohibitedInterfaceTypes,
-                                 namespace: namespace, connectivityCheck: check,
-                                 meteredInterfaces: meteredInterfaces, constrainedInterfaces: constrainedInterfaces,
-                                 ultraConstrainedInterfaces: ultraConstrainedInterfaces),
+            configuration: PathMonitor.Configuration(
+                requiredInterfaceType: requiredInterfaceType, prohibitedInterfaceTypes: prohibitedInterfaceTypes,
+                namespace: namespace, connectivityCheck: connectivityCheck, meteredInterfaces: meteredInterfaces,
+                constrainedInterfaces: constrainedInterfaces, ultraConstrainedInterfaces: ultraConstrainedInterfaces
+            ),
             assumeConnected: assumeConnected,
             isConnectedMeans: isConnectedMeans,
             offlineGrace: offlineGrace
         )
+    }
+
+    /// A monitor of the system's network path as `configuration` says.
+    ///
+    /// - Parameters:
+    ///   - configuration: What to watch and how; `.internetReachable` adds the default
+    ///     check when it has none.
+    ///   - assumeConnected: ``isConnected`` before the first path (`true`: optimistic).
+    ///   - isConnectedMeans: Whether ``isConnected`` follows the path (default) or the
+    ///     Internet check.
+    ///   - offlineGrace: How long to hold an offline verdict back (zero, the default: none).
+    public convenience init(
+        configuration: PathMonitor.Configuration,
+        assumeConnected: Bool = true,
+        isConnectedMeans: ConnectedMeaning = .pathSatisfied,
+        offlineGrace: Duration = .zero
+    ) {
+        var configuration = configuration
+        if isConnectedMeans == .internetReachable && configuration.connectivityCheck == nil {
+            configuration.connectivityCheck = .default
+        }
+        self.init(monitor: PathMonitor(configuration: configuration), assumeConnected: assumeConnected,
+                  isConnectedMeans: isConnectedMeans, offlineGrace: offlineGrace)
     }
 
     /// A monitor built on `monitor`, which it starts and stops.

@@ -70,9 +70,7 @@ final class PathSubscription: Subscription, @unchecked Sendable {
         if register {
             let id = storage.addObserver { [weak self] path in self?.receive(path) }
             state.withLock { $0.observer = id }
-            if storage.state.withLock({ $0.source != nil }), let current = storage.state.withLock({ $0.current }) {
-                receive(current)
-            }
+            if let current = storage.currentIfRunning { receive(current) }
         }
         flush()
     }

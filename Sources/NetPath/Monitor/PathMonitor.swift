@@ -18,32 +18,29 @@ import Dispatch
 /// closes the socket and ends every active ``paths`` loop; `start()` may be called again.
 /// The monitor never keeps itself alive: when the last reference goes, it cancels itself.
 public final class PathMonitor: Sendable {
+    /// What the monitor watches and how.
+    public let configuration: Configuration
     /// The only interface type this monitor considers, if any.
-    public let requiredInterfaceType: NetworkInterface.InterfaceType?
+    public var requiredInterfaceType: NetworkInterface.InterfaceType? { configuration.requiredInterfaceType }
     /// Interface types this monitor ignores.
-    public let prohibitedInterfaceTypes: [NetworkInterface.InterfaceType]
+    public var prohibitedInterfaceTypes: [NetworkInterface.InterfaceType] { configuration.prohibitedInterfaceTypes }
     /// The network namespace watched (Linux), or `nil` for the process's own.
-    public let namespace: NetworkNamespace?
+    public var namespace: NetworkNamespace? { configuration.namespace }
     /// The connectivity check run on every path change, or `nil` (no traffic at all).
-    public let connectivityCheck: ConnectivityCheck?
+    public var connectivityCheck: ConnectivityCheck? { configuration.connectivityCheck }
     /// Interfaces configured as metered: a path whose physical interface (the primary one,
     /// or under a VPN the one beneath the tunnel) matches one is expensive. Names or
     /// shell-style patterns, as given to the initializer.
-    public var meteredInterfaces: [String] { costs.metered }
+    public var meteredInterfaces: [String] { configuration.meteredInterfaces }
     /// Interfaces configured as constrained: a path whose physical interface matches one is
     /// constrained.
-    public var constrainedInterfaces: [String] { costs.constrained }
+    public var constrainedInterfaces: [String] { configuration.constrainedInterfaces }
     /// Interfaces configured as ultra-constrained (satellite links): a path whose physical
     /// interface matches one is ``NetworkPath/isUltraConstrained``.
-    public var ultraConstrainedInterfaces: [String] { costs.ultraConstrained }
+    public var ultraConstrainedInterfaces: [String] { configuration.ultraConstrainedInterfaces }
 
     let storage = PathStorage()
-    /// Called with every connectivity check's result, on the check's thread, before the
-    /// path it makes (`netpath serve` times the checks with it).
-    package let checkObserver: Locked<(@Sendable (ConnectivityResult) -> Void)?>
     private let makeSource: PathSourceFactory
-    private let filter: InterfaceFilter
-    private let costs: InterfaceCosts
 
     /// Creates a monitor of the system's network path.
     ///
@@ -77,63 +74,83 @@ public final class PathMonitor: Sendable {
         ultraConstrainedInterfaces: [String] = [],
         reader: SharedReader? = nil
     ) {
-        let costs = InterfaceCosts(metered: meteredInterfaces, constrained: constrainedInterfaces,
-                                   ultraConstrained: ultraConstrainedInterfaces)
+        self.init(
+            configuration: Configuration(
+                requiredInterfaceType: requiredInterfaceType, prohibitedInterfaceTypes: prohibitedInterfaceTypes,
+                namespace: namespace, connectivityCheck: connectivityCheck, meteredInterfaces: meteredInterfaces,
+                constrainedInterfaces: constrainedInterfaces, ultraConstrainedInterfaces: ultraConstrainedInterfaces
+            ),
+            reader: reader
+        )
+    }
+
+    /// Creates a monitor of the system's network path as `configuration` says.
+    ///
+    /// - Parameters:
+    ///   - configuration: What to watch and how.
+    ///   - reader: A ``SharedReader`` whose one thread reads the kernel for this monitor and
+    ///     every other that shares it; `nil`, the default, gives the monitor a thread of its own.
+    public convenience init(configuration: Configuration, reader: SharedReader? = nil) {
+        self.init(configuration: configuration, reader: reader, checkObserver: nil)
+    }
+
+    /// Creates a monitor of the system's network path whose connectivity checks are also
+    /// reported to `checkObserver`.
+    ///
+    /// - Parameters:
+    ///   - checkObserver: Called with every check's result, on the check's thread, before
+    ///     the path it makes (`netpath serve` times the checks with it).
+    package convenience init(
+        configuration: Configuration, reader: SharedReader?,
+        checkObserver: (@Sendable (ConnectivityResult) -> Void)?
+    ) {
         var options = LinuxSourceOptionsIfAny()
         #if os(Linux) || os(Android)
         options.sharedReader = reader?.thread
         #endif
-        var makeSource = PathMonitor.systemSource(namespace: namespace, options: options)
-        let checkObserver = Locked<(@Sendable (ConnectivityResult) -> Void)?>(nil)
-        if let connectivityCheck {
-            makeSource = ConnectivitySource.wrap(
-                makeSource, check: connectivityCheck, costs: costs, clock: DispatchProbeClock(),
-                checker: { path, completion in
-                    connectivityCheck.start(over: path, namespace: namespace) { result in
-                        checkObserver.withLock { $0 }?(result)
-                        completion(result)
-                    }
-                }
-            )
-        }
+        let namespace = configuration.namespace
         self.init(
-            requiredInterfaceType: requiredInterfaceType,
-            prohibitedInterfaceTypes: prohibitedInterfaceTypes,
-            namespace: namespace,
-            connectivityCheck: connectivityCheck,
-            costs: costs,
-            makeSource: makeSource,
-            checkObserver: checkObserver
+            configuration: configuration, backend: PathMonitor.systemSource(namespace: namespace, options: options),
+            clock: DispatchProbeClock(),
+            checker: configuration.connectivityCheck.map { PathMonitor.checker($0, namespace: namespace, observer: checkObserver) }
         )
     }
 
-    /// A monitor of another source of paths (NetPathTestKit's simulated network).
-    package convenience init(
-        requiredInterfaceType: NetworkInterface.InterfaceType?,
-        prohibitedInterfaceTypes: [NetworkInterface.InterfaceType],
-        source makeSource: @escaping PathSourceFactory
-    ) {
-        self.init(requiredInterfaceType: requiredInterfaceType, prohibitedInterfaceTypes: prohibitedInterfaceTypes,
-                  namespace: nil, makeSource: makeSource)
+    /// A monitor of another backend (NetPathTestKit's simulated network, previews), with
+    /// the configuration's costs (its connectivity check is run on the backend's paths).
+    package convenience init(configuration: Configuration, backend: @escaping PathSourceFactory) {
+        self.init(configuration: configuration, backend: backend, clock: DispatchProbeClock(), checker: nil)
     }
 
-    init(
-        requiredInterfaceType: NetworkInterface.InterfaceType?,
-        prohibitedInterfaceTypes: [NetworkInterface.InterfaceType],
-        namespace: NetworkNamespace?,
-        connectivityCheck: ConnectivityCheck? = nil,
-        costs: InterfaceCosts = InterfaceCosts(),
-        makeSource: @escaping PathSourceFactory,
-        checkObserver: Locked<(@Sendable (ConnectivityResult) -> Void)?> = Locked(nil)
-    ) {
-        self.checkObserver = checkObserver
-        self.requiredInterfaceType = requiredInterfaceType
-        self.prohibitedInterfaceTypes = prohibitedInterfaceTypes
-        self.namespace = namespace
-        self.connectivityCheck = connectivityCheck
+    /// A monitor of `backend`'s paths, marked with the configured costs and then, when the
+    /// configuration has a check, given their connectivity by `checker`.
+    ///
+    /// - Parameters:
+    ///   - clock: Times the check's back-off and interval.
+    ///   - checker: Runs one check; `nil` runs the configured check over the real network.
+    init(configuration: Configuration, backend: @escaping PathSourceFactory, clock: any ProbeClock,
+         checker: ConnectivityChecker?) {
+        self.configuration = configuration
+        var makeSource = configuration.costs.wrap(backend)
+        if let check = configuration.connectivityCheck {
+            let namespace = configuration.namespace
+            makeSource = ConnectivitySource.wrap(
+                makeSource, check: check, clock: clock,
+                checker: checker ?? PathMonitor.checker(check, namespace: namespace, observer: nil)
+            )
+        }
         self.makeSource = makeSource
-        self.costs = costs
-        filter = InterfaceFilter(required: requiredInterfaceType, prohibited: Set(prohibitedInterfaceTypes))
+    }
+
+    /// Runs `check` over the real network in `namespace`, telling `observer` each result.
+    static func checker(_ check: ConnectivityCheck, namespace: NetworkNamespace?,
+                        observer: (@Sendable (ConnectivityResult) -> Void)?) -> ConnectivityChecker {
+        { path, completion in
+            check.start(over: path, namespace: namespace) { result in
+                observer?(result)
+                completion(result)
+            }
+        }
     }
 
     deinit {
@@ -142,38 +159,38 @@ public final class PathMonitor: Sendable {
 
     /// The latest path, or `nil` before the first start.
     public var currentPath: NetworkPath? {
-        storage.state.withLock { $0.current }
+        storage.current
     }
 
     /// How many times the running source lost kernel events and read the whole state again
     /// (0 when not running, and on Apple platforms).
     package var resyncCount: Int {
-        storage.state.withLock { $0.source }?.resyncCount ?? 0
+        storage.source?.resyncCount ?? 0
     }
 
     /// Whether the monitor is running.
     public var isRunning: Bool {
-        storage.state.withLock { $0.source != nil }
+        storage.source != nil
     }
 
     /// Why the monitor stopped by itself, if it did: on Linux, the watched network
     /// namespace was deleted (`ip netns del`). Cleared by the next ``start(queue:)``.
     public var terminationError: NetPathError? {
-        storage.state.withLock { $0.terminationError }
+        storage.terminationError
     }
 
     /// Called once when the monitor stops by itself (see ``terminationError``), on the
     /// same queue as ``pathUpdateHandler``, after the last path.
     public var terminationHandler: (@Sendable (NetPathError) -> Void)? {
-        get { storage.state.withLock { $0.terminationHandler } }
-        set { storage.state.withLock { $0.terminationHandler = newValue } }
+        get { storage.terminationHandler }
+        set { storage.terminationHandler = newValue }
     }
 
     /// Called with the first path after each start and then with each change, on the
     /// queue given to ``start(queue:)``. It is kept across restarts.
     public var pathUpdateHandler: (@Sendable (NetworkPath) -> Void)? {
-        get { storage.state.withLock { $0.handler } }
-        set { storage.state.withLock { $0.handler = newValue } }
+        get { storage.handler }
+        set { storage.handler = newValue }
     }
 
     /// Starts watching. Does nothing when already running.
@@ -185,33 +202,13 @@ public final class PathMonitor: Sendable {
     /// - Throws: ``NetPathError`` when the namespace does not exist or cannot be entered,
     ///   or the netlink socket cannot be opened.
     public func start(queue: DispatchQueue? = nil) throws {
-        let opened: (any PathSource, UInt64)? = try storage.lifecycle.withLock { _ in
-            let generation: UInt64? = storage.state.withLock { state in
-                guard state.source == nil else { return nil }
-                state.generation &+= 1
-                state.queue = queue
-                state.terminationError = nil
-                return state.generation
-            }
-            guard let generation else { return nil }
-            let costs = costs
-            let source = try makeSource(filter, { [weak storage] path in
-                storage?.deliver(costs.apply(to: path), generation: generation)
+        let filter = configuration.filter
+        let started = try storage.start(queue: queue) { [storage, makeSource] generation in
+            try makeSource(filter, { [weak storage] path in
+                storage?.deliver(path, generation: generation)
             }, { [weak storage] error in
                 storage?.terminate(error, generation: generation)
             })
-            storage.state.withLock { $0.source = source }
-            return (source, generation)
-        }
-        guard let (source, generation) = opened else { return }
-        // Outside the lifecycle lock: a handler called inline may cancel or restart.
-        if let first = source.initialPath {
-            storage.deliver(costs.apply(to: first), generation: generation, force: true)
-        }
-        let started = storage.lifecycle.withLock { _ in
-            // Cancelled meanwhile (by a handler, or another thread): nothing to start.
-            guard storage.state.withLock({ $0.generation == generation }) else { return true }
-            return source.startReading()
         }
         guard started else {
             cancel()
@@ -245,21 +242,36 @@ public final class PathMonitor: Sendable {
         constrainedInterfaces: [String] = [],
         ultraConstrainedInterfaces: [String] = []
     ) throws -> NetworkPath {
-        let costs = InterfaceCosts(metered: meteredInterfaces, constrained: constrainedInterfaces,
-                                   ultraConstrained: ultraConstrainedInterfaces)
+        try snapshot(configuration: Configuration(
+            requiredInterfaceType: requiredInterfaceType, prohibitedInterfaceTypes: prohibitedInterfaceTypes,
+            namespace: namespace, meteredInterfaces: meteredInterfaces, constrainedInterfaces: constrainedInterfaces,
+            ultraConstrainedInterfaces: ultraConstrainedInterfaces
+        ))
+    }
+
+    /// The current path as `configuration` says, read once, without a running monitor (see
+    /// ``snapshot(requiredInterfaceType:prohibitedInterfaceTypes:namespace:meteredInterfaces:constrainedInterfaces:ultraConstrainedInterfaces:)``).
+    ///
+    /// - Parameters:
+    ///   - configuration: What to read. Its ``Configuration/connectivityCheck`` is not run
+    ///     (a snapshot sends nothing): run it over the path with ``ConnectivityCheck/run(over:namespace:)``.
+    /// - Returns: The path now.
+    /// - Throws: ``NetPathError`` as ``start(queue:)`` does; on Apple platforms
+    ///   `.timedOut` when `NWPathMonitor` reports no path within 5 s.
+    public static func snapshot(configuration: Configuration) throws -> NetworkPath {
+        var configuration = configuration
+        configuration.connectivityCheck = nil
         var options = LinuxSourceOptionsIfAny()
         options.watchesResolverFiles = false
         #if os(Linux) || os(Android)
         // One dump on the calling thread: no reader thread, no watches.
-        let filter = InterfaceFilter(required: requiredInterfaceType, prohibited: Set(prohibitedInterfaceTypes))
-        let source = try LinuxPathSource.open(namespace: namespace, filter: filter, options: options, deliver: { _ in })
+        let source = try LinuxPathSource.open(namespace: configuration.namespace, filter: configuration.filter,
+                                              options: options, deliver: { _ in })
         defer { source.stop() }
-        if let path = source.initialPath { return costs.apply(to: path) }
+        if let path = source.initialPath { return configuration.costs.apply(to: path) }
         #endif
-        let monitor = PathMonitor(
-            requiredInterfaceType: requiredInterfaceType, prohibitedInterfaceTypes: prohibitedInterfaceTypes,
-            namespace: namespace, costs: costs, makeSource: systemSource(namespace: namespace, options: options)
-        )
+        let monitor = PathMonitor(configuration: configuration,
+                                  backend: systemSource(namespace: configuration.namespace, options: options))
         let first = Locked<NetworkPath?>(nil)
         let arrived = DispatchSemaphore(value: 0)
         monitor.pathUpdateHandler = { path in
@@ -279,7 +291,7 @@ public final class PathMonitor: Sendable {
     /// Stops watching: closes the socket, ends every active ``paths`` loop. The monitor
     /// can be started again.
     public func cancel() {
-        storage.lifecycle.withLock { _ in storage.stop() }
+        storage.cancel()
     }
 
     /// The paths as an `AsyncSequence`: the current path first, then each change.

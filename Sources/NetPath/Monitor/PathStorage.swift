@@ -1,32 +1,93 @@
 import Dispatch
 
-/// The shared state of a ``PathMonitor``: its running source, the current path, the update
-/// handler and the async subscribers. Continuations are resumed outside the lock.
-final class PathStorage: @unchecked Sendable {
-    struct Subscriber {
-        var lastDelivered: NetworkPath?
-        var pending: NetworkPath?
-        var waiter: CheckedContinuation<NetworkPath?, Never>?
+/// The shared state of a ``PathMonitor``: a ``PathStateMachine`` behind one lock. Every
+/// method changes the machine under the lock and then does what it returned outside it:
+/// resumes continuations, calls observers and handlers, stops sources.
+final class PathStorage: Sendable {
+    typealias Machine = PathStateMachine<CheckedContinuation<NetworkPath?, Never>>
+
+    private let state = Locked(Machine())
+    // Serialises start and cancel, which open and stop sources outside the state lock (an
+    // open dumps the kernel tables). It guards no value.
+    private let lifecycle = Locked(())
+
+    // MARK: - Reading
+
+    /// The latest path, or `nil` before the first start.
+    var current: NetworkPath? { state.withLock { $0.current } }
+    /// The latest path while running, else `nil`.
+    var currentIfRunning: NetworkPath? { state.withLock { $0.isRunning ? $0.current : nil } }
+    /// The running source, if any.
+    var source: (any PathSource)? { state.withLock { $0.source } }
+    var terminationError: NetPathError? { state.withLock { $0.terminationError } }
+    var subscriberCount: Int { state.withLock { $0.subscriberCount } }
+    var observerCount: Int { state.withLock { $0.observerCount } }
+
+    var handler: Machine.Handler? {
+        get { state.withLock { $0.handler } }
+        set { state.withLock { $0.handler = newValue } }
     }
 
-    struct State {
-        var handler: (@Sendable (NetworkPath) -> Void)?
-        var queue: DispatchQueue?
-        var current: NetworkPath?
-        var source: (any PathSource)?
-        var generation: UInt64 = 0
-        var subscribers: [UInt64: Subscriber] = [:]
-        var nextSubscriberID: UInt64 = 0
-        var terminationError: NetPathError?
-        var terminationHandler: (@Sendable (NetPathError) -> Void)?
-        /// Called synchronously on the delivering thread (NetworkMonitor, Combine).
-        var observers: [UInt64: @Sendable (NetworkPath) -> Void] = [:]
+    var terminationHandler: Machine.TerminationHandler? {
+        get { state.withLock { $0.terminationHandler } }
+        set { state.withLock { $0.terminationHandler = newValue } }
     }
 
-    // All mutable state lives in `state`, guarded by its lock. `lifecycle` serialises
-    // start and cancel, which open and stop sources outside the state lock.
-    let state = Locked(State())
-    let lifecycle = Locked(())
+    // MARK: - Lifecycle
+
+    /// Starts a run unless one is running: opens its source, delivers the source's first
+    /// path, and lets it read.
+    ///
+    /// - Parameters:
+    ///   - queue: Where the path update handler runs (`nil`: on the delivering thread).
+    ///   - openSource: Opens the run's source; given the run's generation, for its callbacks.
+    /// - Returns: `false` when the source could not start reading (the run goes on: the
+    ///   caller cancels it).
+    /// - Throws: What `openSource` throws.
+    func start(queue: DispatchQueue?, openSource: (_ generation: UInt64) throws -> any PathSource) throws -> Bool {
+        let opened: (any PathSource, UInt64)? = try lifecycle.withLock { _ in
+            guard let generation = state.withLock({ $0.start(queue: queue) }) else { return nil }
+            let source = try openSource(generation)
+            state.withLock { $0.opened(source) }
+            return (source, generation)
+        }
+        guard let (source, generation) = opened else { return true }
+        // Outside the lifecycle lock: a handler called inline may cancel or restart.
+        if let first = source.initialPath {
+            deliver(first, generation: generation, force: true)
+        }
+        return lifecycle.withLock { _ in
+            // Cancelled meanwhile (by a handler, or another thread): nothing to start.
+            guard state.withLock({ $0.generation == generation }) else { return true }
+            return source.startReading()
+        }
+    }
+
+    /// Stops the running source and ends every active subscription, serialised with
+    /// ``start(queue:openSource:)``.
+    func cancel() {
+        lifecycle.withLock { _ in stop() }
+    }
+
+    /// Stops the running source and ends every active subscription.
+    func stop() {
+        perform(state.withLock { $0.stop() })
+    }
+
+    /// The source ended by itself: record why, stop, end the subscriptions, tell the handler.
+    func terminate(_ error: NetPathError, generation: UInt64) {
+        guard let termination = state.withLock({ $0.terminate(error, generation: generation) }) else { return }
+        perform(termination.stop)
+        guard let handler = termination.handler else { return }
+        if let queue = termination.queue { queue.async { handler(error) } } else { handler(error) }
+    }
+
+    private func perform(_ stop: Machine.Stop) {
+        stop.source?.stop()
+        for waiter in stop.waiters { waiter.resume(returning: nil) }
+    }
+
+    // MARK: - Paths
 
     /// Records `path` as current and passes it to the handler and every subscriber.
     ///
@@ -35,117 +96,46 @@ final class PathStorage: @unchecked Sendable {
     ///   - generation: The run it belongs to; paths from a cancelled run are dropped.
     ///   - force: Deliver even when equal to the current path (the first path of a run).
     func deliver(_ path: NetworkPath, generation: UInt64, force: Bool = false) {
-        var resume: [CheckedContinuation<NetworkPath?, Never>] = []
-        var observers: [@Sendable (NetworkPath) -> Void] = []
-        let target: (DispatchQueue?, @Sendable (NetworkPath) -> Void)? = state.withLock { state in
-            guard state.generation == generation, force || state.current != path else { return nil }
-            state.current = path
-            if !state.observers.isEmpty { observers = Array(state.observers.values) }
-            for (id, var subscriber) in state.subscribers {
-                if let waiter = subscriber.waiter, subscriber.lastDelivered != path {
-                    subscriber.waiter = nil
-                    subscriber.lastDelivered = path
-                    resume.append(waiter)
-                } else {
-                    subscriber.pending = path
-                }
-                state.subscribers[id] = subscriber
+        guard let delivery = state.withLock({ $0.deliver(path, generation: generation, force: force) }) else { return }
+        for waiter in delivery.resume { waiter.resume(returning: path) }
+        for observer in delivery.observers { observer(path) }
+        switch delivery.handler {
+        case .inline(let handler):
+            handler(path)
+        case .enqueued(let queue):
+            queue.async { [weak self] in
+                self?.state.withLock { $0.handler(of: generation) }?(path)
             }
-            guard let handler = state.handler else { return nil }
-            // Called right here, on this thread: the handler just read is the current one.
-            guard state.queue != nil else { return (nil, handler) }
-            return (state.queue, { [weak self] path in
-                // Looked up when it runs, so a handler replaced or a run cancelled meanwhile
-                // is respected.
-                let handler = self?.state.withLock { $0.generation == generation ? $0.handler : nil }
-                handler?(path)
-            })
+        case nil:
+            break
         }
-        for waiter in resume { waiter.resume(returning: path) }
-        for observer in observers { observer(path) }
-        if let (queue, call) = target {
-            if let queue {
-                queue.async { call(path) }
-            } else {
-                call(path)
-            }
-        }
-    }
-
-    /// The source ended by itself: record why, stop, end the subscriptions, tell the handler.
-    func terminate(_ error: NetPathError, generation: UInt64) {
-        let (handler, queue): ((@Sendable (NetPathError) -> Void)?, DispatchQueue?) = state.withLock { state in
-            guard state.generation == generation else { return (nil, nil) }
-            state.terminationError = error
-            return (state.terminationHandler, state.queue)
-        }
-        guard state.withLock({ $0.generation == generation }) else { return }
-        stop()
-        guard let handler else { return }
-        if let queue { queue.async { handler(error) } } else { handler(error) }
-    }
-
-    /// Stops the running source and ends every active subscription.
-    func stop() {
-        let (source, waiters): ((any PathSource)?, [CheckedContinuation<NetworkPath?, Never>]) = state.withLock { state in
-            let source = state.source
-            state.source = nil
-            state.generation &+= 1
-            let waiters = state.subscribers.values.compactMap(\.waiter)
-            state.subscribers.removeAll()
-            return (source, waiters)
-        }
-        source?.stop()
-        for waiter in waiters { waiter.resume(returning: nil) }
     }
 
     // MARK: - Observers and subscribers
 
     /// Registers a callback for every path delivered from now on, on the delivering thread.
-    func addObserver(_ observer: @escaping @Sendable (NetworkPath) -> Void) -> UInt64 {
-        state.withLock { state in
-            state.nextSubscriberID &+= 1
-            state.observers[state.nextSubscriberID] = observer
-            return state.nextSubscriberID
-        }
+    func addObserver(_ observer: @escaping Machine.Handler) -> UInt64 {
+        state.withLock { $0.addObserver(observer) }
     }
 
     func removeObserver(_ id: UInt64) {
-        _ = state.withLock { $0.observers.removeValue(forKey: id) }
+        state.withLock { $0.removeObserver(id) }
     }
 
     func subscribe() -> UInt64 {
-        state.withLock { state in
-            state.nextSubscriberID &+= 1
-            let id = state.nextSubscriberID
-            state.subscribers[id] = Subscriber(lastDelivered: nil, pending: state.source == nil ? nil : state.current)
-            return id
-        }
+        state.withLock { $0.subscribe() }
     }
 
     func unsubscribe(_ id: UInt64) {
-        let waiter = state.withLock { $0.subscribers.removeValue(forKey: id)?.waiter }
-        waiter?.resume(returning: nil)
+        state.withLock { $0.unsubscribe(id) }?.resume(returning: nil)
     }
 
     /// The subscriber's next path: one it has not seen, or `nil` once it has ended.
     func next(_ id: UInt64) async -> NetworkPath? {
         await withTaskCancellationHandler {
             await withCheckedContinuation { (continuation: CheckedContinuation<NetworkPath?, Never>) in
-                let immediate: NetworkPath?? = state.withLock { state in
-                    guard var subscriber = state.subscribers[id], !Task.isCancelled else { return .some(nil) }
-                    if let pending = subscriber.pending, pending != subscriber.lastDelivered {
-                        subscriber.pending = nil
-                        subscriber.lastDelivered = pending
-                        state.subscribers[id] = subscriber
-                        return .some(pending)
-                    }
-                    subscriber.pending = nil
-                    subscriber.waiter = continuation
-                    state.subscribers[id] = subscriber
-                    return .none
-                }
-                if case .some(let value) = immediate { continuation.resume(returning: value) }
+                let next = state.withLock { $0.next(id, waiter: continuation, cancelled: Task.isCancelled) }
+                if case .resume(let value) = next { continuation.resume(returning: value) }
             }
         } onCancel: {
             unsubscribe(id)

@@ -38,8 +38,12 @@ typealias ConnectivityChecker = @Sendable (
 /// every path change (the one in flight is cancelled); while not `full`, again after 1 s,
 /// doubling to 5 min; while `full`, nothing unless an interval is set. No check runs on an
 /// ultra-constrained path unless the check allows it: its connectivity stays `unknown`.
-final class ConnectivitySource: PathSource, @unchecked Sendable {
+final class ConnectivitySource: PathSource {
     private struct State {
+        /// The source whose paths are checked, attached once by the factory.
+        var inner: (any PathSource)?
+        /// The inner source's first path, with its connectivity `unknown` (or `offline`).
+        var first: NetworkPath?
         var raw: NetworkPath?
         var generation: UInt64 = 0
         var inFlight: (any ScheduledWork)?
@@ -48,12 +52,8 @@ final class ConnectivitySource: PathSource, @unchecked Sendable {
         var stopped = false
     }
 
-    // `inner` is set once by the factory before the source is shared; the rest is in `state`.
-    var inner: (any PathSource)?
-    var resyncCount: Int { inner?.resyncCount ?? 0 }
     private let state: Locked<State>
     private let check: ConnectivityCheck
-    private let costs: InterfaceCosts
     private let clock: any ProbeClock
     private let checker: ConnectivityChecker
     private let deliver: @Sendable (NetworkPath) -> Void
@@ -61,24 +61,30 @@ final class ConnectivitySource: PathSource, @unchecked Sendable {
     static let firstDelay = 1.0
     static let maximumDelay = 300.0
 
-    init(check: ConnectivityCheck, costs: InterfaceCosts = InterfaceCosts(), clock: any ProbeClock,
+    init(check: ConnectivityCheck, clock: any ProbeClock,
          checker: @escaping ConnectivityChecker, deliver: @escaping @Sendable (NetworkPath) -> Void) {
         self.check = check
-        self.costs = costs
         self.clock = clock
         self.checker = checker
         self.deliver = deliver
         state = Locked(State(backoff: ConnectivitySource.firstDelay))
     }
 
-    var initialPath: NetworkPath? {
-        guard let raw = inner?.initialPath.map(costs.apply) else { return nil }
-        state.withLock { $0.raw = raw }
-        return ConnectivitySource.annotate(raw, result: nil)
+    /// Takes the source whose paths it checks, and that source's first path.
+    func attach(_ inner: any PathSource) {
+        let raw = inner.initialPath
+        state.withLock { state in
+            state.inner = inner
+            state.raw = raw
+            state.first = raw.map { ConnectivitySource.annotate($0, result: nil) }
+        }
     }
 
+    var initialPath: NetworkPath? { state.withLock { $0.first } }
+    var resyncCount: Int { state.withLock { $0.inner }?.resyncCount ?? 0 }
+
     func startReading() -> Bool {
-        guard let inner, inner.startReading() else { return false }
+        guard let inner = state.withLock({ $0.inner }), inner.startReading() else { return false }
         let first: NetworkPath? = state.withLock { $0.raw }
         if let first, mayCheck(first) { startCheck() }
         return true
@@ -93,12 +99,11 @@ final class ConnectivitySource: PathSource, @unchecked Sendable {
         }
         inFlight?.cancel()
         timer?.cancel()
-        inner?.stop()
+        state.withLock { $0.inner }?.stop()
     }
 
     /// A new path from the inner source.
-    func receive(_ reported: NetworkPath) {
-        let raw = costs.apply(to: reported)
+    func receive(_ raw: NetworkPath) {
         let (cancelled, satisfied) = state.withLock { state -> ([any ScheduledWork], Bool) in
             guard !state.stopped else { return ([], false) }
             state.raw = raw
@@ -200,11 +205,11 @@ final class ConnectivitySource: PathSource, @unchecked Sendable {
     }
 
     /// Wraps a source factory so its paths carry connectivity.
-    static func wrap(_ base: @escaping PathSourceFactory, check: ConnectivityCheck, costs: InterfaceCosts = InterfaceCosts(),
+    static func wrap(_ base: @escaping PathSourceFactory, check: ConnectivityCheck,
                      clock: any ProbeClock, checker: @escaping ConnectivityChecker) -> PathSourceFactory {
         { filter, deliver, terminate in
-            let source = ConnectivitySource(check: check, costs: costs, clock: clock, checker: checker, deliver: deliver)
-            source.inner = try base(filter, { [weak source] path in source?.receive(path) }, terminate)
+            let source = ConnectivitySource(check: check, clock: clock, checker: checker, deliver: deliver)
+            source.attach(try base(filter, { [weak source] path in source?.receive(path) }, terminate))
             return source
         }
     }
