@@ -62,44 +62,7 @@ final class MetricsServer: @unchecked Sendable {
         self.contentType = contentType
         self.security = Locked(security)
         func failure(_ reason: String) -> ListenFailure { ListenFailure(message: "cannot listen on \(address): \(reason)") }
-        let v6 = address.host.isEmpty || address.host.contains(":")
-        let fd = socket(v6 ? AF_INET6 : AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_NONBLOCK.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
-        guard fd >= 0 else { throw failure(String(cString: strerror(errno))) }
-        var one: Int32 = 1, zero: Int32 = 0
-        _ = setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, socklen_t(MemoryLayout<Int32>.size))
-        // Every address: one IPv6 socket that takes IPv4 as well.
-        if address.host.isEmpty { _ = setsockopt(fd, Int32(IPPROTO_IPV6), IPV6_V6ONLY, &zero, socklen_t(MemoryLayout<Int32>.size)) }
-        let bound: Int32
-        if v6 {
-            var storage = sockaddr_in6()
-            storage.sin6_family = sa_family_t(AF_INET6)
-            storage.sin6_port = address.port.bigEndian
-            if !address.host.isEmpty {
-                guard inet_pton(AF_INET6, address.host, &storage.sin6_addr) == 1 else {
-                    close(fd)
-                    throw failure("'\(address.host)' is not an IP address")
-                }
-            }
-            bound = withUnsafePointer(to: &storage) {
-                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in6>.size)) }
-            }
-        } else {
-            var storage = sockaddr_in()
-            storage.sin_family = sa_family_t(AF_INET)
-            storage.sin_port = address.port.bigEndian
-            guard inet_pton(AF_INET, address.host, &storage.sin_addr) == 1 else {
-                close(fd)
-                throw failure("'\(address.host)' is not an IP address")
-            }
-            bound = withUnsafePointer(to: &storage) {
-                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
-            }
-        }
-        if bound != 0 || listen(fd, MetricsServer.backlog) != 0 {
-            let reason = String(cString: strerror(errno))
-            close(fd)
-            throw failure(reason)
-        }
+        let fd = try MetricsServer.listeningSocket(address, failure: failure)
         listener = fd
         // The port the kernel gave, for `:0`.
         var local = sockaddr_in6()
@@ -117,6 +80,43 @@ final class MetricsServer: @unchecked Sendable {
         for end in ends { _ = fcntl(end, F_SETFD, FD_CLOEXEC) }
         stopFD = ends[0]
         stopWriteFD = ends[1]
+    }
+
+    /// A non-blocking socket bound to `address` and listening: IPv6 for an IPv6 address or
+    /// for every address (then it takes IPv4 too), IPv4 otherwise.
+    private static func listeningSocket(_ address: ListenAddress, failure: (String) -> ListenFailure) throws -> Int32 {
+        let v6 = address.host.isEmpty || address.host.contains(":")
+        let fd = socket(v6 ? AF_INET6 : AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_NONBLOCK.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        guard fd >= 0 else { throw failure(String(cString: strerror(errno))) }
+        var one: Int32 = 1, zero: Int32 = 0
+        _ = setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, socklen_t(MemoryLayout<Int32>.size))
+        // Every address: one IPv6 socket that takes IPv4 as well.
+        if address.host.isEmpty { _ = setsockopt(fd, Int32(IPPROTO_IPV6), IPV6_V6ONLY, &zero, socklen_t(MemoryLayout<Int32>.size)) }
+        var storage = sockaddr_storage()
+        var length: socklen_t
+        if v6 {
+            var socketAddress = sockaddr_in6()
+            socketAddress.sin6_family = sa_family_t(AF_INET6)
+            socketAddress.sin6_port = address.port.bigEndian
+            let parsed = address.host.isEmpty || inet_pton(AF_INET6, address.host, &socketAddress.sin6_addr) == 1
+            guard parsed else { close(fd); throw failure("'\(address.host)' is not an IP address") }
+            length = socklen_t(MemoryLayout<sockaddr_in6>.size)
+            withUnsafeBytes(of: socketAddress) { bytes in withUnsafeMutableBytes(of: &storage) { $0.copyMemory(from: bytes) } }
+        } else {
+            var socketAddress = sockaddr_in()
+            socketAddress.sin_family = sa_family_t(AF_INET)
+            socketAddress.sin_port = address.port.bigEndian
+            guard inet_pton(AF_INET, address.host, &socketAddress.sin_addr) == 1 else { close(fd); throw failure("'\(address.host)' is not an IP address") }
+            length = socklen_t(MemoryLayout<sockaddr_in>.size)
+            withUnsafeBytes(of: socketAddress) { bytes in withUnsafeMutableBytes(of: &storage) { $0.copyMemory(from: bytes) } }
+        }
+        let bound = withUnsafePointer(to: &storage) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) } }
+        if bound != 0 || listen(fd, MetricsServer.backlog) != 0 {
+            let reason = String(cString: strerror(errno))
+            close(fd)
+            throw failure(reason)
+        }
+        return fd
     }
 
     /// Where it can be reached: `https` with TLS.
