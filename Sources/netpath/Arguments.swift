@@ -69,9 +69,16 @@ struct Arguments: Equatable, Sendable {
         Option(name: "--json", commands: [.status, .watch, .probe], help: ["JSON: one object per line (keys in the README)"]) { result, _, _ in
             result.json = true
         },
-        Option(name: "--probe", commands: checking,
-               help: ["also check that the Internet answers (adds connectivity and portalURL);",
-                      "while the answer is not full, again after 1 s, doubling to 5 min"]) { result, _, _ in
+        // `status` checks once and prints the verdict; the others keep watching, and check
+        // again on every change and, while the answer is not full, with a back-off.
+        Option(name: "--probe", commands: [.status],
+               help: ["also check once that the Internet answers and print the verdict (adds",
+                      "connectivity and portalURL); waits at most --probe-timeout + 2 s for it"]) { result, _, _ in
+            result.probe = true
+        },
+        Option(name: "--probe", commands: [.watch, .wait, .serve],
+               help: ["also check that the Internet answers (adds connectivity and portalURL), on",
+                      "every change and, while not full, again after 1 s, doubling to 5 min"]) { result, _, _ in
             result.probe = true
         },
         Option(name: "--netns", value: "NAME|PATH", commands: [.status, .watch, .wait, .probe],

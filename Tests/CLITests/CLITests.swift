@@ -137,5 +137,12 @@ struct CLIKernelTests {
             let help = try #require(try netpath(command, "--help"))
             #expect(help.status == 0 && help.standardOutput.hasPrefix("Usage: netpath \(command)"))
         }
+        // `status --probe` checks once; the commands that keep watching check again with a back-off.
+        let status = try #require(try netpath("status", "--help")).standardOutput
+        #expect(status.contains("also check once that the Internet answers") && !status.contains("doubling"))
+        for command in ["watch", "wait", "serve"] {
+            let help = try #require(try netpath(command, "--help")).standardOutput
+            #expect(help.contains("again after 1 s, doubling to 5 min") && !help.contains("check once"), "\(command)")
+        }
     }
 }
