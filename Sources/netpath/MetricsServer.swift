@@ -15,7 +15,7 @@ struct ListenFailure: Error {
 /// sends nothing, sends slowly, or sends garbage never delays another, and idle (no
 /// connection) the thread never wakes. With `--web-config`, TLS (OpenSSL, non-blocking) and
 /// basic authentication apply as the ``WebSecurity`` of the moment says.
-final class MetricsServer: @unchecked Sendable {
+final class MetricsServer: Sendable {
     static let maximumConnections = 64
     static let connectionSeconds = 5.0
     static let backlog: Int32 = 128
@@ -30,9 +30,8 @@ final class MetricsServer: @unchecked Sendable {
     private let contentType: String
     /// Replaced by `reload`; each connection takes the one current when it is accepted.
     private let security: Locked<WebSecurity>
-    // Touched only by the server thread.
-    private var connections: [Connection] = []
-    private var thread: pthread_t?
+    /// The server thread, while it runs. (Its connections are the thread's own, in `run`.)
+    private let thread = Locked<pthread_t?>(nil)
 
     private struct Connection {
         let fd: Int32
@@ -131,25 +130,26 @@ final class MetricsServer: @unchecked Sendable {
 
     /// Starts the server thread.
     func start() -> Bool {
-        thread = OwnThread.start(name: "netpath-http") { [self] in run() }
-        return thread != nil
+        let started = OwnThread.start(name: "netpath-http") { [self] in run() }
+        thread.withLock { $0 = started }
+        return started != nil
     }
 
     /// Ends the server thread and closes every socket.
     func stop() {
         var one: UInt8 = 1
         _ = write(stopWriteFD, &one, 1)
-        if let thread {
-            pthread_join(thread, nil)
+        if let running = thread.withLock({ thread in defer { thread = nil }; return thread }) {
+            pthread_join(running, nil)
         } else {
             close(listener)
             close(stopFD)
         }
-        thread = nil
         close(stopWriteFD)
     }
 
     private func run() {
+        var connections: [Connection] = []
         defer {
             for connection in connections { close(connection.fd) }
             connections.removeAll()
@@ -179,13 +179,13 @@ final class MetricsServer: @unchecked Sendable {
                 for fd in finished { close(fd) }
                 connections.removeAll { finished.contains($0.fd) }
             }
-            if descriptors[1].revents != 0 { acceptAll() }
+            if descriptors[1].revents != 0 { acceptAll(into: &connections) }
         }
     }
 
     /// Accepts every pending connection, dropping the oldest that is still sending its
     /// request when the table is full.
-    private func acceptAll() {
+    private func acceptAll(into connections: inout [Connection]) {
         while true {
             let fd = accept(listener, nil, nil)
             guard fd >= 0 else { return }  // EAGAIN: no more; other errors: try at the next wake-up
