@@ -154,11 +154,30 @@ struct PathDecision {
 
     /// The path (SPEC §2.5).
     func path() -> NetworkPath {
-        let families = [IPAddress.inet, IPAddress.inet6]
+        var (chosen, refusals, usableElsewhere) = unboundChoices()
+        if filter != .none { addBoundChoices(to: &chosen, refusals: &refusals) }
+        let considered = state.links.values
+            .filter { !KernelState.isLoopback($0) && filter.admits($0.type) }
+            .sorted { $0.index < $1.index }
+        let usable = considered.filter(KernelState.hasCarrier)
+        let interfaces = orderedInterfaces(chosen: chosen, usable: usable)
+        if !chosen.isEmpty { return satisfiedPath(chosen: chosen, usable: usable, interfaces: interfaces) }
+        let dormant = considered.contains { KernelState.isUp($0) && $0.operationalState == KernelState.operDormant }
+        return NetworkPath(
+            status: dormant ? .requiresConnection : .unsatisfied,
+            unsatisfiedReason: .notAvailable,
+            diagnosis: diagnosis(refusal: refusals.min(), usableElsewhere: usableElsewhere, considered: considered, usable: usable),
+            availableInterfaces: interfaces
+        )
+    }
+
+    /// What an unbound socket of each family gets: the choices the filter admits, the
+    /// refusals, and whether a route exists only through an excluded interface type.
+    private func unboundChoices() -> (chosen: [Choice], refusals: [Refusal], usableElsewhere: Bool) {
         var chosen: [Choice] = []
         var refusals: [Refusal] = []
         var usableElsewhere = false
-        for family in families {
+        for family in [IPAddress.inet, IPAddress.inet6] {
             let lookup = RouteLookup(family: family)
             guard let answer = answers[lookup] else { continue }
             switch evaluate(answer, for: lookup) {
@@ -168,77 +187,61 @@ struct PathDecision {
                 refusals.append(box.refusal)
             }
         }
-        if filter != .none {
-            // The unbound answer first when admitted; then what sockets bound to each
-            // admitted interface would get, best route metric first.
-            for family in families {
-                var bound: [(metric: UInt32, choice: Choice)] = []
-                for (lookup, answer) in answers where lookup.family == family && lookup.interfaceIndex != nil {
-                    switch evaluate(answer, for: lookup) {
-                    case .success(let choice) where filter.admits(choice.link.type):
-                        bound.append((bestMetric(through: choice.link.index, family: family) ?? .max, choice))
-                    case .failure(let box) where box.refusal != .noRoute:
-                        refusals.append(box.refusal)
-                    default:
-                        break
-                    }
-                }
-                bound.sort { ($0.metric, $0.choice.link.index) < ($1.metric, $1.choice.link.index) }
-                for (_, choice) in bound where !chosen.contains(where: { $0.family == family && $0.link.index == choice.link.index }) {
-                    chosen.append(choice)
+        return (chosen, refusals, usableElsewhere)
+    }
+
+    /// With a filter: after the unbound answer (when admitted), what sockets bound to each
+    /// admitted interface would get, best route metric first.
+    private func addBoundChoices(to chosen: inout [Choice], refusals: inout [Refusal]) {
+        for family in [IPAddress.inet, IPAddress.inet6] {
+            var bound: [(metric: UInt32, choice: Choice)] = []
+            for (lookup, answer) in answers where lookup.family == family && lookup.interfaceIndex != nil {
+                switch evaluate(answer, for: lookup) {
+                case .success(let choice) where filter.admits(choice.link.type):
+                    bound.append((bestMetric(through: choice.link.index, family: family) ?? .max, choice))
+                case .failure(let box) where box.refusal != .noRoute:
+                    refusals.append(box.refusal)
+                default:
+                    break
                 }
             }
-        }
-
-        let considered = state.links.values
-            .filter { !KernelState.isLoopback($0) && filter.admits($0.type) }
-            .sorted { $0.index < $1.index }
-        let usable = considered.filter(KernelState.hasCarrier)
-        let interfaces = orderedInterfaces(chosen: chosen, usable: usable)
-
-        if !chosen.isEmpty {
-            var gateways: [String] = []
-            for case let gateway? in chosen.map(\.gateway) {
-                let text = gateway.description
-                if !gateways.contains(text) { gateways.append(text) }
+            bound.sort { ($0.metric, $0.choice.link.index) < ($1.metric, $1.choice.link.index) }
+            for (_, choice) in bound where !chosen.contains(where: { $0.family == family && $0.link.index == choice.link.index }) {
+                chosen.append(choice)
             }
-            let tunnel = tunnelBeneath(chosen: chosen, usable: usable)
-            return NetworkPath(
-                status: .satisfied,
-                availableInterfaces: interfaces,
-                tunnelInterface: tunnel.map { _ in interfaces[0] },
-                underlyingInterface: tunnel,
-                isExpensive: (tunnel ?? interfaces.first)?.type == .cellular,
-                supportsIPv4: chosen.contains { $0.family == IPAddress.inet },
-                supportsIPv6: chosen.contains { $0.family == IPAddress.inet6 },
-                supportsDNS: state.hasDNSServer,
-                gateways: gateways
-            )
         }
+    }
 
-        let diagnosis: NetworkPath.Diagnosis
-        let refusal = refusals.min()
-        if usableElsewhere {
-            diagnosis = .filtered
-        } else if !considered.contains(where: KernelState.isUp) {
-            diagnosis = .noInterface
-        } else if usable.isEmpty || refusal == .noCarrier {
-            diagnosis = .noCarrier
-        } else if refusal == .noAddress || !usable.contains(where: { state.hasUsableAddress($0.index) })
-                    && !state.hasUsableAddressAnywhere {
-            diagnosis = .noAddress
-        } else if refusal == .blocked {
-            diagnosis = .blocked
-        } else {
-            diagnosis = .noDefaultRoute
+    private func satisfiedPath(chosen: [Choice], usable: [LinkState], interfaces: [NetworkInterface]) -> NetworkPath {
+        var gateways: [String] = []
+        for case let gateway? in chosen.map(\.gateway) {
+            let text = gateway.description
+            if !gateways.contains(text) { gateways.append(text) }
         }
-        let dormant = considered.contains { KernelState.isUp($0) && $0.operationalState == KernelState.operDormant }
+        let tunnel = tunnelBeneath(chosen: chosen, usable: usable)
         return NetworkPath(
-            status: dormant ? .requiresConnection : .unsatisfied,
-            unsatisfiedReason: .notAvailable,
-            diagnosis: diagnosis,
-            availableInterfaces: interfaces
+            status: .satisfied,
+            availableInterfaces: interfaces,
+            tunnelInterface: tunnel.map { _ in interfaces[0] },
+            underlyingInterface: tunnel,
+            isExpensive: (tunnel ?? interfaces.first)?.type == .cellular,
+            supportsIPv4: chosen.contains { $0.family == IPAddress.inet },
+            supportsIPv6: chosen.contains { $0.family == IPAddress.inet6 },
+            supportsDNS: state.hasDNSServer,
+            gateways: gateways
         )
+    }
+
+    /// Why no socket gets out (SPEC §2.6), first cause first.
+    private func diagnosis(refusal: Refusal?, usableElsewhere: Bool, considered: [LinkState],
+                           usable: [LinkState]) -> NetworkPath.Diagnosis {
+        if usableElsewhere { return .filtered }
+        if !considered.contains(where: KernelState.isUp) { return .noInterface }
+        if usable.isEmpty || refusal == .noCarrier { return .noCarrier }
+        if refusal == .noAddress || !usable.contains(where: { state.hasUsableAddress($0.index) }) && !state.hasUsableAddressAnywhere {
+            return .noAddress
+        }
+        return refusal == .blocked ? .blocked : .noDefaultRoute
     }
 
     /// The physical interface beneath the tunnel that the kernel's first choice leaves
