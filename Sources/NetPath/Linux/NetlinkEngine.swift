@@ -16,12 +16,19 @@
 /// reads no clock, so it is tested with byte fixtures and a manual clock.
 struct NetlinkEngine {
     /// The dumps of a synchronisation, in order.
-    enum Dump: UInt16, Sendable {
-        case links = 18  // RTM_GETLINK
-        case addresses = 22  // RTM_GETADDR
-        case routes = 26  // RTM_GETROUTE
-        case rules = 34  // RTM_GETRULE
-        case nexthops = 106  // RTM_GETNEXTHOP
+    enum Dump: Hashable, Sendable {
+        case links, addresses, routes, rules, nexthops
+
+        /// The request's message type (`RTM_GETLINK`, …).
+        var messageType: UInt16 {
+            switch self {
+            case .links: Netlink.MessageType.getLink
+            case .addresses: Netlink.MessageType.getAddress
+            case .routes: Netlink.MessageType.getRoute
+            case .rules: Netlink.MessageType.getRule
+            case .nexthops: Netlink.MessageType.getNexthop
+            }
+        }
 
         var next: Dump? {
             switch self {
@@ -343,7 +350,7 @@ struct NetlinkEngine {
                     // never uses).
                     add(RouteLookup(family: lookup.family, interfaceIndex: lookup.interfaceIndex, tableEntry: true), .tableEntry, nil)
                 }
-            case .refused(Netlink.Errno.addressNotAvailable)?:
+            case .refused(Errno.addressNotAvailable)?:
                 // No source (IPv6 off, or only tentative addresses): whether a route exists
                 // at all decides between noAddress and noDefaultRoute.
                 add(lookup, .sourceless, nil)
@@ -422,7 +429,7 @@ struct NetlinkEngine {
         case .newRoute(let route):
             replies[pending] = .route(route)
         case .error(let code) where code < 0:
-            if pending.kind != .tableEntry { replies[pending] = .refused(errno: -code) }
+            if pending.kind != .tableEntry { replies[pending] = .refused(errno: Errno(-code)) }
         default:
             break
         }
@@ -507,7 +514,7 @@ struct NetlinkEngine {
                 name: link.name ?? previous?.name ?? "if\(link.index)",
                 hardwareType: link.hardwareType,
                 flags: link.flags,
-                operationalState: link.operationalState ?? previous?.operationalState ?? KernelState.operUnknown,
+                operationalState: link.operationalState ?? previous?.operationalState ?? Netlink.Link.operUnknown,
                 kind: link.kind ?? previous?.kind,
                 type: .other,
                 group: link.group ?? previous?.group ?? 0
@@ -583,7 +590,7 @@ struct NetlinkEngine {
             withUnsafeBytes(of: value) { bytes.append(contentsOf: $0) }
         }
         append(length)
-        append(request.dump.rawValue)
+        append(request.dump.messageType)
         append(Netlink.HeaderFlag.request | Netlink.HeaderFlag.dump)
         append(request.sequence)
         append(UInt32(0))  // port id: the kernel fills it in

@@ -275,7 +275,7 @@ final class QuestionSockets {
     func ask(_ lookup: RouteLookup) -> SocketVerdict {
         let isIPv4 = lookup.family == IPAddress.inet
         let descriptor = isIPv4 ? ipv4 : ipv6
-        guard descriptor >= 0 else { return .refused(errno: EAFNOSUPPORT) }
+        guard descriptor >= 0 else { return .refused(errno: Errno(EAFNOSUPPORT)) }
         var unspecified = sockaddr()
         unspecified.sa_family = sa_family_t(AF_UNSPEC)
         _ = Syscall.connect(descriptor, to: &unspecified, length: socklen_t(MemoryLayout<sockaddr>.size))
@@ -284,7 +284,7 @@ final class QuestionSockets {
             var value = index
             switch Syscall.retrying({ setsockopt(descriptor, SOL_SOCKET, QuestionSockets.bindToIndex, &value, socklen_t(MemoryLayout<Int32>.size)) }) {
             case .success: bound[descriptor] = index
-            case .failure(let error): return .refused(errno: error.rawValue)
+            case .failure(let error): return .refused(errno: error)
             }
         }
         let destination = Netlink.internetDestination(family: lookup.family)
@@ -311,13 +311,13 @@ final class QuestionSockets {
                 $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { Syscall.connect(descriptor, to: $0, length: socklen_t(MemoryLayout<sockaddr_in6>.size)) }
             }
         }
-        if case .failure(let error) = connected { return .refused(errno: error.rawValue) }
+        if case .failure(let error) = connected { return .refused(errno: error) }
         var storage = sockaddr_storage()
         var length = socklen_t(MemoryLayout<sockaddr_storage>.size)
         let named = withUnsafeMutablePointer(to: &storage) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { pointer in Syscall.retrying { getsockname(descriptor, pointer, &length) } }
         }
-        if case .failure(let error) = named { return .refused(errno: error.rawValue) }
+        if case .failure(let error) = named { return .refused(errno: error) }
         let source: IPAddress? = withUnsafeBytes(of: &storage) { bytes in
             isIPv4 ? IPAddress(family: IPAddress.inet, bytes: UnsafeRawBufferPointer(rebasing: bytes[4..<8]))
                 : IPAddress(family: IPAddress.inet6, bytes: UnsafeRawBufferPointer(rebasing: bytes[8..<24]))

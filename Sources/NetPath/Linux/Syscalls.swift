@@ -117,17 +117,9 @@ package enum Syscall {
     }
 }
 
-/// An errno value.
-package struct Errno: Error, Hashable, Sendable, CustomStringConvertible {
-    package var rawValue: Int32
-    package init(_ rawValue: Int32) { self.rawValue = rawValue }
-
+extension Errno: CustomStringConvertible {
     /// The system's words for it (`strerror`), as messages show it.
     package var description: String { String(cString: strerror(rawValue)) }
-
-    /// Whether this machine has no route for a connection now (`ENETUNREACH`, `ENETDOWN`,
-    /// `EADDRNOTAVAIL` at connect): the path is changing, the network is not at fault.
-    var isNoRoute: Bool { rawValue == ENETUNREACH || rawValue == ENETDOWN || rawValue == EADDRNOTAVAIL }
 
     /// `EBADF`, `EINTR`, …: the C name, for messages that must name it.
     var name: String {
