@@ -685,12 +685,6 @@ struct NetlinkEngine {
         func append<T: FixedWidthInteger>(_ value: T) {
             withUnsafeBytes(of: value) { bytes.append(contentsOf: $0) }
         }
-        func appendAddress(_ address: IPAddress, length: Int) {
-            for index in 0..<length {
-                let word = index < 8 ? address.high : address.low
-                bytes.append(UInt8(truncatingIfNeeded: word >> (56 - 8 * UInt64(index % 8))))
-            }
-        }
         for (sequence, lookup, tableEntry, source) in lookups {
             let destination = Netlink.internetDestination(family: lookup.family)
             let addressLength = lookup.family == IPAddress.inet ? 4 : 16
@@ -707,11 +701,11 @@ struct NetlinkEngine {
             append(Netlink.RouteFlag.lookupTable | (tableEntry ? Netlink.RouteFlag.fibMatch : 0))
             append(UInt16(4 + addressLength))
             append(Netlink.RouteAttribute.destination)
-            appendAddress(destination, length: addressLength)
+            bytes.append(contentsOf: destination.bytes)
             if let source {
                 append(UInt16(4 + addressLength))
                 append(Netlink.RouteAttribute.sourcePrefix)
-                appendAddress(source, length: addressLength)
+                bytes.append(contentsOf: source.bytes)
             }
             append(UInt16(5))
             append(Netlink.RouteAttribute.ipProtocol)
