@@ -56,14 +56,21 @@ package enum Syscall {
         retrying { systemWrite(descriptor, buffer.baseAddress, buffer.count) }
     }
 
-    /// Writes all of `buffer` unless the descriptor fails (`EPIPE`: its reader left).
-    package static func writeAll(_ descriptor: Int32, _ buffer: UnsafeRawBufferPointer) -> Result<Void, Errno> {
+    /// Writes all of `buffer` unless the descriptor fails (`EPIPE`: its reader left). A
+    /// standard stream (`standardStream`) may have been closed by the user (`>&-`): its
+    /// `EBADF` is the environment's, not a bug.
+    package static func writeAll(_ descriptor: Int32, _ buffer: UnsafeRawBufferPointer, standardStream: Bool = false) -> Result<Void, Errno> {
+        guard let base = buffer.baseAddress else { return .success(()) }
         var offset = 0
         while offset < buffer.count {
-            switch write(descriptor, UnsafeRawBufferPointer(rebasing: buffer[offset...])) {
-            case .success(let count): offset += count
-            case .failure(let error): return .failure(error)
+            let written = systemWrite(descriptor, base + offset, buffer.count - offset)
+            if written < 0 {
+                let code = errno
+                if code == EINTR { continue }
+                if !(standardStream && code == EBADF) { checkProgrammerError(code) }
+                return .failure(Errno(code))
             }
+            offset += written
         }
         return .success(())
     }
@@ -75,6 +82,27 @@ package enum Syscall {
         return descriptors.withUnsafeMutableBufferPointer { buffer in
             retrying { systemPoll(buffer.baseAddress, count, milliseconds) }
         }
+    }
+
+    /// One descriptor for `poll` as the tool polls: the events
+    /// wanted (`POLLIN`, …) and, after the call, those that came. The tool polls with it, so
+    /// no C library type crosses the package's boundary.
+    package struct PollEntry: Sendable {
+        package var descriptor: Int32
+        package var events: Int16
+        package var ready: Int16 = 0
+        package init(_ descriptor: Int32, events: Int16) {
+            self.descriptor = descriptor
+            self.events = events
+        }
+    }
+
+    /// `poll(2)` of ``PollEntry`` values; each one's `ready` is set.
+    package static func poll(_ entries: inout [PollEntry], milliseconds: Int32) -> Result<Int32, Errno> {
+        var descriptors = entries.map { pollfd(fd: $0.descriptor, events: $0.events, revents: 0) }
+        let result = poll(&descriptors, milliseconds: milliseconds)
+        for index in entries.indices { entries[index].ready = descriptors[index].revents }
+        return result
     }
 
     /// A pipe, both ends close-on-exec and, with `nonBlocking`, non-blocking.
@@ -408,9 +436,15 @@ package struct SocketAddress {
         }
     }
 
-    /// An address in text (`192.0.2.1`, `::1`) and a port; `nil` when the text is not one.
+    /// An address in text (`192.0.2.1`, `::1`: IPv6 when it has a colon), as the system
+    /// reads it (`inet_pton`), and a port; `nil` when the text is not one.
     package init?(text: String, port: UInt16) {
-        guard let address = IPAddress(text) else { return nil }
+        let family = text.contains(":") ? AF_INET6 : AF_INET
+        var bytes = [UInt8](repeating: 0, count: 16)
+        let count = family == AF_INET ? 4 : 16
+        guard inet_pton(family, text, &bytes) == 1,
+              let address = bytes.withUnsafeBytes({ IPAddress(family: UInt8(family), bytes: UnsafeRawBufferPointer(rebasing: $0.prefix(count))) })
+        else { return nil }
         self.init(address, port: port)
     }
 
