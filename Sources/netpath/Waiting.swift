@@ -27,6 +27,8 @@ final class Gate<Value: Sendable>: Sendable {
     /// Gives the value (only the first counts) and wakes the waiter.
     func open(_ newValue: Value) {
         value.withLock { $0 = $0 ?? newValue }
+        // No pipe (no descriptor left when the gate was made): the waiter's timeout ends the wait.
+        guard signalFD >= 0 else { return }
         var byte: UInt8 = 1
         _ = withUnsafeBytes(of: &byte) { Syscall.write(signalFD, $0) }  // full (EAGAIN): a wake-up is pending anyway
     }
@@ -66,6 +68,13 @@ final class Signals: Sendable {
         descriptor = ends.read
         let writeEnd = ends.write
         let waited = set
+        if writeEnd >= 0, ends.read >= 0 { Signals.startWaiting(for: waited, writingTo: writeEnd) }
+        #endif
+    }
+
+    #if !os(Linux)
+    /// The thread in `sigwait` that passes each signal through the pipe.
+    private static func startWaiting(for waited: sigset_t, writingTo writeEnd: Int32) {
         _ = OwnThread.start(name: "netpath-signal") {
             var signals = waited
             while true {
@@ -74,8 +83,8 @@ final class Signals: Sendable {
                 _ = withUnsafeBytes(of: &received) { Syscall.write(writeEnd, $0) }
             }
         }
-        #endif
     }
+    #endif
 
     /// The next signal, read from the source (it is ready).
     private func take() -> Int32 {
