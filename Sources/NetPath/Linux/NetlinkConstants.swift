@@ -6,7 +6,6 @@
 enum Netlink {
     /// Message types (`RTM_*`, `NLMSG_*`).
     enum MessageType {
-        /// `NLMSG_NOOP`.
         /// `NLMSG_ERROR`: a negative errno, or 0 for an acknowledgement.
         static let error: UInt16 = 2
         /// `NLMSG_DONE`: the end of a dump.
