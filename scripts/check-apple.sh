@@ -55,4 +55,14 @@ for file in Sources/netpath/*.swift; do
 done
 swiftc -warnings-as-errors -typecheck -module-name netpath -I "$out/darwin" -I "$out" -I "$out/CNetlink" "$out"/darwin/cli/*.swift
 
+# The syscall layer's POSIX part, which the tool uses on macOS too, as it compiles there:
+# with Darwin (the stub) in place of Glibc and without the shim's Linux part.
+echo "== the syscall layer's POSIX part as compiled for macOS"
+mkdir -p "$out/darwin/layer"
+for file in Sources/NetPath/Linux/Syscalls.swift Sources/NetPath/Linux/Errno.swift; do
+  sed -E -e 's/canImport\((Glibc|Musl|CNetlink)\)/false/g' -e 's/os\((Linux|Android)\)/false/g' \
+    -e 's/canImport\(Darwin\)/true/g' "$file" >"$out/darwin/layer/$(basename "$file")"
+done
+swiftc -parse-as-library -warnings-as-errors -typecheck -module-name NetPath -I "$out/darwin" "$out"/darwin/layer/*.swift
+
 echo "Apple code type-checks."

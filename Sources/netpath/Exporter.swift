@@ -75,7 +75,7 @@ final class Exporter: Sendable {
     private func record(_ path: NetworkPath, label: String, monitor: PathMonitor) {
         let current = entries.withLock { entries -> Bool in
             guard entries[label]?.monitor === monitor else { return false }
-            entries[label]?.metrics.record(path, at: Clock.unixNow(), monotonic: Clock.now())
+            entries[label]?.metrics.record(path, at: SystemClock.unixSeconds(), monotonic: SystemClock.monotonicSeconds())
             entries[label]?.path = path
             entries[label]?.failure = nil
             return true
@@ -117,7 +117,7 @@ final class Exporter: Sendable {
                 return PrometheusExposition.Namespace(name: label, failure: entry.failure ?? "no path yet")
             }
         }
-        return PrometheusExposition.text(for: namespaces, version: Help.version, probe: session.check != nil, at: Clock.now())
+        return PrometheusExposition.text(for: namespaces, version: Help.version, probe: session.check != nil, at: SystemClock.monotonicSeconds())
     }
 
     /// Why `file` cannot be written, if it cannot: its temporary file is made and removed
@@ -125,11 +125,14 @@ final class Exporter: Sendable {
     /// (exit 3) before it says it is ready, not with an error at every change.
     static func textfileProblem(_ file: String) -> String? {
         let temporary = temporaryFile(for: file)
-        let fd = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
-        guard fd >= 0 else { return "cannot write \(file): \(String(cString: strerror(errno)))" }
-        close(fd)
-        unlink(temporary)
-        return nil
+        switch Syscall.open(temporary, O_WRONLY | O_CREAT | O_TRUNC) {
+        case .success(let fd):
+            Syscall.close(fd)
+            unlink(temporary)
+            return nil
+        case .failure(let error):
+            return "cannot write \(file): \(error)"
+        }
     }
 
     /// Where the textfile is written before it is renamed over `file`: beside it, so the
@@ -144,21 +147,18 @@ final class Exporter: Sendable {
             count += 1
             let temporary = Exporter.temporaryFile(for: file)
             let bytes = Array(render().utf8)
-            let fd = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
-            guard fd >= 0 else {
-                Terminal.writeError("netpath: cannot write \(temporary): \(String(cString: strerror(errno)))\n")
+            let fd: Int32
+            switch Syscall.open(temporary, O_WRONLY | O_CREAT | O_TRUNC) {
+            case .success(let opened): fd = opened
+            case .failure(let error):
+                Terminal.writeError("netpath: cannot write \(temporary): \(error)\n")
                 return
             }
-            var written = 0
-            while written < bytes.count {
-                let result = bytes[written...].withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
-                if result < 0 && errno == EINTR { continue }
-                guard result > 0 else { break }
-                written += result
-            }
-            close(fd)
-            if written < bytes.count || rename(temporary, file) != 0 {
-                Terminal.writeError("netpath: cannot write \(file): \(String(cString: strerror(errno)))\n")
+            let written = bytes.withUnsafeBytes { Syscall.writeAll(fd, $0) }
+            Syscall.close(fd)
+            let renamed = written.flatMap { Syscall.retrying { rename(temporary, file) }.map { _ in } }
+            if case .failure(let error) = renamed {
+                Terminal.writeError("netpath: cannot write \(file): \(error)\n")
                 unlink(temporary)
             }
         }

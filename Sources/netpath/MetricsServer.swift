@@ -61,61 +61,38 @@ final class MetricsServer: Sendable {
         self.contentType = contentType
         self.security = Locked(security)
         func failure(_ reason: String) -> ListenFailure { ListenFailure(message: "cannot listen on \(address): \(reason)") }
-        let fd = try MetricsServer.listeningSocket(address, failure: failure)
+        guard let local = address.host.isEmpty ? SocketAddress.anyIPv6(port: address.port)
+            : SocketAddress(text: address.host, port: address.port) else { throw failure("'\(address.host)' is not an IP address") }
+        let fd: Int32
+        switch MetricsServer.listen(at: local, everyAddress: address.host.isEmpty) {
+        case .success(let listening): fd = listening
+        case .failure(let error): throw failure(error.description)
+        }
         listener = fd
         // The port the kernel gave, for `:0`.
-        var local = sockaddr_in6()
-        var length = socklen_t(MemoryLayout<sockaddr_in6>.size)
-        let named = withUnsafeMutablePointer(to: &local) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) }
-        }
-        // sin_port and sin6_port sit at the same offset.
-        self.address = ListenAddress(host: address.host, port: named == 0 ? UInt16(bigEndian: local.sin6_port) : address.port)
-        var ends: [Int32] = [-1, -1]
-        guard pipe(&ends) == 0 else {
-            close(fd)
+        let port = (try? Syscall.localAddress(fd).get())?.port ?? address.port
+        self.address = ListenAddress(host: address.host, port: port)
+        guard case .success(let ends) = Syscall.pipe(nonBlocking: false) else {
+            Syscall.close(fd)
             throw failure("cannot create a pipe")
         }
-        for end in ends { _ = fcntl(end, F_SETFD, FD_CLOEXEC) }
-        stopFD = ends[0]
-        stopWriteFD = ends[1]
+        stopFD = ends.read
+        stopWriteFD = ends.write
     }
 
-    /// A non-blocking socket bound to `address` and listening: IPv6 for an IPv6 address or
-    /// for every address (then it takes IPv4 too), IPv4 otherwise.
-    private static func listeningSocket(_ address: ListenAddress, failure: (String) -> ListenFailure) throws -> Int32 {
-        let v6 = address.host.isEmpty || address.host.contains(":")
-        let fd = socket(v6 ? AF_INET6 : AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_NONBLOCK.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
-        guard fd >= 0 else { throw failure(String(cString: strerror(errno))) }
-        var one: Int32 = 1, zero: Int32 = 0
-        _ = setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, socklen_t(MemoryLayout<Int32>.size))
+    /// A non-blocking socket listening at `local`; with `everyAddress` (`::`), IPv4 too.
+    private static func listen(at local: SocketAddress, everyAddress: Bool) -> Result<Int32, Errno> {
+        let opened = Syscall.socket(local.isIPv6 ? AF_INET6 : AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_NONBLOCK.rawValue))
+        guard case .success(let fd) = opened else { return opened }
+        _ = Syscall.setOption(fd, SOL_SOCKET, SO_REUSEADDR, 1)
         // Every address: one IPv6 socket that takes IPv4 as well.
-        if address.host.isEmpty { _ = setsockopt(fd, Int32(IPPROTO_IPV6), IPV6_V6ONLY, &zero, socklen_t(MemoryLayout<Int32>.size)) }
-        var storage = sockaddr_storage()
-        var length: socklen_t
-        if v6 {
-            var socketAddress = sockaddr_in6()
-            socketAddress.sin6_family = sa_family_t(AF_INET6)
-            socketAddress.sin6_port = address.port.bigEndian
-            let parsed = address.host.isEmpty || inet_pton(AF_INET6, address.host, &socketAddress.sin6_addr) == 1
-            guard parsed else { close(fd); throw failure("'\(address.host)' is not an IP address") }
-            length = socklen_t(MemoryLayout<sockaddr_in6>.size)
-            withUnsafeBytes(of: socketAddress) { bytes in withUnsafeMutableBytes(of: &storage) { $0.copyMemory(from: bytes) } }
-        } else {
-            var socketAddress = sockaddr_in()
-            socketAddress.sin_family = sa_family_t(AF_INET)
-            socketAddress.sin_port = address.port.bigEndian
-            guard inet_pton(AF_INET, address.host, &socketAddress.sin_addr) == 1 else { close(fd); throw failure("'\(address.host)' is not an IP address") }
-            length = socklen_t(MemoryLayout<sockaddr_in>.size)
-            withUnsafeBytes(of: socketAddress) { bytes in withUnsafeMutableBytes(of: &storage) { $0.copyMemory(from: bytes) } }
+        if everyAddress { _ = Syscall.setOption(fd, Int32(IPPROTO_IPV6), IPV6_V6ONLY, 0) }
+        let listening = Syscall.bind(fd, to: local).flatMap { _ in Syscall.listen(fd, backlog: MetricsServer.backlog) }
+        if case .failure(let error) = listening {
+            Syscall.close(fd)
+            return .failure(error)
         }
-        let bound = withUnsafePointer(to: &storage) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) } }
-        if bound != 0 || listen(fd, MetricsServer.backlog) != 0 {
-            let reason = String(cString: strerror(errno))
-            close(fd)
-            throw failure(reason)
-        }
-        return fd
+        return .success(fd)
     }
 
     /// Where it can be reached: `https` with TLS.
@@ -138,23 +115,23 @@ final class MetricsServer: Sendable {
     /// Ends the server thread and closes every socket.
     func stop() {
         var one: UInt8 = 1
-        _ = write(stopWriteFD, &one, 1)
+        _ = withUnsafeBytes(of: &one) { Syscall.write(stopWriteFD, $0) }
         if let running = thread.withLock({ thread in defer { thread = nil }; return thread }) {
             pthread_join(running, nil)
         } else {
-            close(listener)
-            close(stopFD)
+            Syscall.close(listener)
+            Syscall.close(stopFD)
         }
-        close(stopWriteFD)
+        Syscall.close(stopWriteFD)
     }
 
     private func run() {
         var connections: [Connection] = []
         defer {
-            for connection in connections { close(connection.fd) }
+            for connection in connections { Syscall.close(connection.fd) }
             connections.removeAll()
-            close(listener)
-            close(stopFD)
+            Syscall.close(listener)
+            Syscall.close(stopFD)
         }
         while true {
             var descriptors = [pollfd(fd: stopFD, events: Int16(POLLIN), revents: 0),
@@ -163,20 +140,18 @@ final class MetricsServer: Sendable {
                 descriptors.append(pollfd(fd: connection.fd, events: connection.interest, revents: 0))
             }
             let earliest = connections.map(\.deadline).min()
-            let timeout = earliest.map { Int32(max(0, (($0 - Clock.now()) * 1000).rounded(.up))) } ?? -1
-            let ready = poll(&descriptors, nfds_t(descriptors.count), timeout)
-            if ready < 0 && errno != EINTR { return }
-            if descriptors[0].revents != 0 { return }
+            let timeout = earliest.map { Int32(max(0, (($0 - SystemClock.monotonicSeconds()) * 1000).rounded(.up))) } ?? -1
+            guard case .success = Syscall.poll(&descriptors, milliseconds: timeout), descriptors[0].revents == 0 else { return }
             // Serve what is ready before taking new connections (which may drop old ones).
             let polled = Array(descriptors.dropFirst(2))
             var finished: Set<Int32> = []
             for (index, descriptor) in polled.enumerated() where descriptor.revents != 0 {
                 if !service(&connections[index]) { finished.insert(connections[index].fd) }
             }
-            let now = Clock.now()
+            let now = SystemClock.monotonicSeconds()
             for connection in connections where connection.deadline <= now { finished.insert(connection.fd) }
             if !finished.isEmpty {
-                for fd in finished { close(fd) }
+                for fd in finished { Syscall.close(fd) }
                 connections.removeAll { finished.contains($0.fd) }
             }
             if descriptors[1].revents != 0 { acceptAll(into: &connections) }
@@ -187,24 +162,22 @@ final class MetricsServer: Sendable {
     /// request when the table is full.
     private func acceptAll(into connections: inout [Connection]) {
         while true {
-            let fd = accept(listener, nil, nil)
-            guard fd >= 0 else { return }  // EAGAIN: no more; other errors: try at the next wake-up
-            _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK)
-            _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
+            // EAGAIN: no more; other errors: try at the next wake-up.
+            guard case .success(let fd) = Syscall.accept(listener) else { return }
             if connections.count >= MetricsServer.maximumConnections {
                 guard let oldest = connections.firstIndex(where: { $0.output == nil }) else {
-                    close(fd)  // every slot is answering: this one waits for the next try
+                    Syscall.close(fd)  // every slot is answering: this one waits for the next try
                     continue
                 }
-                close(connections[oldest].fd)
+                Syscall.close(connections[oldest].fd)
                 connections.remove(at: oldest)
             }
             let current = security.withLock { $0 }
-            var connection = Connection(fd: fd, deadline: Clock.now() + MetricsServer.connectionSeconds, security: current)
+            var connection = Connection(fd: fd, deadline: SystemClock.monotonicSeconds() + MetricsServer.connectionSeconds, security: current)
             if current.context != nil {
                 // No session (out of memory): the connection is dropped rather than served in plain text.
                 guard let session = current.session(for: fd) else {
-                    close(fd)
+                    Syscall.close(fd)
                     continue
                 }
                 connection.tls = session
@@ -246,7 +219,7 @@ final class MetricsServer: Sendable {
     /// -1 when the client left or the socket failed.
     private func peekFirstByte(_ fd: Int32) -> Int? {
         var byte: UInt8 = 0
-        switch Syscall.retrying({ recv(fd, &byte, 1, Int32(MSG_PEEK)) }) {
+        switch withUnsafeMutableBytes(of: &byte, { Syscall.receive(fd, into: $0, flags: Int32(MSG_PEEK)) }) {
         case .success(let count): return count == 1 ? Int(byte) : -1
         case .failure(let error): return error.rawValue == EAGAIN ? nil : -1
         }
@@ -298,13 +271,13 @@ final class MetricsServer: Sendable {
             }
         }
         connection.tls?.shutdown()
-        shutdown(connection.fd, Int32(SHUT_WR))
+        Syscall.shutdownWrite(connection.fd)
         return false
     }
 
     private func receive(_ connection: inout Connection, into buffer: UnsafeMutableRawBufferPointer) -> TLSSession.Step {
         if let tls = connection.tls { return tls.read(into: buffer) }
-        switch Syscall.retrying({ recv(connection.fd, buffer.baseAddress, buffer.count, 0) }) {
+        switch Syscall.receive(connection.fd, into: buffer) {
         case .success(let count): return count == 0 ? .closed : .done(count)
         case .failure(let error): return error.rawValue == EAGAIN ? .wantRead : .failed(error.description)
         }
@@ -312,9 +285,7 @@ final class MetricsServer: Sendable {
 
     private func transmit(_ connection: inout Connection, _ bytes: ArraySlice<UInt8>) -> TLSSession.Step {
         if let tls = connection.tls { return tls.write(bytes) }
-        let sent = bytes.withUnsafeBytes { buffer in
-            Syscall.retrying { Glibc.send(connection.fd, buffer.baseAddress, buffer.count, Int32(MSG_NOSIGNAL)) }
-        }
+        let sent = bytes.withUnsafeBytes { Syscall.send(connection.fd, $0, flags: Int32(MSG_NOSIGNAL)) }
         switch sent {
         case .success(let count): return .done(count)
         case .failure(let error): return error.rawValue == EAGAIN ? .wantWrite : .failed(error.description)

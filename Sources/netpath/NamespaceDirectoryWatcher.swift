@@ -3,20 +3,24 @@ import Glibc
 import NetPath
 
 /// Follows `/run/netns` (the `ip netns` directory) on a thread of its own: its names with
-/// inotify, and the mount table (`/proc/self/mountinfo` signals a change with `POLLPRI`),
-/// since `ip netns add` creates a name first and mounts the namespace on it after. Each
-/// change reports the names now. Idle, it never wakes.
+/// the package's ``Inotify``, and the mount table (`/proc/self/mountinfo` signals a change
+/// with `POLLPRI`), since `ip netns add` creates a name first and mounts the namespace on
+/// it after. Each change reports the names now. Idle, it never wakes.
 final class NamespaceDirectoryWatcher: Sendable {
     static let directory = "/run/netns"
-    private let inotifyFD: Int32
+    private let inotify: Inotify
     private let mountsFD: Int32
     private let onChange: @Sendable (_ names: Set<String>) -> Void
 
     init?(onChange: @escaping @Sendable (Set<String>) -> Void) {
         self.onChange = onChange
-        inotifyFD = inotify_init1(Int32(IN_CLOEXEC | IN_NONBLOCK))
-        mountsFD = open("/proc/self/mountinfo", O_RDONLY | O_CLOEXEC)
-        guard inotifyFD >= 0, mountsFD >= 0 else { return nil }
+        guard let inotify = try? Inotify() else { return nil }
+        guard case .success(let mounts) = Syscall.open("/proc/self/mountinfo", O_RDONLY) else {
+            inotify.close()
+            return nil
+        }
+        self.inotify = inotify
+        mountsFD = mounts
     }
 
     /// The names in the directory now (none when it does not exist yet).
@@ -39,29 +43,26 @@ final class NamespaceDirectoryWatcher: Sendable {
         OwnThread.start(name: "netpath-netns") { [self] in run() } != nil
     }
 
-    private func layWatch() -> Bool {
+    private func layWatch() {
         let mask = UInt32(IN_CREATE | IN_DELETE | IN_MOVED_TO | IN_MOVED_FROM | IN_DELETE_SELF | IN_ONLYDIR)
-        if inotify_add_watch(inotifyFD, NamespaceDirectoryWatcher.directory, mask) >= 0 { return true }
+        if case .success = inotify.watch(NamespaceDirectoryWatcher.directory, mask: mask) { return }
         mkdir(NamespaceDirectoryWatcher.directory, 0o755)
-        return inotify_add_watch(inotifyFD, NamespaceDirectoryWatcher.directory, mask) >= 0
+        inotify.watch(NamespaceDirectoryWatcher.directory, mask: mask)
     }
 
     private func run() {
-        _ = layWatch()
-        var buffer = [UInt8](repeating: 0, count: 4096)
+        layWatch()
         while true {
             // Read the mount table to its end: the next change then raises POLLPRI again.
-            lseek(mountsFD, 0, SEEK_SET)
-            while buffer.withUnsafeMutableBytes({ read(mountsFD, $0.baseAddress, $0.count) }) > 0 {}
+            Syscall.rewind(mountsFD)
+            Syscall.drain(mountsFD)
             onChange(NamespaceDirectoryWatcher.names())
-            var descriptors = [pollfd(fd: inotifyFD, events: Int16(POLLIN), revents: 0),
+            var descriptors = [pollfd(fd: inotify.descriptor, events: Int16(POLLIN), revents: 0),
                                pollfd(fd: mountsFD, events: Int16(POLLPRI), revents: 0)]
-            let ready = poll(&descriptors, 2, -1)
-            if ready < 0 && errno == EINTR { continue }
-            guard ready > 0 else { return }
+            guard case .success(let ready) = Syscall.poll(&descriptors, milliseconds: -1), ready > 0 else { return }
             // Which names changed does not matter: the directory is read again.
-            while buffer.withUnsafeMutableBytes({ read(inotifyFD, $0.baseAddress, $0.count) }) > 0 {}
-            _ = layWatch()
+            _ = inotify.readEvents()
+            layWatch()
         }
     }
 }

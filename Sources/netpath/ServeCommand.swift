@@ -14,7 +14,7 @@ extension NetPathCommand {
             } catch {
                 throw CommandError(error.message, .runtime)
             }
-            if let warning = security.certificateWarning(now: Int64(Clock.unixNow())) { Terminal.report(warning) }
+            if let warning = security.certificateWarning(now: Int64(SystemClock.unixSeconds())) { Terminal.report(warning) }
         }
         let exporter = Exporter(session: session)
         var server: MetricsServer?
@@ -53,7 +53,7 @@ extension NetPathCommand {
             let security = try WebSecurity.load(file)
             server.reload(security)
             Terminal.report("reloaded \(file)")
-            if let warning = security.certificateWarning(now: Int64(Clock.unixNow())) { Terminal.report(warning) }
+            if let warning = security.certificateWarning(now: Int64(SystemClock.unixSeconds())) { Terminal.report(warning) }
         } catch {
             Terminal.report("cannot reload: \(error.message); the previous configuration stays")
         }

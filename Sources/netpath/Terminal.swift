@@ -1,10 +1,4 @@
-#if canImport(Glibc)
-import Glibc
-private let systemWrite = Glibc.write
-#elseif canImport(Darwin)
-import Darwin
-private let systemWrite = Darwin.write
-#endif
+import NetPath
 
 /// Unbuffered, whole-line writes: each line reaches a pipe as soon as it is produced.
 enum Terminal {
@@ -46,16 +40,7 @@ enum Terminal {
     }
 
     private static func writeAll(_ descriptor: Int32, _ bytes: UnsafeRawBufferPointer) -> Bool {
-        guard let base = bytes.baseAddress else { return true }
-        var offset = 0
-        while offset < bytes.count {
-            let written = systemWrite(descriptor, base + offset, bytes.count - offset)
-            if written < 0 {
-                if errno == EINTR { continue }
-                return false  // EPIPE: the reader went away; nothing more can be shown
-            }
-            offset += written
-        }
-        return true
+        // A failure is EPIPE: the reader went away; nothing more can be shown.
+        (try? Syscall.writeAll(descriptor, bytes, standardStream: true).get()) != nil
     }
 }

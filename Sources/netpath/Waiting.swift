@@ -19,22 +19,18 @@ final class Gate<Value: Sendable>: Sendable {
     private let signalFD: Int32
 
     init() {
-        var ends: [Int32] = [-1, -1]
-        if pipe(&ends) == 0 {
-            for end in ends {
-                _ = fcntl(end, F_SETFD, FD_CLOEXEC)
-                _ = fcntl(end, F_SETFL, fcntl(end, F_GETFL) | O_NONBLOCK)
-            }
-        }
-        wakeFD = ends[0]
-        signalFD = ends[1]
+        let ends = (try? Syscall.pipe(nonBlocking: true).get()) ?? (read: -1, write: -1)
+        wakeFD = ends.read
+        signalFD = ends.write
     }
 
     /// Gives the value (only the first counts) and wakes the waiter.
     func open(_ newValue: Value) {
         value.withLock { $0 = $0 ?? newValue }
+        // No pipe (no descriptor left when the gate was made): the waiter's timeout ends the wait.
+        guard signalFD >= 0 else { return }
         var byte: UInt8 = 1
-        _ = write(signalFD, &byte, 1)  // full (EAGAIN): a wake-up is pending anyway
+        _ = withUnsafeBytes(of: &byte) { Syscall.write(signalFD, $0) }  // full (EAGAIN): a wake-up is pending anyway
     }
 
     /// The value, if one was given.
@@ -66,32 +62,37 @@ final class Signals: Sendable {
         pthread_sigmask(SIG_BLOCK, &set, nil)
         self.set = set
         #if os(Linux)
-        descriptor = cnetlink_signalfd(&set)
+        descriptor = (try? Syscall.retrying { cnetlink_signalfd(&set) }.get()) ?? -1
         #else
-        var ends: [Int32] = [-1, -1]
-        _ = pipe(&ends)
-        for end in ends { _ = fcntl(end, F_SETFD, FD_CLOEXEC) }
-        descriptor = ends[0]
-        let writeEnd = ends[1]
+        let ends = (try? Syscall.pipe(nonBlocking: false).get()) ?? (read: -1, write: -1)
+        descriptor = ends.read
+        let writeEnd = ends.write
         let waited = set
+        if writeEnd >= 0, ends.read >= 0 { Signals.startWaiting(for: waited, writingTo: writeEnd) }
+        #endif
+    }
+
+    #if !os(Linux)
+    /// The thread in `sigwait` that passes each signal through the pipe.
+    private static func startWaiting(for waited: sigset_t, writingTo writeEnd: Int32) {
         _ = OwnThread.start(name: "netpath-signal") {
             var signals = waited
             while true {
                 var received: Int32 = 0
                 guard sigwait(&signals, &received) == 0 else { continue }
-                _ = withUnsafeBytes(of: &received) { write(writeEnd, $0.baseAddress, 4) }
+                _ = withUnsafeBytes(of: &received) { Syscall.write(writeEnd, $0) }
             }
         }
-        #endif
     }
+    #endif
 
     /// The next signal, read from the source (it is ready).
     private func take() -> Int32 {
         // A signalfd gives struct signalfd_siginfo (128 bytes), which begins with ssi_signo;
         // the pipe gives the number alone.
         var bytes = [UInt8](repeating: 0, count: 128)
-        let count = read(descriptor, &bytes, bytes.count)
-        guard count >= 4 else { return SIGINT }
+        guard case .success(let count) = bytes.withUnsafeMutableBytes({ Syscall.read(descriptor, into: $0) }), count >= 4
+        else { return SIGINT }
         return Int32(bytes[0]) | Int32(bytes[1]) << 8 | Int32(bytes[2]) << 16 | Int32(bytes[3]) << 24
     }
 
@@ -101,45 +102,27 @@ final class Signals: Sendable {
     /// wake-ups, and writes to the output pipe wake nothing (no event is asked of it; a
     /// pipe whose reader left reports `POLLERR` regardless).
     func wait<Value>(for gate: Gate<Value>, timeout: Double?, endWhenReaderLeaves: Bool = false) -> Waited<Value> {
-        var descriptors = [pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0),
-                           pollfd(fd: gate.wakeFD, events: Int16(POLLIN), revents: 0)]
+        var descriptors = [Syscall.PollEntry(descriptor, events: Int16(POLLIN)), Syscall.PollEntry(gate.wakeFD, events: Int16(POLLIN))]
         #if os(Linux)
         // Elsewhere the next write's EPIPE ends `watch`.
         var info = stat()
         if endWhenReaderLeaves, fstat(1, &info) == 0, info.st_mode & S_IFMT == S_IFIFO {
-            descriptors.append(pollfd(fd: 1, events: 0, revents: 0))
+            descriptors.append(Syscall.PollEntry(1, events: 0))
         }
         #endif
-        let deadline = timeout.map { Clock.now() + $0 }
+        let deadline = timeout.map { SystemClock.monotonicSeconds() + $0 }
         while true {
             if let value = gate.opened { return .value(value) }
-            let left = deadline.map { max(0, $0 - Clock.now()) }
-            for index in descriptors.indices { descriptors[index].revents = 0 }
-            let ready = poll(&descriptors, nfds_t(descriptors.count), left.map { Int32(($0 * 1000).rounded(.up)) } ?? -1)
-            if ready < 0 { continue }  // EINTR
-            if ready == 0, let deadline, Clock.now() >= deadline { return gate.opened.map { .value($0) } ?? .timedOut }
-            if descriptors[0].revents != 0 { return .signal(take()) }
-            if descriptors.count > 2, descriptors[2].revents != 0 { return .readerLeft }
-            if descriptors[1].revents != 0 {
+            let left = deadline.map { max(0, $0 - SystemClock.monotonicSeconds()) }
+            guard case .success(let ready) = Syscall.poll(&descriptors, milliseconds: left.map { Int32(($0 * 1000).rounded(.up)) } ?? -1)
+            else { continue }  // ENOMEM: try again
+            if ready == 0, let deadline, SystemClock.monotonicSeconds() >= deadline { return gate.opened.map { .value($0) } ?? .timedOut }
+            if descriptors[0].ready != 0 { return .signal(take()) }
+            if descriptors.count > 2, descriptors[2].ready != 0 { return .readerLeft }
+            if descriptors[1].ready != 0 {
                 var drain = [UInt8](repeating: 0, count: 64)
-                _ = read(gate.wakeFD, &drain, drain.count)
+                _ = drain.withUnsafeMutableBytes { Syscall.read(gate.wakeFD, into: $0) }
             }
         }
-    }
-}
-
-/// The tool's one clock: monotonic seconds, for deadlines and durations.
-enum Clock {
-    static func now() -> Double {
-        var time = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &time)
-        return Double(time.tv_sec) + Double(time.tv_nsec) / 1e9
-    }
-
-    /// Seconds since 1970, for timestamps.
-    static func unixNow() -> Double {
-        var time = timespec()
-        clock_gettime(CLOCK_REALTIME, &time)
-        return Double(time.tv_sec) + Double(time.tv_nsec) / 1e9
     }
 }

@@ -520,6 +520,77 @@ import Testing
         #expect(!engine.isSettled)
     }
 
+    /// Dumps the tables up to `optional` (rules or nexthops), answering the others with DONE;
+    /// returns the request for it.
+    func dumped(upTo optional: NetlinkEngine.Dump, _ engine: inout NetlinkEngine) -> NetlinkEngine.Request {
+        var request = engine.resynchronize()!
+        while request.dump != optional { request = engine.feed(Fixture.done(sequence: request.sequence))[0] }
+        return request
+    }
+
+    /// An error answer to the rules dump (EBUSY here) is not "not supported": the tables
+    /// settle without the rules, and the dump is asked again alone, 0.1 s later, then 0.2 s
+    /// after a second error; its success brings the rules, and the kernel is asked again.
+    @Test func aFailedRulesDumpIsAskedAgainWithBackOff() {
+        var engine = NetlinkEngine.pure()
+        let rules = dumped(upTo: .rules, &engine)
+        let nexthops = engine.feed(Fixture.error(-16, sequence: rules.sequence))
+        #expect(nexthops.map(\.dump) == [.nexthops])
+        #expect(engine.feed(Fixture.done(sequence: nexthops[0].sequence)).isEmpty)
+        #expect(engine.isSettled && !engine.state.rulesKnown)
+        #expect(engine.optionalDumps[.rules] == .init(failures: 1, retryAt: 100_000_000))
+        #expect(engine.wakeTime(now: 0) == 100_000_000)
+        #expect(engine.step(now: 99_000_000).requests.isEmpty && engine.dumping == nil)
+        #expect(engine.step(now: 100_000_000).requests.count == 1 && engine.dumping == .rules)
+        #expect(engine.feed(Fixture.error(-16, sequence: engine.dumpSequence)).isEmpty)
+        #expect(engine.isSettled && engine.optionalDumps[.rules] == .init(failures: 2, retryAt: 300_000_000))
+        #expect(engine.step(now: 299_000_000).requests.isEmpty)
+        #expect(engine.step(now: 300_000_000).requests.count == 1 && engine.dumping == .rules)
+        let sequence = engine.dumpSequence
+        engine.feed(Fixture.rule(action: Netlink.Rule.toTable, priority: 0, table: 255, sequence: sequence) + Fixture.done(sequence: sequence))
+        #expect(engine.isSettled && engine.state.rulesKnown && engine.state.rules.count == 1)
+        #expect(engine.optionalDumps.isEmpty && engine.state.answerStale && engine.wakeTime(now: 300_000_000) == nil)
+        #expect(engine.resyncCount == 0)
+    }
+
+    /// The same for nexthop objects: after an error, asked again alone, and they arrive.
+    @Test func aFailedNexthopDumpIsAskedAgainAndGivesTheNexthops() {
+        var engine = NetlinkEngine.pure()
+        let nexthops = dumped(upTo: .nexthops, &engine)
+        #expect(engine.feed(Fixture.error(-12, sequence: nexthops.sequence)).isEmpty)  // ENOMEM
+        #expect(engine.isSettled && engine.state.rulesKnown && engine.state.nexthopObjects.isEmpty)
+        #expect(engine.step(now: 100_000_000).requests.count == 1 && engine.dumping == .nexthops)
+        let sequence = engine.dumpSequence
+        engine.feed(Fixture.nexthop(id: 7, oif: 2, gateway: "10.0.0.1", sequence: sequence) + Fixture.done(sequence: sequence))
+        #expect(engine.isSettled && engine.state.nexthopObjects[7] != nil && engine.optionalDumps.isEmpty)
+    }
+
+    /// EOPNOTSUPP — what a kernel without nexthop objects or policy routing answers — is
+    /// recorded once: no wake-up to ask again, and no later synchronisation asks for it.
+    @Test func aDumpTheKernelDoesNotSupportIsNeverAskedAgain() {
+        var engine = NetlinkEngine.pure()
+        let rules = dumped(upTo: .rules, &engine)
+        let nexthops = engine.feed(Fixture.error(-95, sequence: rules.sequence))
+        #expect(engine.feed(Fixture.error(-95, sequence: nexthops[0].sequence)).isEmpty)
+        #expect(engine.isSettled && !engine.state.rulesKnown)
+        #expect(engine.optionalDumps == [.rules: .init(unsupported: true), .nexthops: .init(unsupported: true)])
+        #expect(engine.wakeTime(now: 0) == nil)
+        #expect(engine.step(now: 3_600_000_000_000).requests.isEmpty && engine.dumping == nil)
+        var dumps: [NetlinkEngine.Dump] = []
+        var request = engine.resynchronize()
+        while let current = request {
+            dumps.append(current.dump)
+            request = engine.feed(Fixture.done(sequence: current.sequence)).first
+        }
+        #expect(dumps == [.links, .addresses, .routes] && engine.isSettled)
+    }
+
+    @Test func theDumpRetryDelayDoublesFromATenthToFiveSeconds() {
+        let delays = (1...8).map { NetlinkEngine.dumpRetryDelay(afterFailures: $0) / 100_000_000 }
+        #expect(delays == [1, 2, 4, 8, 16, 32, 50, 50])
+        #expect(NetlinkEngine.dumpRetryDelay(afterFailures: 1000) == NetlinkEngine.maximumDumpRetry)
+    }
+
     @Test func failedDumpIsRetriedAndAcksAreIgnored() {
         var engine = NetlinkEngine.pure()
         let first = engine.resynchronize()!
@@ -549,7 +620,7 @@ import Testing
         engine.feed(Fixture.address(index: 2, "10.0.0.2"))
         engine.feed(Fixture.route(oif: 2, gateway: "10.0.0.1"))
         let noSource: (RouteLookup) -> SocketVerdict = { lookup in
-            lookup.family == IPAddress.inet ? .refused(errno: Netlink.Errno.networkUnreachable) : .refused(errno: Netlink.Errno.addressNotAvailable)
+            lookup.family == IPAddress.inet ? .refused(errno: Errno.networkUnreachable) : .refused(errno: Errno.addressNotAvailable)
         }
         for (sequence, _) in engine.startLookups(verdict: noSource) { engine.feed(Fixture.error(-101, sequence: sequence)) }
         _ = engine.step(now: engine.now)

@@ -66,5 +66,61 @@ import Testing
         #expect(Syscall.readFile("/nonexistent/netpath") == nil)
         #expect(Syscall.readFile("/proc/self/stat", limit: 5)?.count == 5)
     }
+
+    /// The one address encoder: IPAddress.bytes in a sockaddr, read back the same.
+    @Test func socketAddressesCarryTheAddressBytesAndPort() throws {
+        let v4 = SocketAddress(try #require(IPAddress("192.0.2.1")), port: 53)
+        #expect(v4.address == IPAddress("192.0.2.1") && v4.port == 53 && !v4.isIPv6)
+        #expect(v4.length == socklen_t(MemoryLayout<sockaddr_in>.size))
+        let v6 = SocketAddress(try #require(IPAddress("fe80::1")), port: 443, scopeID: 3)
+        #expect(v6.address == IPAddress("fe80::1") && v6.port == 443 && v6.isIPv6)
+        let scope = withUnsafeBytes(of: v6.storage) { $0.loadUnaligned(fromByteOffset: 24, as: UInt32.self) }
+        #expect(scope == 3)
+        #expect(SocketAddress(text: "::1", port: 9)?.address == IPAddress("::1"))
+        #expect(SocketAddress(text: "127.0.0.1", port: 9)?.address == IPAddress("127.0.0.1"))
+        #expect(SocketAddress(text: "localhost", port: 9) == nil && SocketAddress(text: "1.2.3", port: 9) == nil)
+        // Bound to port 0, the socket reports the address and the port the kernel chose.
+        let socket = try #require(try? Syscall.socket(AF_INET, Int32(SOCK_DGRAM.rawValue)).get())
+        defer { Syscall.close(socket) }
+        #expect(Syscall.bind(socket, to: SocketAddress(try #require(IPAddress("127.0.0.1")), port: 0)) == .success(0))
+        let local = try #require(try? Syscall.localAddress(socket).get())
+        #expect(local.address == IPAddress("127.0.0.1") && local.port != 0)
+    }
+
+    /// struct inotify_event, one after another, names NUL-padded; a truncated one ends them.
+    @Test func inotifyEventsAreParsed() {
+        func event(_ watch: Int32, _ mask: UInt32, _ name: String) -> [UInt8] {
+            let padded = name.isEmpty ? [] : Array(name.utf8) + [UInt8](repeating: 0, count: 16 - name.utf8.count % 16)
+            return withUnsafeBytes(of: watch) { Array($0) } + withUnsafeBytes(of: mask) { Array($0) } + [0, 0, 0, 0]
+                + withUnsafeBytes(of: UInt32(padded.count)) { Array($0) } + padded
+        }
+        let bytes = event(1, UInt32(IN_CREATE), "resolv.conf") + event(2, UInt32(IN_DELETE_SELF), "") + [1, 2, 3]
+        #expect(Inotify.parse(bytes[...]) == [Inotify.Event(watch: 1, mask: UInt32(IN_CREATE), name: "resolv.conf"),
+                                             Inotify.Event(watch: 2, mask: UInt32(IN_DELETE_SELF), name: "")])
+    }
+
+    /// A signal makes the descriptor readable until it is cleared.
+    @Test func anEventSignalWakesAPollUntilCleared() throws {
+        let wake = try EventSignal()
+        defer { wake.close() }
+        var entries = [Syscall.PollEntry(wake.descriptor, events: Int16(POLLIN))]
+        #expect(Syscall.poll(&entries, milliseconds: 0) == .success(0))
+        wake.signal()
+        wake.signal()
+        #expect(Syscall.poll(&entries, milliseconds: 0) == .success(1) && entries[0].ready == Int16(POLLIN))
+        wake.clear()
+        #expect(Syscall.poll(&entries, milliseconds: 0) == .success(0) && entries[0].ready == 0)
+    }
+
+    /// A pipe whose reader left: the write's own EPIPE comes back.
+    @Test func aWriteToAPipeWithoutReaderSaysEPIPE() throws {
+        let ends = try Syscall.pipe(nonBlocking: true).get()
+        Syscall.close(ends.read)
+        defer { Syscall.close(ends.write) }
+        let previous = signal(SIGPIPE, SIG_IGN)
+        defer { signal(SIGPIPE, previous) }
+        let written = [UInt8](repeating: 1, count: 10).withUnsafeBytes { Syscall.writeAll(ends.write, $0) }
+        #expect(written.map { true } == .failure(Errno(EPIPE)))
+    }
 }
 #endif

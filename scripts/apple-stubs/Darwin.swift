@@ -18,6 +18,8 @@ public var SIG_BLOCK: Int32 { 1 }
 public var SIG_IGN: sig_t { fatalError() }
 public var EINTR: Int32 { 4 }
 public var EPIPE: Int32 { 32 }
+public var EBADF: Int32 { 9 }
+public var EFAULT: Int32 { 14 }
 public var EAGAIN: Int32 { 35 }
 public var errno: Int32 { get { fatalError() } set { fatalError() } }
 
@@ -29,6 +31,8 @@ public var errno: Int32 { get { fatalError() } set { fatalError() } }
 
 @discardableResult public func write(_ descriptor: Int32, _ buffer: UnsafeRawPointer!, _ count: Int) -> Int { fatalError() }
 @discardableResult public func read(_ descriptor: Int32, _ buffer: UnsafeMutableRawPointer!, _ count: Int) -> Int { fatalError() }
+@discardableResult public func close(_ descriptor: Int32) -> Int32 { fatalError() }
+public func strerror(_ code: Int32) -> UnsafeMutablePointer<CChar>! { fatalError() }
 @discardableResult public func pipe(_ descriptors: UnsafeMutablePointer<Int32>!) -> Int32 { fatalError() }
 @discardableResult public func fcntl(_ fd: Int32, _ cmd: Int32) -> Int32 { fatalError() }
 @discardableResult public func fcntl(_ fd: Int32, _ cmd: Int32, _ value: Int32) -> Int32 { fatalError() }

@@ -14,7 +14,7 @@ extension InterfaceClassifier {
         let name = link.name ?? ""
         var isWireless = false
         var deviceType: String?
-        if link.hardwareType == ether, !name.isEmpty {
+        if link.hardwareType == Netlink.HardwareType.ether, !name.isEmpty {
             if ioctlSocket >= 0 { isWireless = cnetlink_is_wireless(ioctlSocket, name) != 0 }
             if !foreign && !name.contains("/") && !name.hasPrefix(".") {
                 let base = "/sys/class/net/" + name

@@ -1,10 +1,5 @@
 /// SPEC 2.7: the interface type from facts netlink, ioctl and sysfs give. Pure.
 enum InterfaceClassifier {
-    // ARPHRD_* from <linux/if_arp.h>.
-    static let ether: UInt16 = 1, ppp: UInt16 = 512, rawIP: UInt16 = 519
-    static let tunnel: UInt16 = 768, tunnel6: UInt16 = 769, loopback: UInt16 = 772
-    static let sit: UInt16 = 776, ipgre: UInt16 = 778, ip6gre: UInt16 = 823, none: UInt16 = 65534  // ARPHRD_NONE
-
     // Arrays, not sets: a handful of entries, and a Set's first use costs start-up time (the
     // runtime looks up its element's Hashable conformance by scanning every conformance).
     static let tunnelKinds: [String] = [
@@ -12,14 +7,16 @@ enum InterfaceClassifier {
         "ip6erspan", "sit", "vti", "vti6", "xfrm", "vxlan", "geneve", "bareudp", "ppp", "l2tp",
         "openvpn", "amt", "gtp",
     ]
-    static let tunnelHardware: [UInt16] = [none, ppp, tunnel, tunnel6, sit, ipgre, ip6gre]
+    static let tunnelHardware: [UInt16] = [Netlink.HardwareType.none, Netlink.HardwareType.ppp, Netlink.HardwareType.tunnel,
+                                           Netlink.HardwareType.tunnel6, Netlink.HardwareType.sit, Netlink.HardwareType.ipgre,
+                                           Netlink.HardwareType.ip6gre]
     static let cellularPrefixes = ["wwan", "rmnet", "ccmni"]
 
     /// Whether a link is a tunnel (a VPN's device, or PPP): a tunnel kind, or a tunnel's
     /// hardware type. Such a link is typed `other`; a path through it names the physical
     /// interface beneath (``NetworkPath/underlyingInterface``).
     static func isTunnel(_ link: LinkState) -> Bool {
-        guard link.hardwareType != loopback, link.type != .cellular, link.type != .wifi else { return false }
+        guard link.hardwareType != Netlink.HardwareType.loopback, link.type != .cellular, link.type != .wifi else { return false }
         if let kind = link.kind, tunnelKinds.contains(kind) { return true }
         return tunnelHardware.contains(link.hardwareType)
     }
@@ -36,15 +33,15 @@ enum InterfaceClassifier {
     static func classify(
         hardwareType: UInt16, kind: String?, name: String, isWireless: Bool, deviceType: String?
     ) -> NetworkInterface.InterfaceType {
-        if hardwareType == loopback { return .loopback }
+        if hardwareType == Netlink.HardwareType.loopback { return .loopback }
         if isWireless || deviceType == "wlan" { return .wifi }
-        if deviceType == "wwan" || hardwareType == rawIP
+        if deviceType == "wwan" || hardwareType == Netlink.HardwareType.rawIP
             || cellularPrefixes.contains(where: { name.hasPrefix($0) }) {
             return .cellular
         }
         if let kind, tunnelKinds.contains(kind) { return .other }
         if tunnelHardware.contains(hardwareType) { return .other }
-        if hardwareType == ether { return .wiredEthernet }
+        if hardwareType == Netlink.HardwareType.ether { return .wiredEthernet }
         return .other
     }
 }

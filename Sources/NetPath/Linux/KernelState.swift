@@ -143,11 +143,6 @@ struct KernelState: Hashable, Sendable {
         staleFamilies |= KernelState.familyBit(family)
     }
 
-    static let operUnknown = Netlink.Link.operUnknown, operDormant = Netlink.Link.operDormant, operUp = Netlink.Link.operUp
-    static let flagUp = Netlink.Link.flagUp, flagLoopback = Netlink.Link.flagLoopback, flagLowerUp = Netlink.Link.flagLowerUp
-    static let scopeUniverse = Netlink.Link.scopeUniverse
-    static let hardwareLoopback = Netlink.Link.hardwareLoopback
-
     mutating func removeAll() {
         for (key, entry) in routes where !entry.expiries.isEmpty {
             formerExpiries[key, default: [:]].merge(entry.expiries) { _, new in new }
@@ -188,7 +183,7 @@ struct KernelState: Hashable, Sendable {
             || previous?.name != link.name || previous?.type != link.type || previous?.group != link.group {
             answerStale = true
         }
-        if link.flags & KernelState.flagUp == 0 {
+        if link.flags & Netlink.Link.flagUp == 0 {
             removeNexthops { $0.interfaceIndex == link.index }
         }
     }
@@ -383,16 +378,16 @@ struct KernelState: Hashable, Sendable {
     /// SPEC 2.2: up, not loopback, and with carrier (operstate UP, or UNKNOWN with LOWER_UP).
     static func hasCarrier(_ link: LinkState) -> Bool {
         guard isUp(link) else { return false }
-        return link.operationalState == operUp
-            || (link.operationalState == operUnknown && link.flags & flagLowerUp != 0)
+        return link.operationalState == Netlink.Link.operUp
+            || (link.operationalState == Netlink.Link.operUnknown && link.flags & Netlink.Link.flagLowerUp != 0)
     }
 
     static func isUp(_ link: LinkState) -> Bool {
-        link.flags & flagUp != 0 && !isLoopback(link)
+        link.flags & Netlink.Link.flagUp != 0 && !isLoopback(link)
     }
 
     static func isLoopback(_ link: LinkState) -> Bool {
-        link.flags & flagLoopback != 0 || link.hardwareType == hardwareLoopback
+        link.flags & Netlink.Link.flagLoopback != 0 || link.hardwareType == Netlink.HardwareType.loopback
     }
 
     /// SPEC 2.3: not DAD-failed, not tentative unless optimistic (the kernel already sends
@@ -402,7 +397,7 @@ struct KernelState: Hashable, Sendable {
             && address.flags & Netlink.AddressAttribute.optimistic == 0
         return !tentative && address.flags & Netlink.AddressAttribute.dadFailed == 0
             && !address.address.isIPv6LinkLocal
-            && address.scope == scopeUniverse
+            && address.scope == Netlink.Link.scopeUniverse
     }
 
     func hasUsableAddress(_ index: Int32, family: UInt8? = nil) -> Bool {

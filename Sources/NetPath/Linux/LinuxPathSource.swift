@@ -159,15 +159,15 @@ final class LinuxPathSource: @unchecked Sendable {
     /// - Returns: The first path.
     private func synchronizeNow() throws -> NetworkPath {
         engine.begin()
-        let deadline = LinuxPathSource.monotonicNow() + 10_000_000_000
+        let deadline = SystemClock.monotonicNanoseconds() + 10_000_000_000
         while true {
             if let path = try settle() { return path }
-            let now = LinuxPathSource.monotonicNow()
+            let now = SystemClock.monotonicNanoseconds()
             let until = min(engine.wakeTime(now: now) ?? deadline, deadline)
-            var descriptor = pollfd(fd: socket.descriptor, events: Int16(POLLIN), revents: 0)
-            let waited = Syscall.retrying { poll(&descriptor, 1, Int32(until > now ? (until - now + 999_999) / 1_000_000 : 0)) }
+            var descriptors = [pollfd(fd: socket.descriptor, events: Int16(POLLIN), revents: 0)]
+            let waited = Syscall.poll(&descriptors, milliseconds: Int32(until > now ? (until - now + 999_999) / 1_000_000 : 0))
             switch waited {
-            case .success(0) where LinuxPathSource.monotonicNow() >= deadline:
+            case .success(0) where SystemClock.monotonicNanoseconds() >= deadline:
                 throw NetPathError(.netlinkFailure, "the kernel did not answer the netlink requests within 10 s")
             case .failure(let error):
                 throw NetPathError(.netlinkFailure, "poll on the netlink socket failed", errno: error.rawValue)
@@ -186,7 +186,7 @@ final class LinuxPathSource: @unchecked Sendable {
     private func settle() throws -> NetworkPath? {
         var delivered: NetworkPath?
         for _ in 0..<32 {
-            let actions = engine.step(now: LinuxPathSource.monotonicNow())
+            let actions = engine.step(now: SystemClock.monotonicNanoseconds())
             for question in actions.questions { engine.answer(question, socket.questions.ask(question)) }
             for request in actions.requests { try socket.send(request) }
             if let path = actions.path { delivered = path }
@@ -205,7 +205,7 @@ final class LinuxPathSource: @unchecked Sendable {
         for batch in 0..<256 {
             if initialPath == nil { options.beforeDumpRead?() }
             let received = try socket.receive(blocking: blocking && batch == 0)
-            engine.now = LinuxPathSource.monotonicNow()
+            engine.now = SystemClock.monotonicNanoseconds()
             switch received {
             case .empty:
                 engine.readEnded(emptied: true)
@@ -273,10 +273,10 @@ final class LinuxPathSource: @unchecked Sendable {
         defer { closeDescriptors() }
         while true {
             options.beforeRead?()
-            let now = LinuxPathSource.monotonicNow()
+            let now = SystemClock.monotonicNanoseconds()
             socket.setReceiveTimeout(nanoseconds: engine.wakeTime(now: now).map { $0 > now ? $0 - now : 1 } ?? 0)
             guard turn(blocking: true) else { return }
-            if let pauseEnd, case let now = LinuxPathSource.monotonicNow(), pauseEnd > now {
+            if let pauseEnd, case let now = SystemClock.monotonicNanoseconds(), pauseEnd > now {
                 var interval = timespec(tv_sec: Int((pauseEnd - now) / 1_000_000_000), tv_nsec: Int((pauseEnd - now) % 1_000_000_000))
                 _ = nanosleep(&interval, nil)
             }
@@ -319,8 +319,8 @@ final class LinuxPathSource: @unchecked Sendable {
         } catch {
             // A socket error other than an overrun: resynchronise and carry on (the engine
             // spaces the turns while it persists).
-            engine.socketFailed(now: LinuxPathSource.monotonicNow())
-            for request in engine.takeRequests(now: LinuxPathSource.monotonicNow()) { try? socket.send(request) }
+            engine.socketFailed(now: SystemClock.monotonicNanoseconds())
+            for request in engine.takeRequests(now: SystemClock.monotonicNanoseconds()) { try? socket.send(request) }
         }
         if shared.withLock({ $0.stopped }) { return false }
         if engine.resyncCount != resyncsSeen {
@@ -346,12 +346,6 @@ final class LinuxPathSource: @unchecked Sendable {
     /// Called by the shared reader when the resolver watch is readable.
     func resolverReadable() {
         watcher?.handleReadable()
-    }
-
-    static func monotonicNow() -> UInt64 {
-        var time = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &time)
-        return UInt64(time.tv_sec) * 1_000_000_000 + UInt64(time.tv_nsec)
     }
 
     /// How many full re-dumps happened (overruns, interrupted dumps), as the reader last

@@ -6,7 +6,6 @@
 enum Netlink {
     /// Message types (`RTM_*`, `NLMSG_*`).
     enum MessageType {
-        /// `NLMSG_NOOP`.
         /// `NLMSG_ERROR`: a negative errno, or 0 for an acknowledgement.
         static let error: UInt16 = 2
         /// `NLMSG_DONE`: the end of a dump.
@@ -179,8 +178,8 @@ enum Netlink {
         static let group: UInt16 = 27  // IFLA_GROUP (u32)
     }
 
-    /// Link facts: RFC 2863 operational states (`IF_OPER_*`), interface flags (`IFF_*`),
-    /// hardware types (`ARPHRD_*`) and address scopes (`RT_SCOPE_*`).
+    /// Link facts: RFC 2863 operational states (`IF_OPER_*`), interface flags (`IFF_*`)
+    /// and address scopes (`RT_SCOPE_*`).
     enum Link {
         static let operUnknown: UInt8 = 0  // IF_OPER_UNKNOWN
         static let operDormant: UInt8 = 5  // IF_OPER_DORMANT
@@ -188,8 +187,21 @@ enum Netlink {
         static let flagUp: UInt32 = 0x1  // IFF_UP
         static let flagLoopback: UInt32 = 0x8  // IFF_LOOPBACK
         static let flagLowerUp: UInt32 = 0x10000  // IFF_LOWER_UP
-        static let hardwareLoopback: UInt16 = 772  // ARPHRD_LOOPBACK
         static let scopeUniverse: UInt8 = 0  // RT_SCOPE_UNIVERSE
+    }
+
+    /// Hardware types (`ARPHRD_*` from <linux/if_arp.h>, `ifi_type`).
+    enum HardwareType {
+        static let ether: UInt16 = 1  // ARPHRD_ETHER
+        static let ppp: UInt16 = 512  // ARPHRD_PPP
+        static let rawIP: UInt16 = 519  // ARPHRD_RAWIP
+        static let tunnel: UInt16 = 768  // ARPHRD_TUNNEL
+        static let tunnel6: UInt16 = 769  // ARPHRD_TUNNEL6
+        static let loopback: UInt16 = 772  // ARPHRD_LOOPBACK
+        static let sit: UInt16 = 776  // ARPHRD_SIT
+        static let ipgre: UInt16 = 778  // ARPHRD_IPGRE
+        static let ip6gre: UInt16 = 823  // ARPHRD_IP6GRE
+        static let none: UInt16 = 65534  // ARPHRD_NONE
     }
 
     /// `NLA_F_NESTED | NLA_F_NET_BYTEORDER`: flags in the top two bits of an attribute's
@@ -199,15 +211,6 @@ enum Netlink {
     /// `AF_BRIDGE`: link messages of this family are bridge-port news, not links.
     static let familyBridge: UInt8 = 7
 
-    /// The errno values (Linux's) of refused lookups and connects.
-    enum Errno {
-        static let notPermitted: Int32 = 1  // EPERM: an IPsec policy blocks the flow
-        static let permissionDenied: Int32 = 13  // EACCES: a prohibit route or rule
-        static let invalidArgument: Int32 = 22  // EINVAL: a blackhole route or rule
-        static let networkUnreachable: Int32 = 101  // ENETUNREACH: no route, or an unreachable rule
-        static let hostUnreachable: Int32 = 113  // EHOSTUNREACH: an unreachable route
-        static let addressNotAvailable: Int32 = 99  // EADDRNOTAVAIL: no source address to send from
-    }
 
     /// The UDP port the monitor's sockets connect to (DNS), and `IPPROTO_UDP`: rules can
     /// select on either, so the route lookup names them as the socket's flow does.

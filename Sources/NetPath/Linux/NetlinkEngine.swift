@@ -16,12 +16,19 @@
 /// reads no clock, so it is tested with byte fixtures and a manual clock.
 struct NetlinkEngine {
     /// The dumps of a synchronisation, in order.
-    enum Dump: UInt16, Sendable {
-        case links = 18  // RTM_GETLINK
-        case addresses = 22  // RTM_GETADDR
-        case routes = 26  // RTM_GETROUTE
-        case rules = 34  // RTM_GETRULE
-        case nexthops = 106  // RTM_GETNEXTHOP
+    enum Dump: Hashable, Sendable {
+        case links, addresses, routes, rules, nexthops
+
+        /// The request's message type (`RTM_GETLINK`, …).
+        var messageType: UInt16 {
+            switch self {
+            case .links: Netlink.MessageType.getLink
+            case .addresses: Netlink.MessageType.getAddress
+            case .routes: Netlink.MessageType.getRoute
+            case .rules: Netlink.MessageType.getRule
+            case .nexthops: Netlink.MessageType.getNexthop
+            }
+        }
 
         var next: Dump? {
             switch self {
@@ -33,8 +40,23 @@ struct NetlinkEngine {
             }
         }
 
-        /// Kernels without nexthop objects (before 5.3) refuse this dump; nothing is lost.
+        /// A dump the tables are complete without: a kernel without nexthop objects (before
+        /// 5.3) or without policy routing refuses it, and one that fails is asked again
+        /// alone (``OptionalDump``).
         var isOptional: Bool { self == .rules || self == .nexthops }
+    }
+
+    /// What is known of an optional dump (rules, nexthop objects). An error answer other
+    /// than `EOPNOTSUPP` is not taken as "not supported": the dump is asked again alone
+    /// after ``dumpRetryDelay(afterFailures:)``. `EOPNOTSUPP` — the kernel's answer when it
+    /// has no handler for the request — is recorded once, and the dump never asked again.
+    struct OptionalDump: Equatable, Sendable {
+        /// Error answers in a row.
+        var failures = 0
+        /// When to ask for it again (monotonic nanoseconds), after an error answer.
+        var retryAt: UInt64?
+        /// The kernel answered `EOPNOTSUPP`.
+        var unsupported = false
     }
 
     /// A dump request the caller must send.
@@ -71,6 +93,11 @@ struct NetlinkEngine {
     /// The dump in progress, or `nil` when the state is complete and current.
     private(set) var dumping: Dump?
     private(set) var dumpSequence: UInt32 = 0
+    /// The optional dumps that failed or that the kernel refuses; absent: answered.
+    private(set) var optionalDumps: [Dump: OptionalDump] = [:]
+    /// Whether the dump in progress is an optional one asked again alone: it ends no
+    /// synchronisation, and none follows it.
+    private var dumpingAlone = false
     private var dumpInterrupted = false
     private var resyncPending = false
     private var lastSequence: UInt32 = 0
@@ -141,6 +168,17 @@ struct NetlinkEngine {
     /// change it announced within microseconds unless its thread was preempted.
     static let recheckDelay: UInt64 = 1_000_000
     static let maximumRechecks = 7
+    /// The first wait before asking again for an optional dump that failed, doubling to at
+    /// most ``maximumDumpRetry``.
+    static let firstDumpRetry: UInt64 = 100_000_000
+    static let maximumDumpRetry: UInt64 = 5_000_000_000
+
+    /// The wait before asking again for an optional dump that failed `failures` times in a
+    /// row: 0.1 s, doubling, at most 5 s.
+    static func dumpRetryDelay(afterFailures failures: Int) -> UInt64 {
+        guard failures > 0 else { return 0 }
+        return min(firstDumpRetry << UInt64(min(failures - 1, 16)), maximumDumpRetry)
+    }
 
     init(filter: InterfaceFilter = .none, classify: @escaping (LinkMessage) -> NetworkInterface.InterfaceType) {
         self.filter = filter
@@ -240,6 +278,10 @@ struct NetlinkEngine {
             // Waiting for a reply that did not come: ask for everything again.
             outbox.append(NetlinkEngine.encode(restart()))
         }
+        if dumping == nil, let dump = dueOptionalDump(now: now) {
+            dumpingAlone = true
+            outbox.append(NetlinkEngine.encode(request(dump)))
+        }
         if let at = recheck.at, now >= at {
             recheck.at = nil
             state.answerStale = true
@@ -298,6 +340,7 @@ struct NetlinkEngine {
             wake = max(deadline &+ NetlinkEngine.expiryMargin, now + 1_000_000)
         }
         if let at = recheck.at { wake = min(wake ?? at, at) }
+        if dumping == nil, let at = optionalDumps.values.compactMap(\.retryAt).min() { wake = min(wake ?? at, max(at, now)) }
         if let pauseEnd, pauseEnd > now { wake = min(wake ?? pauseEnd, pauseEnd) }
         return wake
     }
@@ -306,6 +349,11 @@ struct NetlinkEngine {
     /// reply.
     var lostReplyTime: UInt64 {
         max(lastSent, lastReplyAt) + NetlinkEngine.stallTimeout
+    }
+
+    /// The optional dump to ask for again alone at `now`, if one is due.
+    private func dueOptionalDump(now: UInt64) -> Dump? {
+        [Dump.rules, .nexthops].first { dump in optionalDumps[dump]?.retryAt.map { now >= $0 } ?? false }
     }
 
     /// Starts a round of socket questions for the families whose answer may have changed.
@@ -343,7 +391,7 @@ struct NetlinkEngine {
                     // never uses).
                     add(RouteLookup(family: lookup.family, interfaceIndex: lookup.interfaceIndex, tableEntry: true), .tableEntry, nil)
                 }
-            case .refused(Netlink.Errno.addressNotAvailable)?:
+            case .refused(Errno.addressNotAvailable)?:
                 // No source (IPv6 off, or only tentative addresses): whether a route exists
                 // at all decides between noAddress and noDefaultRoute.
                 add(lookup, .sourceless, nil)
@@ -422,7 +470,7 @@ struct NetlinkEngine {
         case .newRoute(let route):
             replies[pending] = .route(route)
         case .error(let code) where code < 0:
-            if pending.kind != .tableEntry { replies[pending] = .refused(errno: -code) }
+            if pending.kind != .tableEntry { replies[pending] = .refused(errno: Errno(-code)) }
         default:
             break
         }
@@ -457,6 +505,7 @@ struct NetlinkEngine {
         if lastSequence != 0 { resyncCount += 1 }
         resyncPending = false
         dumpInterrupted = false
+        dumpingAlone = false
         state.removeAll()
         // Answers to lookups asked before are about tables that no longer exist.
         pendingLookups.removeAll()
@@ -501,24 +550,7 @@ struct NetlinkEngine {
         switch envelope.message {
         case .newLink(let link):
             guard link.family != Netlink.familyBridge else { return nil }  // bridge-port news, not a link
-            let previous = state.links[link.index]
-            var updated = LinkState(
-                index: link.index,
-                name: link.name ?? previous?.name ?? "if\(link.index)",
-                hardwareType: link.hardwareType,
-                flags: link.flags,
-                operationalState: link.operationalState ?? previous?.operationalState ?? KernelState.operUnknown,
-                kind: link.kind ?? previous?.kind,
-                type: .other,
-                group: link.group ?? previous?.group ?? 0
-            )
-            if let previous, previous.name == updated.name, previous.kind == updated.kind,
-               previous.hardwareType == updated.hardwareType {
-                updated.type = previous.type
-            } else {
-                updated.type = classify(link)
-            }
-            state.updateLink(updated)
+            updateLink(link)
         case .deleteLink(let link):
             guard link.family != Netlink.familyBridge else { return nil }
             state.removeLink(index: link.index)
@@ -542,29 +574,81 @@ struct NetlinkEngine {
             // A forwarding setting such as `ignore_routes_with_linkdown` changes the kernel's
             // choice without a route message.
             if family == IPAddress.inet || family == IPAddress.inet6 { state.markStale(family: family) }
-        case .done, .error:
-            guard isDumpReply else { return nil }
-            if case .error(let code) = envelope.message, code == 0 { return nil }  // an ACK
-            let failed = envelope.message != .done && !(dumping?.isOptional ?? false)
-            return finishDump(failed: failed)
+        case .done:
+            return isDumpReply ? finishDump(refusedWith: nil) : nil
+        case .error(let code):
+            guard isDumpReply, code != 0 else { return nil }  // 0: an ACK
+            guard let dump = dumping, dump.isOptional else { return finishDump(refusedWith: nil, failed: true) }
+            return finishDump(refusedWith: Errno(-code))
         case .other:
             break
         }
         return nil
     }
 
-    private mutating func finishDump(failed: Bool) -> Request? {
+    /// A link appeared or changed: its facts, its type named again only when what names it changed.
+    private mutating func updateLink(_ link: LinkMessage) {
+        let previous = state.links[link.index]
+        var updated = LinkState(
+            index: link.index,
+            name: link.name ?? previous?.name ?? "if\(link.index)",
+            hardwareType: link.hardwareType,
+            flags: link.flags,
+            operationalState: link.operationalState ?? previous?.operationalState ?? Netlink.Link.operUnknown,
+            kind: link.kind ?? previous?.kind,
+            type: .other,
+            group: link.group ?? previous?.group ?? 0
+        )
+        if let previous, previous.name == updated.name, previous.kind == updated.kind,
+           previous.hardwareType == updated.hardwareType {
+            updated.type = previous.type
+        } else {
+            updated.type = classify(link)
+        }
+        state.updateLink(updated)
+    }
+
+    /// A dump ended: with `DONE`, or refused with an errno (an optional dump), or `failed`
+    /// (a required one refused: everything is dumped afresh).
+    private mutating func finishDump(refusedWith refusal: Errno?, failed: Bool = false) -> Request? {
         guard let current = dumping else { return nil }
         if failed || dumpInterrupted || resyncPending {
             dumping = nil
             return startDump()
         }
-        if current == .rules && !failed { state.rulesKnown = true }
-        if let next = current.next { return request(next) }
+        if let refusal {
+            optionalDumpRefused(current, refusal)
+        } else if current.isOptional {
+            optionalDumps[current] = nil
+            if current == .rules { state.rulesKnown = true }
+        }
+        if dumpingAlone {
+            // Asked again alone: its objects came as they would in a synchronisation.
+            dumpingAlone = false
+            dumping = nil
+            if refusal == nil { state.answerStale = true }
+            return nil
+        }
+        var next = current.next
+        while let skipped = next, optionalDumps[skipped]?.unsupported == true { next = skipped.next }
+        if let next { return request(next) }
         dumping = nil
         // Complete: the lifetimes known before it are in the tables again, or gone.
         state.formerExpiries = [:]
         return nil
+    }
+
+    /// An optional dump was refused: for good with `EOPNOTSUPP`, else asked again later.
+    private mutating func optionalDumpRefused(_ dump: Dump, _ error: Errno) {
+        var record = optionalDumps[dump] ?? OptionalDump()
+        if error == .notSupported {
+            record.unsupported = true
+            record.retryAt = nil
+        } else {
+            record.failures += 1
+            record.retryAt = now + NetlinkEngine.dumpRetryDelay(afterFailures: record.failures)
+        }
+        optionalDumps[dump] = record
     }
 
     /// The bytes of `request`: a netlink header and the family-neutral body of its type.
@@ -583,7 +667,7 @@ struct NetlinkEngine {
             withUnsafeBytes(of: value) { bytes.append(contentsOf: $0) }
         }
         append(length)
-        append(request.dump.rawValue)
+        append(request.dump.messageType)
         append(Netlink.HeaderFlag.request | Netlink.HeaderFlag.dump)
         append(request.sequence)
         append(UInt32(0))  // port id: the kernel fills it in
@@ -601,12 +685,6 @@ struct NetlinkEngine {
         func append<T: FixedWidthInteger>(_ value: T) {
             withUnsafeBytes(of: value) { bytes.append(contentsOf: $0) }
         }
-        func appendAddress(_ address: IPAddress, length: Int) {
-            for index in 0..<length {
-                let word = index < 8 ? address.high : address.low
-                bytes.append(UInt8(truncatingIfNeeded: word >> (56 - 8 * UInt64(index % 8))))
-            }
-        }
         for (sequence, lookup, tableEntry, source) in lookups {
             let destination = Netlink.internetDestination(family: lookup.family)
             let addressLength = lookup.family == IPAddress.inet ? 4 : 16
@@ -623,11 +701,11 @@ struct NetlinkEngine {
             append(Netlink.RouteFlag.lookupTable | (tableEntry ? Netlink.RouteFlag.fibMatch : 0))
             append(UInt16(4 + addressLength))
             append(Netlink.RouteAttribute.destination)
-            appendAddress(destination, length: addressLength)
+            bytes.append(contentsOf: destination.bytes)
             if let source {
                 append(UInt16(4 + addressLength))
                 append(Netlink.RouteAttribute.sourcePrefix)
-                appendAddress(source, length: addressLength)
+                bytes.append(contentsOf: source.bytes)
             }
             append(UInt16(5))
             append(Netlink.RouteAttribute.ipProtocol)

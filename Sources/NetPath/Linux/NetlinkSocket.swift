@@ -44,12 +44,7 @@ final class NetlinkSocket: @unchecked Sendable {
         self.ioctlDescriptor = ioctlDescriptor
         self.questions = questions
         self.policyDescriptor = policyDescriptor
-        var address = sockaddr_nl()
-        var length = socklen_t(MemoryLayout<sockaddr_nl>.size)
-        let named = withUnsafeMutablePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(descriptor, $0, &length) }
-        }
-        port = named == 0 ? address.nl_pid : 0
+        port = (try? Syscall.netlinkPort(descriptor).get()) ?? 0
         buffer = .allocate(byteCount: NetlinkSocket.slotSize * NetlinkSocket.slotCount, alignment: 16)
         lengths = .allocate(capacity: NetlinkSocket.slotCount)
         lengths.initialize(repeating: 0)
@@ -93,13 +88,7 @@ final class NetlinkSocket: @unchecked Sendable {
     /// Opens the policy socket, on the thread in the namespace; -1 when it cannot be.
     private static func openPolicySocket() -> Int32 {
         guard case .success(let fd) = Syscall.socket(AF_NETLINK, Int32(SOCK_RAW.rawValue), xfrmProtocol) else { return -1 }
-        var address = sockaddr_nl()
-        address.nl_family = sa_family_t(AF_NETLINK)
-        address.nl_groups = xfrmPolicyGroup
-        let bound = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { Syscall.bind(fd, to: $0, length: socklen_t(MemoryLayout<sockaddr_nl>.size)) }
-        }
-        guard case .success = bound else {
+        guard case .success = Syscall.bind(fd, netlinkGroups: xfrmPolicyGroup) else {
             Syscall.close(fd)
             return -1
         }
@@ -125,31 +114,22 @@ final class NetlinkSocket: @unchecked Sendable {
         // A blocking socket: the reader thread waits in recvmmsg itself; every read that
         // must not wait passes MSG_DONTWAIT.
         let netlink: Int32
-        switch Syscall.retrying({ socket(AF_NETLINK, Int32(SOCK_RAW.rawValue) | Int32(SOCK_CLOEXEC.rawValue), NETLINK_ROUTE) }) {
+        switch Syscall.socket(AF_NETLINK, Int32(SOCK_RAW.rawValue), NETLINK_ROUTE) {
         case .success(let fd): netlink = fd
         case .failure(let error):
             let code = error.rawValue
             throw NetPathError(code == EACCES || code == EPERM ? .permissionDenied : .netlinkFailure,
                                "cannot open a NETLINK_ROUTE socket", errno: code)
         }
-        var size = receiveBufferSize
         // SO_RCVBUFFORCE passes rmem_max when privileged; otherwise SO_RCVBUF (capped) does.
-        if setsockopt(netlink, SOL_SOCKET, SO_RCVBUFFORCE, &size, socklen_t(MemoryLayout<Int32>.size)) != 0 {
-            _ = setsockopt(netlink, SOL_SOCKET, SO_RCVBUF, &size, socklen_t(MemoryLayout<Int32>.size))
+        if case .failure = Syscall.setOption(netlink, SOL_SOCKET, SO_RCVBUFFORCE, receiveBufferSize) {
+            _ = Syscall.setOption(netlink, SOL_SOCKET, SO_RCVBUF, receiveBufferSize)
         }
-        var address = sockaddr_nl()
-        address.nl_family = sa_family_t(AF_NETLINK)
-        address.nl_groups = Netlink.Group.monitor
-        let bound = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { pointer in
-                Syscall.retrying { bind(netlink, pointer, socklen_t(MemoryLayout<sockaddr_nl>.size)) }
-            }
-        }
-        if case .failure(let error) = bound {
+        if case .failure(let error) = Syscall.bind(netlink, netlinkGroups: Netlink.Group.monitor) {
             Syscall.close(netlink)
             throw NetPathError(.netlinkFailure, "cannot bind the NETLINK_ROUTE socket", errno: error.rawValue)
         }
-        let ioctlSocket = socket(AF_INET, Int32(SOCK_DGRAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        let ioctlSocket = (try? Syscall.socket(AF_INET, Int32(SOCK_DGRAM.rawValue)).get()) ?? -1
         return NetlinkSocket(descriptor: netlink, ioctlDescriptor: ioctlSocket, questions: QuestionSockets(),
                              policyDescriptor: watchesPolicies ? openPolicySocket() : -1)
     }
@@ -160,18 +140,7 @@ final class NetlinkSocket: @unchecked Sendable {
     ///
     /// - Throws: ``NetPathError`` with the errno of `sendto`.
     func send(_ bytes: [UInt8]) throws {
-        var kernel = sockaddr_nl()
-        kernel.nl_family = sa_family_t(AF_NETLINK)
-        let result = bytes.withUnsafeBytes { payload in
-            withUnsafePointer(to: &kernel) {
-                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { address in
-                    Syscall.retrying {
-                        sendto(descriptor, payload.baseAddress, payload.count, 0, address, socklen_t(MemoryLayout<sockaddr_nl>.size))
-                    }
-                }
-            }
-        }
-        if case .failure(let error) = result {
+        if case .failure(let error) = Syscall.sendToKernel(descriptor, bytes) {
             throw NetPathError(.netlinkFailure, "cannot send a netlink request", errno: error.rawValue)
         }
     }
@@ -191,15 +160,15 @@ final class NetlinkSocket: @unchecked Sendable {
     ///
     /// - Throws: ``NetPathError`` for a failure other than an empty queue or an overrun.
     func receive(blocking: Bool) throws -> Received {
-        let received = cnetlink_recv_batch(descriptor, buffer.baseAddress, NetlinkSocket.slotSize,
-                                           UInt32(NetlinkSocket.slotCount), lengths.baseAddress, flags.baseAddress,
-                                           blocking ? 1 : 0)
-        if received >= 0 { return received == 0 ? .empty : .datagrams(Int(received)) }
-        let code = errno
-        switch code {
-        case EAGAIN, EWOULDBLOCK: return .empty
-        case ENOBUFS: return .overrun
-        default: throw NetPathError(.netlinkFailure, "reading the netlink socket failed", errno: code)
+        let received = Syscall.retrying {
+            cnetlink_recv_batch(descriptor, buffer.baseAddress, NetlinkSocket.slotSize, UInt32(NetlinkSocket.slotCount),
+                                lengths.baseAddress, flags.baseAddress, blocking ? 1 : 0)
+        }
+        switch received {
+        case .success(let count): return count == 0 ? .empty : .datagrams(Int(count))
+        case .failure(let error) where error.rawValue == EAGAIN || error.rawValue == EWOULDBLOCK: return .empty
+        case .failure(let error) where error.rawValue == ENOBUFS: return .overrun
+        case .failure(let error): throw NetPathError(.netlinkFailure, "reading the netlink socket failed", errno: error.rawValue)
         }
     }
 
@@ -224,9 +193,7 @@ final class NetlinkSocket: @unchecked Sendable {
     func setReceiveTimeout(nanoseconds: UInt64) {
         guard nanoseconds != receiveTimeout else { return }
         receiveTimeout = nanoseconds
-        var value = timeval(tv_sec: Int(nanoseconds / 1_000_000_000), tv_usec: Int(nanoseconds % 1_000_000_000 / 1000))
-        if nanoseconds != 0 && value.tv_sec == 0 && value.tv_usec == 0 { value.tv_usec = 1 }
-        _ = setsockopt(descriptor, SOL_SOCKET, SO_RCVTIMEO, &value, socklen_t(MemoryLayout<timeval>.size))
+        Syscall.setReceiveTimeout(descriptor, nanoseconds: nanoseconds)
     }
 
     /// Makes the kernel put a datagram on the socket, which ends a blocking receive. Safe
@@ -275,52 +242,21 @@ final class QuestionSockets {
     func ask(_ lookup: RouteLookup) -> SocketVerdict {
         let isIPv4 = lookup.family == IPAddress.inet
         let descriptor = isIPv4 ? ipv4 : ipv6
-        guard descriptor >= 0 else { return .refused(errno: EAFNOSUPPORT) }
-        var unspecified = sockaddr()
-        unspecified.sa_family = sa_family_t(AF_UNSPEC)
-        _ = Syscall.connect(descriptor, to: &unspecified, length: socklen_t(MemoryLayout<sockaddr>.size))
+        guard descriptor >= 0 else { return .refused(errno: Errno(EAFNOSUPPORT)) }
+        Syscall.disconnect(descriptor)
         let index = lookup.interfaceIndex ?? 0
         if bound[descriptor, default: 0] != index {
-            var value = index
-            switch Syscall.retrying({ setsockopt(descriptor, SOL_SOCKET, QuestionSockets.bindToIndex, &value, socklen_t(MemoryLayout<Int32>.size)) }) {
+            switch Syscall.setOption(descriptor, SOL_SOCKET, QuestionSockets.bindToIndex, index) {
             case .success: bound[descriptor] = index
-            case .failure(let error): return .refused(errno: error.rawValue)
+            case .failure(let error): return .refused(errno: error)
             }
         }
-        let destination = Netlink.internetDestination(family: lookup.family)
-        let connected: Result<Int32, Errno>
-        if isIPv4 {
-            var address = sockaddr_in()
-            address.sin_family = sa_family_t(AF_INET)
-            address.sin_port = Netlink.questionPort.bigEndian
-            address.sin_addr.s_addr = UInt32(truncatingIfNeeded: destination.high >> 32).bigEndian
-            connected = withUnsafePointer(to: &address) {
-                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { Syscall.connect(descriptor, to: $0, length: socklen_t(MemoryLayout<sockaddr_in>.size)) }
-            }
-        } else {
-            var address = sockaddr_in6()
-            address.sin6_family = sa_family_t(AF_INET6)
-            address.sin6_port = Netlink.questionPort.bigEndian
-            withUnsafeMutableBytes(of: &address.sin6_addr) { bytes in
-                for index in 0..<16 {
-                    let word = index < 8 ? destination.high : destination.low
-                    bytes[index] = UInt8(truncatingIfNeeded: word >> (56 - 8 * UInt64(index % 8)))
-                }
-            }
-            connected = withUnsafePointer(to: &address) {
-                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { Syscall.connect(descriptor, to: $0, length: socklen_t(MemoryLayout<sockaddr_in6>.size)) }
-            }
-        }
-        if case .failure(let error) = connected { return .refused(errno: error.rawValue) }
-        var storage = sockaddr_storage()
-        var length = socklen_t(MemoryLayout<sockaddr_storage>.size)
-        let named = withUnsafeMutablePointer(to: &storage) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { pointer in Syscall.retrying { getsockname(descriptor, pointer, &length) } }
-        }
-        if case .failure(let error) = named { return .refused(errno: error.rawValue) }
-        let source: IPAddress? = withUnsafeBytes(of: &storage) { bytes in
-            isIPv4 ? IPAddress(family: IPAddress.inet, bytes: UnsafeRawBufferPointer(rebasing: bytes[4..<8]))
-                : IPAddress(family: IPAddress.inet6, bytes: UnsafeRawBufferPointer(rebasing: bytes[8..<24]))
+        let destination = SocketAddress(Netlink.internetDestination(family: lookup.family), port: Netlink.questionPort)
+        if case .failure(let error) = Syscall.connect(descriptor, to: destination) { return .refused(errno: error) }
+        let source: IPAddress?
+        switch Syscall.localAddress(descriptor) {
+        case .success(let local): source = local.address
+        case .failure(let error): return .refused(errno: error)
         }
         return .connected(source: source ?? IPAddress(family: lookup.family, high: 0, low: 0))
     }
@@ -334,7 +270,7 @@ extension NetworkNamespace {
         guard hasValidName else {
             throw NetPathError(.namespaceNotFound, "invalid network namespace name '\(name ?? "")'")
         }
-        switch Syscall.retrying({ Glibc.open(path, O_RDONLY | O_CLOEXEC) }) {
+        switch Syscall.open(path, O_RDONLY) {
         case .success(let fd):
             return fd
         case .failure(let error) where error.rawValue == EACCES || error.rawValue == EPERM:

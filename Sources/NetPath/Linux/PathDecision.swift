@@ -18,7 +18,7 @@ enum SocketVerdict: Hashable, Sendable {
     case connected(source: IPAddress)
     /// Refused with this errno (`ENETUNREACH`, `EHOSTUNREACH`, `EACCES`, `EPERM` from an
     /// IPsec policy, `EINVAL`, `EADDRNOTAVAIL`, …).
-    case refused(errno: Int32)
+    case refused(errno: Errno)
 }
 
 /// The kernel's answer to a ``RouteLookup``.
@@ -29,7 +29,7 @@ enum KernelAnswer: Hashable, Sendable {
     /// The kernel refused: the socket's errno (`ENETUNREACH` no route or an unreachable
     /// rule, `EHOSTUNREACH` an unreachable route, `EACCES` prohibit, `EINVAL` blackhole,
     /// `EPERM` an IPsec block policy).
-    case refused(errno: Int32)
+    case refused(errno: Errno)
 }
 
 /// The kernel's answers for one state of the tables, and the path they give.
@@ -73,13 +73,12 @@ struct PathDecision {
         switch answer {
         case .refused(let code):
             switch code {
-            case Netlink.Errno.networkUnreachable:
+            case .networkUnreachable:
                 // No route, or an `unreachable` rule: the rules walked for the socket's flow tell.
                 return .failure(RefusalBox(ruleFlow(for: lookup).reachesUnreachableRule(state.rules) ? .blocked : .noRoute))
-            case Netlink.Errno.addressNotAvailable:
+            case .addressNotAvailable:
                 return .failure(RefusalBox(.noAddress))
-            case Netlink.Errno.hostUnreachable, Netlink.Errno.permissionDenied, Netlink.Errno.invalidArgument,
-                 Netlink.Errno.notPermitted:
+            case .hostUnreachable, .permissionDenied, .invalidArgument, .notPermitted:
                 return .failure(RefusalBox(.blocked))
             default:
                 return .failure(RefusalBox(.noRoute))
@@ -131,7 +130,7 @@ struct PathDecision {
         for (lookup, answer) in answers where !lookup.tableEntry {
             guard case .route(let route) = answer, route.type == Netlink.RouteType.unicast,
                   let hop = route.nexthops.first else { continue }
-            guard let link = state.links[hop.interfaceIndex], link.flags & KernelState.flagUp != 0 else { return false }
+            guard let link = state.links[hop.interfaceIndex], link.flags & Netlink.Link.flagUp != 0 else { return false }
             // IPv4 only: IPv6 announces an optimistic address only when its DAD ends.
             if let source = route.source, source.family == IPAddress.inet, !source.isUnspecified, !state.hasAddress(source) {
                 return false
@@ -162,7 +161,7 @@ struct PathDecision {
         let usable = considered.filter(KernelState.hasCarrier)
         let interfaces = orderedInterfaces(chosen: chosen, usable: usable)
         if !chosen.isEmpty { return satisfiedPath(chosen: chosen, usable: usable, interfaces: interfaces) }
-        let dormant = considered.contains { KernelState.isUp($0) && $0.operationalState == KernelState.operDormant }
+        let dormant = considered.contains { KernelState.isUp($0) && $0.operationalState == Netlink.Link.operDormant }
         return NetworkPath(
             status: dormant ? .requiresConnection : .unsatisfied,
             unsatisfiedReason: .notAvailable,

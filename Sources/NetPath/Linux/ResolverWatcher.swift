@@ -1,5 +1,4 @@
 #if os(Linux) || os(Android)
-import CNetlink
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Musl)
@@ -27,8 +26,8 @@ final class ResolverWatcher: @unchecked Sendable {
     // `watches` is touched only by the thread that opened the watcher until `start`, then
     // only by the watch thread (or, shared, the reader thread); `thread` only by the owner
     // (start, stop).
-    private let inotifyFD: Int32
-    private let wakeFD: Int32
+    private let inotify: Inotify
+    private let wake: EventSignal
     private let paths: [String]
     private let contentPaths: [String]
     private let onChange: @Sendable () -> Void
@@ -121,14 +120,15 @@ final class ResolverWatcher: @unchecked Sendable {
     ///   - contentPaths: Those of `paths` whose content matters.
     /// - Throws: ``NetPathError`` when the inotify instance or the eventfd cannot be made.
     init(paths: [String], contentPaths: [String], onChange: @escaping @Sendable () -> Void) throws {
-        let inotify = Syscall.retrying { inotify_init1(Int32(IN_NONBLOCK | IN_CLOEXEC)) }
-        let wake = Syscall.retrying { cnetlink_eventfd() }
-        switch (inotify, wake) {
-        case (.success(let inotifyFD), .success(let wakeFD)):
-            self.inotifyFD = inotifyFD
-            self.wakeFD = wakeFD
-        case (.failure(let error), let other), (let other, .failure(let error)):
-            if case .success(let fd) = other { Syscall.close(fd) }
+        do {
+            inotify = try Inotify()
+        } catch {
+            throw NetPathError(.netlinkFailure, "cannot create the monitor's resolver watch", errno: error.rawValue)
+        }
+        do {
+            wake = try EventSignal()
+        } catch {
+            inotify.close()
             throw NetPathError(.netlinkFailure, "cannot create the monitor's resolver watch", errno: error.rawValue)
         }
         self.paths = paths
@@ -156,7 +156,7 @@ final class ResolverWatcher: @unchecked Sendable {
 
     private func currentPlan() -> Plan {
         let contentPaths = self.contentPaths
-        return Plan(paths: paths, exists: { Syscall.exists($0) }, readLink: ResolverWatcher.readLink, contentOf: contentPaths.contains)
+        return Plan(paths: paths, exists: { Syscall.exists($0) }, readLink: Syscall.readLink, contentOf: contentPaths.contains)
     }
 
     private func lay(_ plan: Plan) {
@@ -164,12 +164,11 @@ final class ResolverWatcher: @unchecked Sendable {
         var masks: [Int32: UInt32] = [:]
         for (path, watch) in plan.watches {
             let mask = (watch.content ? ResolverWatcher.contentMask : 0) | (watch.names.isEmpty ? 0 : ResolverWatcher.directoryMask)
-            let descriptor = inotify_add_watch(inotifyFD, path, mask)
-            guard descriptor >= 0 else { continue }
+            guard case .success(let descriptor) = inotify.watch(path, mask: mask) else { continue }
             // Two paths can name one inode (a bind mount of a file beside it): a second
             // `inotify_add_watch` replaced the first one's mask, so it gets both.
             if let earlier = masks[descriptor], earlier | mask != mask {
-                _ = inotify_add_watch(inotifyFD, path, earlier | mask)
+                inotify.watch(path, mask: earlier | mask)
             }
             masks[descriptor, default: 0] |= mask
             var merged = laid[descriptor] ?? Watch()
@@ -178,17 +177,11 @@ final class ResolverWatcher: @unchecked Sendable {
             laid[descriptor] = merged
         }
         for descriptor in watches.keys where laid[descriptor] == nil {
-            _ = inotify_rm_watch(inotifyFD, descriptor)
+            inotify.removeWatch(descriptor)
         }
         watches = laid
     }
 
-    private static func readLink(_ path: String) -> String? {
-        var buffer = [CChar](repeating: 0, count: 4096)
-        let count = readlink(path, &buffer, buffer.count - 1)
-        guard count > 0 else { return nil }
-        return String(decoding: buffer[0..<count].map { UInt8(bitPattern: $0) }, as: UTF8.self)
-    }
 
     /// Starts the watch thread.
     ///
@@ -203,22 +196,20 @@ final class ResolverWatcher: @unchecked Sendable {
     /// Ends the watch thread (through the eventfd), waits for it, closes the descriptors.
     func stop() {
         if let thread {
-            var one: UInt64 = 1
-            _ = write(wakeFD, &one, 8)
+            wake.signal()
             pthread_join(thread, nil)
             self.thread = nil
         }
-        Syscall.close(inotifyFD)
-        Syscall.close(wakeFD)
+        inotify.close()
+        wake.close()
     }
 
     private func run(alsoWatching other: (descriptor: Int32, readable: @Sendable () -> Void)?) {
-        var descriptors = [pollfd(fd: inotifyFD, events: Int16(POLLIN), revents: 0),
-                           pollfd(fd: wakeFD, events: Int16(POLLIN), revents: 0)]
+        var descriptors = [pollfd(fd: inotify.descriptor, events: Int16(POLLIN), revents: 0),
+                           pollfd(fd: wake.descriptor, events: Int16(POLLIN), revents: 0)]
         if let other { descriptors.append(pollfd(fd: other.descriptor, events: Int16(POLLIN), revents: 0)) }
         while true {
-            let count = nfds_t(descriptors.count)
-            let ready = Syscall.retrying { poll(&descriptors, count, -1) }
+            let ready = Syscall.poll(&descriptors, milliseconds: -1)
             guard case .success = ready, descriptors[1].revents == 0 else { return }
             if descriptors[0].revents != 0 { handleReadable() }
             if let other, descriptors.count > 2, descriptors[2].revents != 0 { other.readable() }
@@ -227,7 +218,7 @@ final class ResolverWatcher: @unchecked Sendable {
 
     /// The inotify descriptor, for a ``SharedReader`` that polls it instead of a watch
     /// thread of the watcher's own.
-    var descriptor: Int32 { inotifyFD }
+    var descriptor: Int32 { inotify.descriptor }
 
     /// Reads the queued events; when one matters, lays the watches again and calls
     /// `onChange`. Called by the watch thread, or by the shared reader when
@@ -242,34 +233,18 @@ final class ResolverWatcher: @unchecked Sendable {
     /// content, a watched name in a directory, a watch gone (its inode was removed), or an
     /// overflowed queue.
     private func drain() -> Bool {
-        var scratch = [UInt8](repeating: 0, count: 4096)
         var relevant = false
-        while true {
-            let count = scratch.withUnsafeMutableBytes { read(inotifyFD, $0.baseAddress, $0.count) }
-            if count <= 0 { break }
-            // struct inotify_event: wd, mask, cookie, len (4 bytes each), then len bytes of
-            // NUL-padded name.
-            var offset = 0
-            while offset + 16 <= count {
-                let (descriptor, mask, length) = scratch.withUnsafeBytes {
-                    ($0.loadUnaligned(fromByteOffset: offset, as: Int32.self),
-                     $0.loadUnaligned(fromByteOffset: offset + 4, as: UInt32.self),
-                     Int($0.loadUnaligned(fromByteOffset: offset + 12, as: UInt32.self)))
-                }
-                let end = min(offset + 16 + length, count)
-                let name = String(decoding: scratch[(offset + 16)..<end].prefix { $0 != 0 }, as: UTF8.self)
-                // A watch removed when the watches were last laid still reports its
-                // `IN_IGNORED`: it is no longer in `watches`, and does not matter.
-                if mask & UInt32(IN_Q_OVERFLOW) != 0 {
+        for event in inotify.readEvents() {
+            // A watch removed when the watches were last laid still reports its
+            // `IN_IGNORED`: it is no longer in `watches`, and does not matter.
+            if event.mask & UInt32(IN_Q_OVERFLOW) != 0 {
+                relevant = true
+            } else if let watch = watches[event.watch] {
+                if event.mask & UInt32(IN_IGNORED | IN_DELETE_SELF | IN_MOVE_SELF) != 0
+                    || (event.name.isEmpty && watch.content)
+                    || (!event.name.isEmpty && watch.names.contains(event.name)) {
                     relevant = true
-                } else if let watch = watches[descriptor] {
-                    if mask & UInt32(IN_IGNORED | IN_DELETE_SELF | IN_MOVE_SELF) != 0
-                        || (name.isEmpty && watch.content)
-                        || (!name.isEmpty && watch.names.contains(name)) {
-                        relevant = true
-                    }
                 }
-                offset = end
             }
         }
         return relevant

@@ -30,7 +30,7 @@ final class SharedReaderThread: Sendable {
         var ended: [pthread_t] = []
         /// The eventfd that wakes the thread; made with the first thread, kept until the
         /// reader goes.
-        var wakeFD: Int32 = -1
+        var wake: EventSignal?
     }
 
     private let state = Locked(State())
@@ -43,8 +43,7 @@ final class SharedReaderThread: Sendable {
 
     deinit {
         // No thread holds the reader (its thread keeps it alive while it runs).
-        let descriptor = state.withLock { $0.wakeFD }
-        if descriptor >= 0 { Syscall.close(descriptor) }
+        state.withLock { $0.wake }?.close()
     }
 
     /// How long the thread waits after a failed `poll` (nanoseconds).
@@ -58,9 +57,9 @@ final class SharedReaderThread: Sendable {
     /// - Returns: `false` when the eventfd or the thread cannot be made.
     func attach(_ source: LinuxPathSource) -> Bool {
         state.withLock { state in
-            if state.wakeFD < 0 {
-                guard case .success(let descriptor) = Syscall.retrying({ cnetlink_eventfd() }) else { return false }
-                state.wakeFD = descriptor
+            if state.wake == nil {
+                guard let wake = try? EventSignal() else { return false }
+                state.wake = wake
             }
             state.members.append(source)
             if state.thread == nil {
@@ -70,7 +69,7 @@ final class SharedReaderThread: Sendable {
                 }
                 state.thread = thread
             } else {
-                SharedReaderThread.signal(state.wakeFD)
+                state.wake?.signal()
             }
             return true
         }
@@ -85,7 +84,7 @@ final class SharedReaderThread: Sendable {
             let onThread = pthread_equal(thread, pthread_self()) != 0
             let done = onThread ? nil : DispatchSemaphore(value: 0)
             state.detaching.append((source, done))
-            SharedReaderThread.signal(state.wakeFD)
+            state.wake?.signal()
             return done
         }
         guard let done else { return }
@@ -93,11 +92,6 @@ final class SharedReaderThread: Sendable {
         for thread in state.withLock({ state in defer { state.ended = [] }; return state.ended }) {
             pthread_join(thread, nil)
         }
-    }
-
-    private static func signal(_ descriptor: Int32) {
-        var one: UInt64 = 1
-        _ = write(descriptor, &one, 8)
     }
 
     /// Removes `source` if it is still attached and closes its descriptors, under the lock:
@@ -114,9 +108,9 @@ final class SharedReaderThread: Sendable {
     /// bounded by the earliest expiry or error pause, then a turn for each member that has
     /// something to read or whose time came.
     private func run() {
-        while let (members, wakeFD) = takeMembers() {
-            let now = LinuxPathSource.monotonicNow()
-            var plan = SharedPollPlan(wakeFD: wakeFD, members: members.map { $0.pollState(now: now) }, now: now)
+        while let (members, wake) = takeMembers() {
+            let now = SystemClock.monotonicNanoseconds()
+            var plan = SharedPollPlan(wakeFD: wake.descriptor, members: members.map { $0.pollState(now: now) }, now: now)
             // EINTR is retried; nothing else is expected of a poll on descriptors we own,
             // but a failure (ENOMEM) must not make the thread spin: it waits 10 ms.
             guard case .success = Syscall.poll(&plan.descriptors, milliseconds: plan.timeout) else {
@@ -124,11 +118,8 @@ final class SharedReaderThread: Sendable {
                 _ = nanosleep(&pause, nil)
                 continue
             }
-            if plan.descriptors[0].revents != 0 {
-                var count: UInt64 = 0
-                _ = read(wakeFD, &count, 8)
-            }
-            let due = plan.due(at: LinuxPathSource.monotonicNow())
+            if plan.descriptors[0].revents != 0 { wake.clear() }
+            let due = plan.due(at: SystemClock.monotonicNanoseconds())
             for index in due.watchers { members[index].resolverReadable() }
             for index in due.policies { members[index].policySocketReadable() }
             for index in due.turns where !members[index].turn(blocking: false) { remove(members[index]) }
@@ -138,8 +129,8 @@ final class SharedReaderThread: Sendable {
     /// Carries out the detachments asked for, and returns the members for the next round;
     /// `nil` when none is left: the thread then ends (joined by a detacher that waits, or
     /// detached by itself when the last source ended on its own).
-    private func takeMembers() -> (members: [LinuxPathSource], wakeFD: Int32)? {
-        let (members, detaching, wakeFD, joined) = state.withLock { state in
+    private func takeMembers() -> (members: [LinuxPathSource], wake: EventSignal)? {
+        let (members, detaching, wake, joined) = state.withLock { state in
             let detaching = state.detaching
             state.detaching = []
             for entry in detaching {
@@ -155,10 +146,10 @@ final class SharedReaderThread: Sendable {
                 joined = detaching.contains { $0.done != nil }
                 if joined { state.ended.append(thread) }
             }
-            return (state.members, detaching, state.wakeFD, joined)
+            return (state.members, detaching, state.wake, joined)
         }
         for entry in detaching { entry.done?.signal() }
-        guard members.isEmpty else { return (members, wakeFD) }
+        if !members.isEmpty, let wake { return (members, wake) }
         if !joined { pthread_detach(pthread_self()) }
         return nil
     }

@@ -1,14 +1,3 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#elseif canImport(Darwin)
-import Darwin
-#endif
-#if canImport(CNetlink)
-import CNetlink  // on Linux, clock_gettime's timespec comes through the shim's headers
-#endif
-
 extension NetworkPath {
     /// The keys of a path's JSON object, in the order it is written (`netpath watch
     /// --json`): `time` first, `connectivity` and `portalURL` only with a connectivity
@@ -148,9 +137,8 @@ package struct JSONLine {
     }
 
     package mutating func appendTimestamp() {
-        var now = timespec()
-        clock_gettime(CLOCK_REALTIME, &now)
-        appendUTC(seconds: Int64(now.tv_sec), milliseconds: Int(now.tv_nsec / 1_000_000))
+        let now = SystemClock.unixTime()
+        appendUTC(seconds: now.seconds, milliseconds: now.milliseconds)
     }
 
     package mutating func appendUTC(seconds: Int64, milliseconds: Int) {

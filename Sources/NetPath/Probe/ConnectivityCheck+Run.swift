@@ -1,18 +1,15 @@
 #if canImport(Glibc)
 import Glibc
 #endif
-#if os(Linux) || os(Android)
-import CNetlink
-#endif
 
 /// A check in flight; ``cancel()`` ends it within one `poll` round. It owns the eventfd,
 /// closed when both the caller and the check's thread have let go of it (so a late
 /// `cancel` can never write to a reused descriptor).
 final class ProbeHandle: Sendable {
     #if os(Linux) || os(Android)
-    let cancelFD: Int32
-    init(cancelFD: Int32) { self.cancelFD = cancelFD }
-    deinit { Syscall.close(cancelFD) }
+    let cancelSignal: EventSignal
+    init(cancelSignal: EventSignal) { self.cancelSignal = cancelSignal }
+    deinit { cancelSignal.close() }
     #endif
 
     #if !(os(Linux) || os(Android)) && canImport(Network)
@@ -22,8 +19,7 @@ final class ProbeHandle: Sendable {
 
     func cancel() {
         #if os(Linux) || os(Android)
-        var one: UInt64 = 1
-        _ = write(cancelFD, &one, 8)
+        cancelSignal.signal()
         #elseif canImport(Network)
         probe.cancel()
         #endif
@@ -64,12 +60,11 @@ extension ConnectivityCheck {
                completion: @escaping @Sendable (ConnectivityResult) -> Void) -> ProbeHandle? {
         let interface = path?.primaryInterface
         #if os(Linux) || os(Android)
-        let cancelFD = cnetlink_eventfd()
-        guard cancelFD >= 0 else {
+        guard let cancelSignal = try? EventSignal() else {
             completion(ConnectivityResult(connectivity: .unknown, failure: .init(.systemFailure, "cannot create an eventfd")))
             return nil
         }
-        let handle = ProbeHandle(cancelFD: cancelFD)
+        let handle = ProbeHandle(cancelSignal: cancelSignal)
         let check = self
         let thread = OwnThread.start(name: "netpath-probe") {
             if let namespace {
@@ -84,7 +79,7 @@ extension ConnectivityCheck {
             }
             let probe = LinuxProbe(check: check, interface: interface,
                                    ipv4: path?.supportsIPv4 ?? true, ipv6: path?.supportsIPv6 ?? true,
-                                   resolver: ResolverConfiguration.forNamespace(namespace), cancelFD: handle.cancelFD)
+                                   resolver: ResolverConfiguration.forNamespace(namespace), cancelFD: handle.cancelSignal.descriptor)
             completion(probe.run())
         }
         guard let thread else {

@@ -26,15 +26,9 @@ struct LinuxProbe {
     /// The most bytes one `recv` takes.
     static let receiveSize = 16 * 1024
 
-    static func now() -> Double {
-        var time = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &time)
-        return Double(time.tv_sec) + Double(time.tv_nsec) / 1e9
-    }
-
     /// Runs the check to its verdict, the timeout, or cancellation.
     func run() -> ConnectivityResult {
-        let start = LinuxProbe.now()
+        let start = SystemClock.monotonicSeconds()
         // A server of a family the path does not route is left out, unless it is on this
         // machine (a local cache such as systemd-resolved's 127.0.0.53).
         let servers = resolver.servers(read: { Syscall.readFile($0) }).compactMap(IPAddress.init)
@@ -58,10 +52,10 @@ struct LinuxProbe {
         var buffer = [UInt8](repeating: 0, count: LinuxProbe.receiveSize)
 
         mutating func run() -> ConnectivityResult {
-            var actions = machine.handle(.started, now: LinuxProbe.now())
+            var actions = machine.handle(.started, now: SystemClock.monotonicSeconds())
             while true {
                 if let result = perform(actions) { return result }
-                actions = machine.next(now: LinuxProbe.now())
+                actions = machine.next(now: SystemClock.monotonicSeconds())
             }
         }
 
@@ -88,7 +82,7 @@ struct LinuxProbe {
                 case .finish(let result):
                     return result
                 }
-                if let result = perform(machine.handle(outcome, now: LinuxProbe.now())) { return result }
+                if let result = perform(machine.handle(outcome, now: SystemClock.monotonicSeconds())) { return result }
             }
             return nil
         }
@@ -97,16 +91,16 @@ struct LinuxProbe {
         mutating func wait(until deadline: Double, watching: [ProbeStateMachine.Watch]) -> ConnectivityResult? {
             var descriptors = [pollfd(fd: probe.cancelFD, events: Int16(POLLIN), revents: 0)]
             descriptors += watching.map { pollfd(fd: $0.fd, events: Int16($0.interest == .writable ? POLLOUT : POLLIN), revents: 0) }
-            let milliseconds = Int32(max(0, (deadline - LinuxProbe.now()) * 1000).rounded(.up))
+            let milliseconds = Int32(max(0, (deadline - SystemClock.monotonicSeconds()) * 1000).rounded(.up))
             guard case .success(let ready) = Syscall.poll(&descriptors, milliseconds: milliseconds) else {
-                return perform(machine.handle(.waitFailed, now: LinuxProbe.now()))
+                return perform(machine.handle(.waitFailed, now: SystemClock.monotonicSeconds()))
             }
             if ready == 0 { return nil }
-            if descriptors[0].revents != 0 { return perform(machine.handle(.cancelled, now: LinuxProbe.now())) }
+            if descriptors[0].revents != 0 { return perform(machine.handle(.cancelled, now: SystemClock.monotonicSeconds())) }
             closed.removeAll()
             for (watch, polled) in zip(watching, descriptors.dropFirst()) where polled.revents != 0 && !closed.contains(watch.fd) {
                 guard let event = event(of: watch) else { continue }
-                if let result = perform(machine.handle(event, now: LinuxProbe.now())) { return result }
+                if let result = perform(machine.handle(event, now: SystemClock.monotonicSeconds())) { return result }
             }
             return nil
         }
@@ -129,9 +123,7 @@ struct LinuxProbe {
         // A resolver on this machine (a local cache) is not reached through the interface.
         if !isOnThisHost(query.server) { bindToInterface(fd) }
         // Connected: the kernel then only lets answers from that server through.
-        let sent = withSocketAddress(query.server, port: LinuxProbe.dnsPort) { address, length in
-            Syscall.connect(fd, to: address, length: length).flatMap { _ in Syscall.send(fd, query.bytes) }
-        }
+        let sent = Syscall.connect(fd, to: socketAddress(query.server, port: LinuxProbe.dnsPort)).flatMap { _ in Syscall.send(fd, query.bytes) }
         guard sent == .success(query.bytes.count) else {
             Syscall.close(fd)
             return nil
@@ -149,7 +141,7 @@ struct LinuxProbe {
         // An endpoint on this machine (loopback, or one of its own addresses) is reached
         // through `lo`, never through the primary interface: bound there it could not be.
         if !isOnThisHost(address) { bindToInterface(fd) }
-        let connected = withSocketAddress(address, port: port) { Syscall.connect(fd, to: $0, length: $1) }
+        let connected = Syscall.connect(fd, to: socketAddress(address, port: port))
         if case .failure(let error) = connected, error.rawValue != EINPROGRESS {
             Syscall.close(fd)
             return .connectFailed(error)
@@ -168,7 +160,7 @@ struct LinuxProbe {
         if address.isIPv6LinkLocal { return false }
         guard case .success(let probe) = Syscall.socket(domain(of: address), Int32(SOCK_DGRAM.rawValue)) else { return false }
         defer { Syscall.close(probe) }
-        let bound = withSocketAddress(address, port: 0) { Syscall.bind(probe, to: $0, length: $1) }
+        let bound = Syscall.bind(probe, to: socketAddress(address, port: 0))
         return (try? bound.get()) != nil
     }
 
@@ -178,29 +170,11 @@ struct LinuxProbe {
         _ = Syscall.bind(fd, toDevice: name)
     }
 
-    private func withSocketAddress<T>(_ address: IPAddress, port: UInt16, _ body: (UnsafePointer<sockaddr>, socklen_t) -> T) -> T {
-        if address.family == IPAddress.inet {
-            var storage = sockaddr_in()
-            storage.sin_family = sa_family_t(AF_INET)
-            storage.sin_port = port.bigEndian
-            storage.sin_addr.s_addr = UInt32(truncatingIfNeeded: address.high >> 32).bigEndian
-            return withUnsafePointer(to: &storage) {
-                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { body($0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
-            }
-        }
-        var storage = sockaddr_in6()
-        storage.sin6_family = sa_family_t(AF_INET6)
-        storage.sin6_port = port.bigEndian
-        withUnsafeMutableBytes(of: &storage.sin6_addr) { raw in
-            for index in 0..<16 {
-                let word = index < 8 ? address.high : address.low
-                raw[index] = UInt8(truncatingIfNeeded: word >> (56 - 8 * UInt64(index % 8)))
-            }
-        }
-        if address.isIPv6LinkLocal, let index = interface?.index { storage.sin6_scope_id = UInt32(index) }
-        return withUnsafePointer(to: &storage) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { body($0, socklen_t(MemoryLayout<sockaddr_in6>.size)) }
-        }
+    /// `address` and `port` as a socket address; an IPv6 link-local address is scoped to
+    /// the interface checked through.
+    private func socketAddress(_ address: IPAddress, port: UInt16) -> SocketAddress {
+        let scope = address.isIPv6LinkLocal ? interface.map { UInt32($0.index) } ?? 0 : 0
+        return SocketAddress(address, port: port, scopeID: scope)
     }
 }
 #endif
