@@ -5,7 +5,10 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 count() { grep -rhoE "$1" "${@:2}" 2>/dev/null | wc -l | tr -d ' '; }
-echo "public declarations:  $(grep -rhE '^\s*(@[A-Za-z]+(\([^)]*\))?\s+)*(public|open) ' Sources/NetPath Sources/NetPathTestKit Sources/NetPathUI | wc -l | tr -d ' ')"
+for module in NetPath NetPathTestKit NetPathUI NetPathPrometheus; do
+  [ -d "Sources/$module" ] || continue
+  echo "public declarations in $module: $(grep -rhE '^\s*(@[A-Za-z]+(\([^)]*\))?\s+)*(public|open) ' "Sources/$module" | wc -l | tr -d ' ')"
+done
 echo "@unchecked Sendable:  $(count '@unchecked Sendable' Sources)"
 echo "locks (Locked values): $(count '(Locked<[^>]+>|Locked)\(' Sources)"
 echo "CLI exit sites:       $(count '\b(fail|finish|_exit|exit)\(' Sources/netpath)"

@@ -171,19 +171,11 @@ enum NetlinkParser {
             case Netlink.RouteAttribute.multipath:
                 route.nexthops.append(contentsOf: decodeMultipath(value, family: family))
             case Netlink.RouteAttribute.cacheInfo:
-                // struct rta_cacheinfo: clntref, lastuse, expires (u32 each), …
-                if value.count >= 12 {
-                    let ticks = value.loadUnaligned(fromByteOffset: 8, as: Int32.self)
-                    if ticks != 0 { route.expiresTicks = ticks }
-                }
+                if let ticks = expiryTicks(cacheInfo: value) { route.expiresTicks = ticks }
             case Netlink.RouteAttribute.table:
                 if value.count >= 4 { route.table = value.loadUnaligned(as: UInt32.self) }
             case Netlink.RouteAttribute.via:
-                // An IPv4 route through an IPv6 gateway: family u16, then the address.
-                if value.count >= 2 {
-                    let viaFamily = UInt8(truncatingIfNeeded: value.loadUnaligned(as: UInt16.self))
-                    gateway = IPAddress(family: viaFamily, bytes: UnsafeRawBufferPointer(rebasing: value[2...]))
-                }
+                if value.count >= 2 { gateway = viaGateway(value) }
             case Netlink.RouteAttribute.nexthopID:
                 if value.count >= 4 { route.nexthopID = value.loadUnaligned(as: UInt32.self) }
             default:
@@ -197,6 +189,21 @@ enum NetlinkParser {
             route.nexthops.insert(Nexthop(interfaceIndex: interfaceIndex, gateway: gateway), at: 0)
         }
         return route
+    }
+
+    /// `RTA_CACHEINFO`'s expiry (struct rta_cacheinfo: clntref, lastuse, expires, … u32
+    /// each), in clock ticks; `nil` for a route that does not expire.
+    static func expiryTicks(cacheInfo value: UnsafeRawBufferPointer) -> Int32? {
+        guard value.count >= 12 else { return nil }
+        let ticks = value.loadUnaligned(fromByteOffset: 8, as: Int32.self)
+        return ticks != 0 ? ticks : nil
+    }
+
+    /// `RTA_VIA`: an IPv4 route through an IPv6 gateway (family u16, then the address).
+    static func viaGateway(_ value: UnsafeRawBufferPointer) -> IPAddress? {
+        guard value.count >= 2 else { return nil }
+        let family = UInt8(truncatingIfNeeded: value.loadUnaligned(as: UInt16.self))
+        return IPAddress(family: family, bytes: UnsafeRawBufferPointer(rebasing: value[2...]))
     }
 
     /// Whether a route message's prefix holds the family's Internet destination (a default
