@@ -21,14 +21,14 @@ let package = Package(
     ],
     targets: [
         .target(name: "CNetlink"),
-        // `netpath serve --web-config`: the system's OpenSSL and crypt(3) (libssl-dev,
-        // libcrypt-dev). Only the tool links them; the NetPath library does not.
+        // `netpath serve --web-config`: the system's OpenSSL 3, loaded with dlopen when TLS is
+        // configured (libssl-dev for its headers only), and crypt(3) (libcrypt-dev). Only the
+        // tool uses them; the NetPath library does not.
         .target(
             name: "CTLS",
             linkerSettings: [
-                .linkedLibrary("ssl", .when(platforms: [.linux])),
-                .linkedLibrary("crypto", .when(platforms: [.linux])),
                 .linkedLibrary("crypt", .when(platforms: [.linux])),
+                .linkedLibrary("dl", .when(platforms: [.linux])),
             ]
         ),
         .target(
@@ -54,9 +54,8 @@ let package = Package(
             // Start-up of the release tool on Linux (BENCHMARKS.md, "Start-up"): no PIE, so
             // no relocations to apply and no copied pages at exec; libgcc and, with
             // --static-swift-stdlib, libstdc++ linked in rather than loaded (StaticLink/ holds
-            // a linker script that makes -lstdc++ mean libstdc++.a, and the same for OpenSSL's
-            // -lssl/-lcrypto and libxcrypt's -lcrypt, so the tool needs no libssl3 on the
-            // machine that runs it). Only this executable
+            // a linker script that makes -lstdc++ mean libstdc++.a, and the same for libxcrypt's
+            // -lcrypt). Only this executable
             // has these flags: the NetPath library stays usable as a dependency.
             linkerSettings: [
                 .unsafeFlags(["-Xclang-linker", "-no-pie", "-Xclang-linker", "-static-libgcc",

@@ -1,5 +1,5 @@
-// The system's TLS (OpenSSL, Debian's libssl-dev) and password hashing (crypt(3) from
-// libxcrypt), for `netpath serve --web-config`. Thin wrappers only: OpenSSL's macros
+// The system's TLS (OpenSSL 3, loaded when first used; Debian's libssl-dev for the headers)
+// and password hashing (crypt(3) from libxcrypt), for `netpath serve --web-config`. Thin wrappers only: OpenSSL's macros
 // (SSL_CTX_set_min_proto_version, ...) do not import into Swift, and its error queue is
 // per thread, so each call here returns its outcome as a value with the message.
 // No cryptography is written here.
@@ -33,6 +33,10 @@ enum {
     CTLS_TLS12 = 0x0303,
     CTLS_TLS13 = 0x0304,
 };
+
+/// Loads the system's OpenSSL 3 (libssl.so.3, libcrypto.so.3) once; 1 when it is there, else
+/// 0 with the reason in `error`. `ctls_context_new` calls it first.
+int ctls_load(char *error, size_t error_size);
 
 typedef struct ctls_context ctls_context;
 typedef struct ctls_session ctls_session;
