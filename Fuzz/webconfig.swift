@@ -15,10 +15,12 @@ public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     do {
         let configuration = try WebConfiguration.parse(text, directory: "/etc/netpath")
         check(configuration)
-    } catch {
+    } catch let error as YAMLError {
         guard error.line >= 1, error.line <= max(1, lineCount), !error.message.isEmpty else {
             fatalError("a refusal at line \(error.line) of \(lineCount): '\(error.message)'")
         }
+    } catch {
+        fatalError("a refusal that is not a YAMLError: \(error)")
     }
     let header = String(text.prefix { $0 != "\n" })
     if let credentials = BasicCredentials.parse(header), credentials.user.contains(":") {

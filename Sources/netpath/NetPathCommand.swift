@@ -49,14 +49,17 @@ enum NetPathCommand {
         do {
             code = try command(Array(CommandLine.arguments.dropFirst()))
         } catch {
-            Terminal.report(error.message)
-            code = error.code
+            // Commands throw only CommandError. (Not declared `throws(CommandError)`: the
+            // Apple SDKs before iOS 18 cannot compile a typed throw, scripts/apple-link.sh.)
+            let failure = error as? CommandError ?? CommandError("\(error)", .runtime)
+            Terminal.report(failure.message)
+            code = failure.code
         }
         finish(code)
     }
 
     /// Parses `words` and runs the command they name.
-    static func command(_ words: [String]) throws(CommandError) -> ExitCode {
+    static func command(_ words: [String]) throws -> ExitCode {
         let request: Arguments.Request
         do {
             request = try Arguments.parse(words)
@@ -117,7 +120,7 @@ enum NetPathCommand {
         }
     }
 
-    static func run(_ arguments: Arguments, signals: Signals) throws(CommandError) -> ExitCode {
+    static func run(_ arguments: Arguments, signals: Signals) throws -> ExitCode {
         let check: ConnectivityCheck?
         do {
             check = try arguments.connectivityCheck()
@@ -145,7 +148,7 @@ enum NetPathCommand {
     }
 
     /// The path now, read once (no thread, no watch: the fastest start and exit).
-    static func readPath(_ session: Session) throws(CommandError) -> NetworkPath {
+    static func readPath(_ session: Session) throws -> NetworkPath {
         do {
             return try PathMonitor.snapshot(configuration: session.configuration(namespace: session.namespace))
         } catch {
@@ -153,7 +156,7 @@ enum NetPathCommand {
         }
     }
 
-    static func start(_ monitor: PathMonitor) throws(CommandError) {
+    static func start(_ monitor: PathMonitor) throws {
         do {
             try monitor.start()
         } catch {

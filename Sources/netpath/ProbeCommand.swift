@@ -2,7 +2,7 @@ import NetPath
 
 extension NetPathCommand {
     /// `probe`: one check now.
-    static func probe(_ session: Session) throws(CommandError) -> ExitCode {
+    static func probe(_ session: Session) throws -> ExitCode {
         guard let check = session.check else { throw CommandError("no connectivity check configured", .usage) }
         let path = try readPath(session)
         let verdict = Gate<ConnectivityResult>()

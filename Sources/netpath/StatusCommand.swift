@@ -7,14 +7,14 @@ import Darwin
 
 extension NetPathCommand {
     /// `status`: the path read once.
-    static func status(_ session: Session) throws(CommandError) -> ExitCode {
+    static func status(_ session: Session) throws -> ExitCode {
         let path = try readPath(session)
         Terminal.write(bytes: session.format(path))
         return path.status == .satisfied ? .success : .failure
     }
 
     /// `status --probe`: the path with the check's verdict, printed once.
-    static func statusWithCheck(_ session: Session) throws(CommandError) -> ExitCode {
+    static func statusWithCheck(_ session: Session) throws -> ExitCode {
         let ended = Gate<Result<ExitCode, CommandError>>()
         let monitor = session.makeMonitor(ending: ended)
         try start(monitor)

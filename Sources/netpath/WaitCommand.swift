@@ -2,7 +2,7 @@ import NetPath
 
 extension NetPathCommand {
     /// `wait`: exit 0 once the path is satisfied (with `--probe`, the Internet answers).
-    static func wait(_ session: Session) throws(CommandError) -> ExitCode {
+    static func wait(_ session: Session) throws -> ExitCode {
         let ended = Gate<Result<ExitCode, CommandError>>()
         let monitor = session.makeMonitor(ending: ended)
         let withConnectivity = session.withConnectivity
@@ -17,7 +17,8 @@ extension NetPathCommand {
         if let path = monitor.currentPath, done(path) { return .success }
         let timeout = session.arguments.timeout ?? 30
         switch session.signals.wait(for: ended, timeout: timeout) {
-        case .value(let result): return try result.get()
+        case .value(.success(let code)): return code
+        case .value(.failure(let error)): throw error
         // Interrupted is not "online": 130 or 143, never 0.
         case .signal(let number): return .ended(by: number)
         case .readerLeft, .timedOut: break

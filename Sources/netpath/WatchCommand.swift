@@ -3,7 +3,7 @@ import NetPath
 extension NetPathCommand {
     /// `watch`: a line now and one per change, until a signal, `--count` lines, or the
     /// reader of its output leaving.
-    static func watch(_ session: Session) throws(CommandError) -> ExitCode {
+    static func watch(_ session: Session) throws -> ExitCode {
         let ended = Gate<Result<ExitCode, CommandError>>()
         let monitor = session.makeMonitor(ending: ended)
         let printed = Locked(0)
@@ -20,7 +20,8 @@ extension NetPathCommand {
         }
         try start(monitor)
         switch session.signals.wait(for: ended, timeout: nil, endWhenReaderLeaves: true) {
-        case .value(let result): return try result.get()
+        case .value(.success(let code)): return code
+        case .value(.failure(let error)): throw error
         case .signal, .readerLeft, .timedOut: return .success
         }
     }

@@ -72,7 +72,7 @@ struct WebConfiguration: Equatable, Sendable {
 
     /// Reads a configuration from `text`; relative file names are taken from `directory`
     /// (the configuration file's own).
-    static func parse(_ text: String, directory: String) throws(YAMLError) -> WebConfiguration {
+    static func parse(_ text: String, directory: String) throws -> WebConfiguration {
         let root = try YAMLSubset.parse(text)
         var configuration = WebConfiguration()
         for (key, value) in try entries(of: root, in: "the file") {
@@ -87,7 +87,7 @@ struct WebConfiguration: Equatable, Sendable {
     }
 
     /// The entries of a mapping (an empty value has none).
-    private static func entries(of node: YAMLNode, in place: String) throws(YAMLError) -> [(key: String, value: YAMLNode)] {
+    private static func entries(of node: YAMLNode, in place: String) throws -> [(key: String, value: YAMLNode)] {
         switch node {
         case .mapping(let entries, _): return entries
         case .empty: return []
@@ -95,14 +95,14 @@ struct WebConfiguration: Equatable, Sendable {
         }
     }
 
-    private static func text(_ node: YAMLNode, key: String) throws(YAMLError) -> String {
+    private static func text(_ node: YAMLNode, key: String) throws -> String {
         guard case .scalar(let value, _) = node, !value.isEmpty else {
             throw YAMLError(line: node.line, message: "'\(key)' needs a value")
         }
         return value
     }
 
-    private static func tls(_ node: YAMLNode, directory: String) throws(YAMLError) -> TLS? {
+    private static func tls(_ node: YAMLNode, directory: String) throws -> TLS? {
         var certificate: String?, key: String?, clientCA: String?
         var settings = TLS(certificateFile: "", keyFile: "")
         let fields = try entries(of: node, in: "tls_server_config")
@@ -141,7 +141,7 @@ struct WebConfiguration: Equatable, Sendable {
         return settings
     }
 
-    private static func check(_ settings: TLS, line: Int) throws(YAMLError) {
+    private static func check(_ settings: TLS, line: Int) throws {
         if settings.clientAuth.verifies && settings.clientCAFile == nil {
             throw YAMLError(line: line, message: "client_auth_type \(settings.clientAuth.rawValue) needs client_ca_file")
         }
@@ -153,7 +153,7 @@ struct WebConfiguration: Equatable, Sendable {
         }
     }
 
-    private static func version(_ node: YAMLNode, key: String) throws(YAMLError) -> TLSVersion {
+    private static func version(_ node: YAMLNode, key: String) throws -> TLSVersion {
         let word = try text(node, key: key)
         guard let version = TLSVersion(rawValue: word) else {
             throw YAMLError(line: node.line, message: "\(key) '\(word)' is not supported (TLS12 or TLS13)")
@@ -161,7 +161,7 @@ struct WebConfiguration: Equatable, Sendable {
         return version
     }
 
-    private static func users(_ node: YAMLNode) throws(YAMLError) -> [String: String] {
+    private static func users(_ node: YAMLNode) throws -> [String: String] {
         var users: [String: String] = [:]
         for (user, value) in try entries(of: node, in: "basic_auth_users") {
             guard !user.contains(":") else { throw YAMLError(line: value.line, message: "the user name '\(user)' has a ':'") }
@@ -173,7 +173,7 @@ struct WebConfiguration: Equatable, Sendable {
         return users
     }
 
-    private static func headers(_ node: YAMLNode) throws(YAMLError) -> [(name: String, value: String)] {
+    private static func headers(_ node: YAMLNode) throws -> [(name: String, value: String)] {
         var headers: [(name: String, value: String)] = []
         for (name, value) in try entries(of: node, in: "http_server_config") {
             switch name {
@@ -229,9 +229,23 @@ struct BasicCredentials: Equatable, Sendable {
         guard parts.count == 2, parts[0].lowercased() == "basic",
               let decoded = base64Decode(parts[1].trimmingSpaces()),
               let colon = decoded.firstIndex(of: UInt8(ascii: ":")) else { return nil }
-        guard let user = String(validating: decoded[..<colon], as: UTF8.self),
-              let password = String(validating: decoded[(colon + 1)...], as: UTF8.self) else { return nil }
+        guard let user = strictUTF8(decoded[..<colon]), let password = strictUTF8(decoded[(colon + 1)...]) else { return nil }
         return BasicCredentials(user: user, password: password)
+    }
+
+    /// `bytes` as UTF-8 text; `nil` when they are not UTF-8. (`String(validating:as:)` needs
+    /// iOS 18 and macOS 15; the tool also builds for older Apple systems.)
+    static func strictUTF8(_ bytes: ArraySlice<UInt8>) -> String? {
+        var scalars = String.UnicodeScalarView()
+        var decoder = UTF8()
+        var iterator = bytes.makeIterator()
+        while true {
+            switch decoder.decode(&iterator) {
+            case .scalarValue(let scalar): scalars.append(scalar)
+            case .emptyInput: return String(scalars)
+            case .error: return nil
+            }
+        }
     }
 
     /// Standard base64 with padding (RFC 4648 §4); `nil` for anything else.

@@ -45,7 +45,7 @@ enum YAMLSubset {
     }
 
     /// The document in `text`; an empty document is an empty mapping.
-    static func parse(_ text: String) throws(YAMLError) -> YAMLNode {
+    static func parse(_ text: String) throws -> YAMLNode {
         var lines = try significantLines(text)
         if let first = lines.first, first.indent == 0, first.text == "---" { lines.removeFirst() }
         if let last = lines.last, last.indent == 0, last.text == "..." { lines.removeLast() }
@@ -62,7 +62,7 @@ enum YAMLSubset {
 
     /// Lines with content, comments removed; a tab in the indentation is an error (YAML
     /// forbids it).
-    private static func significantLines(_ text: String) throws(YAMLError) -> [Line] {
+    private static func significantLines(_ text: String) throws -> [Line] {
         var lines: [Line] = []
         for (offset, raw) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
             var content = raw
@@ -98,7 +98,7 @@ enum YAMLSubset {
 
     /// The mapping or list whose lines start at `index` with `indent` spaces. `line`: where
     /// it is said to be, the line of the key or item that holds it.
-    private static func block(_ lines: [Line], _ index: inout Int, indent: Int, depth: Int, line: Int) throws(YAMLError) -> YAMLNode {
+    private static func block(_ lines: [Line], _ index: inout Int, indent: Int, depth: Int, line: Int) throws -> YAMLNode {
         guard depth < maximumDepth else { throw YAMLError(line: lines[index].number, message: "nested too deeply") }
         if isListItem(lines[index].text) { return try list(lines, &index, indent: indent, depth: depth, line: line) }
         return try mapping(lines, &index, indent: indent, depth: depth, line: line)
@@ -106,7 +106,7 @@ enum YAMLSubset {
 
     private static func isListItem(_ text: Substring) -> Bool { text == "-" || text.hasPrefix("- ") }
 
-    private static func mapping(_ lines: [Line], _ index: inout Int, indent: Int, depth: Int, line start: Int) throws(YAMLError) -> YAMLNode {
+    private static func mapping(_ lines: [Line], _ index: inout Int, indent: Int, depth: Int, line start: Int) throws -> YAMLNode {
         var entries: [(key: String, value: YAMLNode)] = []
         while index < lines.count, lines[index].indent == indent, !isListItem(lines[index].text) {
             let line = lines[index]
@@ -128,7 +128,7 @@ enum YAMLSubset {
         return .mapping(entries, line: start)
     }
 
-    private static func list(_ lines: [Line], _ index: inout Int, indent: Int, depth: Int, line start: Int) throws(YAMLError) -> YAMLNode {
+    private static func list(_ lines: [Line], _ index: inout Int, indent: Int, depth: Int, line start: Int) throws -> YAMLNode {
         var items: [YAMLNode] = []
         while index < lines.count, lines[index].indent == indent, isListItem(lines[index].text) {
             let line = lines[index]
@@ -150,7 +150,7 @@ enum YAMLSubset {
     }
 
     /// `key: rest` (rest may be empty); the key plain or quoted.
-    private static func keyAndRest(_ line: Line) throws(YAMLError) -> (String, Substring) {
+    private static func keyAndRest(_ line: Line) throws -> (String, Substring) {
         let text = line.text
         var keyEnd = text.startIndex
         var key: String
@@ -189,7 +189,7 @@ enum YAMLSubset {
         return nil
     }
 
-    private static func scalar(_ text: Substring, line: Int) throws(YAMLError) -> YAMLNode {
+    private static func scalar(_ text: Substring, line: Int) throws -> YAMLNode {
         switch text.first {
         case "\"", "'":
             let (value, end) = try quoted(text, line: line)
@@ -211,7 +211,7 @@ enum YAMLSubset {
     }
 
     /// A quoted scalar at the start of `text`, and where it ends.
-    private static func quoted(_ text: Substring, line: Int) throws(YAMLError) -> (String, Substring.Index) {
+    private static func quoted(_ text: Substring, line: Int) throws -> (String, Substring.Index) {
         let quote = text[text.startIndex]
         var value = ""
         var index = text.index(after: text.startIndex)

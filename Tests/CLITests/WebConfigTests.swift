@@ -82,7 +82,7 @@ struct WebConfigurationParserTests {
         do {
             _ = try WebConfiguration.parse(text, directory: ".")
         } catch {
-            #expect(error.description.hasPrefix(message), "\(error.description)")
+            #expect("\(error)".hasPrefix(message), "\(error)")
         }
     }
 

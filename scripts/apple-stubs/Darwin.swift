@@ -32,7 +32,7 @@ public var errno: Int32 { get { fatalError() } set { fatalError() } }
 @discardableResult public func write(_ descriptor: Int32, _ buffer: UnsafeRawPointer!, _ count: Int) -> Int { fatalError() }
 @discardableResult public func read(_ descriptor: Int32, _ buffer: UnsafeMutableRawPointer!, _ count: Int) -> Int { fatalError() }
 @discardableResult public func close(_ descriptor: Int32) -> Int32 { fatalError() }
-public func strerror(_ code: Int32) -> UnsafeMutablePointer<CChar>! { fatalError() }
+@discardableResult public func strerror(_ code: Int32) -> UnsafeMutablePointer<CChar>! { fatalError() }
 @discardableResult public func pipe(_ descriptors: UnsafeMutablePointer<Int32>!) -> Int32 { fatalError() }
 @discardableResult public func fcntl(_ fd: Int32, _ cmd: Int32) -> Int32 { fatalError() }
 @discardableResult public func fcntl(_ fd: Int32, _ cmd: Int32, _ value: Int32) -> Int32 { fatalError() }
