@@ -327,6 +327,33 @@ struct WebConfigServeTests {
         #expect(usage.status == 2 && usage.standardError == "netpath: '--web-config' applies to '--listen', which is not given\n")
     }
 
+    /// On a machine without OpenSSL 3 (here: libssl.so.3 hidden by a bind mount of an empty
+    /// file, in a mount namespace of its own), TLS cannot be served: one line, exit 3; basic
+    /// auth without TLS needs no OpenSSL and still works.
+    @Test(.enabled(if: Kernel.canRun, "needs root (a mount namespace)"))
+    func withoutLibssl3TLSEndsWithOneLine() throws {
+        let lab = try TLSLab("nolibssl")
+        defer { lab.remove() }
+        let library = try run("/sbin/ldconfig", ["-p"]).split(separator: "\n")
+            .first { $0.contains("libssl.so.3 ") && $0.contains("x86-64") }
+            .flatMap { $0.components(separatedBy: "=> ").last }
+        let path = try #require(library, "ldconfig does not list libssl.so.3")
+        let hidden = "mount --bind /dev/null \"$0\" && exec \"$1\" serve --listen 127.0.0.1:0 --web-config \"$2\""
+        let tls = try lab.writeConfiguration(TLSLab.configuration(), name: "tls.yml")
+        let outcome = try #require(try runTool("/usr/bin/unshare", ["--mount", "--propagation", "private", "sh", "-c", hidden, path, netpathBinary, tls]))
+        #expect(outcome.status == 3 && outcome.standardError.hasPrefix("netpath: TLS needs OpenSSL 3 (Debian: libssl3): "), "\(outcome)")
+        #expect(outcome.standardError.split(separator: "\n").count == 1 && outcome.standardOutput.isEmpty, "\(outcome)")
+        let plain = try lab.writeConfiguration("basic_auth_users:\n  prometheus: '\(TestHashes.secret)'\n", name: "plain.yml")
+        let tool = try RunningTool(["--mount", "--propagation", "private", "sh", "-c", hidden, path, netpathBinary, plain],
+                                   executable: "/usr/bin/unshare")
+        defer { tool.signal(SIGTERM); _ = tool.finish() }
+        let line = try #require(tool.nextLine(seconds: 15))
+        let prefix = "netpath: serving http://127.0.0.1:"
+        let port = try #require(line.hasPrefix(prefix) ? UInt16(line.dropFirst(prefix.count).prefix { $0.isNumber }) : nil, "\(line)")
+        #expect(try curl(["--user", "prometheus:secret", "http://127.0.0.1:\(port)/metrics"]).status == 200)
+        #expect(try curl(["--user", "prometheus:wrong", "http://127.0.0.1:\(port)/metrics"]).status == 401)
+    }
+
     /// A real Prometheus scrapes over TLS with basic auth (`up` 1), and a job with a wrong
     /// password is refused (`up` 0, 401); promtool finds nothing to say about the text.
     @Test(.enabled(if: requiredTool("/usr/bin/prometheus"), "needs prometheus"))
