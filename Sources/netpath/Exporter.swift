@@ -23,7 +23,7 @@ final class Exporter: Sendable {
     private let reader = SharedReader()
     private let entries = Locked<[String: Entry]>([:])
     /// Serialises the writes of the textfile (each a temporary file and a rename).
-    private let fileWrites = Locked(0)
+    private let fileWrites = Locked(())
 
     init(session: NetPathCommand.Session) {
         self.session = session
@@ -143,22 +143,21 @@ final class Exporter: Sendable {
     /// node_exporter never reads half a file.
     func changed() {
         guard let file = session.arguments.textfile else { return }
-        fileWrites.withLock { count in
-            count += 1
+        fileWrites.withLock { _ in
             let temporary = Exporter.temporaryFile(for: file)
             let bytes = Array(render().utf8)
             let fd: Int32
             switch Syscall.open(temporary, O_WRONLY | O_CREAT | O_TRUNC) {
             case .success(let opened): fd = opened
             case .failure(let error):
-                Terminal.writeError("netpath: cannot write \(temporary): \(error)\n")
+                Terminal.report("cannot write \(temporary): \(error)")
                 return
             }
             let written = bytes.withUnsafeBytes { Syscall.writeAll(fd, $0) }
             Syscall.close(fd)
             let renamed = written.flatMap { Syscall.retrying { rename(temporary, file) }.map { _ in } }
             if case .failure(let error) = renamed {
-                Terminal.writeError("netpath: cannot write \(file): \(error)\n")
+                Terminal.report("cannot write \(file): \(error)")
                 unlink(temporary)
             }
         }

@@ -35,6 +35,16 @@ enum NetPathCommand {
             self.message = message
             self.code = code
         }
+
+        /// A usage error (exit 2) from what the argument parser threw.
+        static func usage(_ error: any Error) -> CommandError {
+            CommandError((error as? Arguments.UsageError)?.message ?? "\(error)", .usage)
+        }
+
+        /// A runtime error (exit 3) from what the library threw.
+        static func runtime(_ error: any Error) -> CommandError {
+            CommandError((error as? NetPathError)?.description ?? "\(error)", .runtime)
+        }
     }
 
     static func main() {
@@ -64,7 +74,7 @@ enum NetPathCommand {
         do {
             request = try Arguments.parse(words)
         } catch {
-            throw CommandError((error as? Arguments.UsageError)?.message ?? "\(error)", .usage)
+            throw CommandError.usage(error)
         }
         switch request {
         case .help(let command):
@@ -125,7 +135,7 @@ enum NetPathCommand {
         do {
             check = try arguments.connectivityCheck()
         } catch {
-            throw CommandError((error as? Arguments.UsageError)?.message ?? "\(error)", .usage)
+            throw CommandError.usage(error)
         }
         let session = Session(
             arguments: arguments, check: check, namespace: arguments.namespace,
@@ -152,7 +162,7 @@ enum NetPathCommand {
         do {
             return try PathMonitor.snapshot(configuration: session.configuration(namespace: session.namespace))
         } catch {
-            throw CommandError((error as? NetPathError)?.description ?? "\(error)", .runtime)
+            throw CommandError.runtime(error)
         }
     }
 
@@ -160,7 +170,7 @@ enum NetPathCommand {
         do {
             try monitor.start()
         } catch {
-            throw CommandError((error as? NetPathError)?.description ?? "\(error)", .runtime)
+            throw CommandError.runtime(error)
         }
     }
 

@@ -51,7 +51,6 @@ enum Waited<Value> {
 /// mask and only this source receives them: a signalfd on Linux, elsewhere a thread in
 /// `sigwait` that passes each signal through a pipe.
 final class Signals: Sendable {
-    let set: sigset_t
     private let descriptor: Int32
 
     /// Blocks `numbers` in the calling thread (and the threads it will start).
@@ -60,9 +59,11 @@ final class Signals: Sendable {
         sigemptyset(&set)
         for number in numbers { sigaddset(&set, number) }
         pthread_sigmask(SIG_BLOCK, &set, nil)
-        self.set = set
         #if os(Linux)
         descriptor = (try? Syscall.retrying { cnetlink_signalfd(&set) }.get()) ?? -1
+        // No signalfd (no descriptor left): blocked, the signals would never arrive; unblocked,
+        // they end the process as they do by default.
+        if descriptor < 0 { pthread_sigmask(SIG_UNBLOCK, &set, nil) }
         #else
         let ends = (try? Syscall.pipe(nonBlocking: false).get()) ?? (read: -1, write: -1)
         descriptor = ends.read

@@ -3,6 +3,11 @@ import CTLS
 import Glibc
 import NetPath
 
+/// The text a C adapter wrote into `buffer` (up to its NUL).
+private func text(of buffer: [CChar]) -> String {
+    String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+}
+
 /// Why a web configuration cannot be used: one line naming the file; exit status 3 at
 /// start, the previous configuration kept on SIGHUP.
 struct WebConfigurationFailure: Error, Equatable {
@@ -37,7 +42,7 @@ final class TLSServerContext: @unchecked Sendable {
                                     TLSServerContext.wire(settings.minimumVersion), TLSServerContext.wire(settings.maximumVersion),
                                     clientAuth, settings.clientCAFile, &error, error.count)
         guard let made else {
-            throw WebConfigurationFailure(message: String(decoding: error.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self))
+            throw WebConfigurationFailure(message: text(of: error))
         }
         pointer = made
         let end = ctls_context_not_after(made)
@@ -82,7 +87,7 @@ final class WebSecurity: Sendable {
         case .success(let read): bytes = read
         case .failure(let error): throw WebConfigurationFailure(message: "cannot read \(file): \(error)")
         }
-        guard let text = String(validating: bytes, as: UTF8.self) else {
+        guard let text = BasicCredentials.strictUTF8(bytes[...]) else {
             throw WebConfigurationFailure(message: "\(file) is not UTF-8 text")
         }
         let configuration: WebConfiguration
@@ -189,7 +194,7 @@ final class TLSSession {
         case Int32(CTLS_WANT_READ): return .wantRead
         case Int32(CTLS_WANT_WRITE): return .wantWrite
         case Int32(CTLS_CLOSED): return .closed
-        default: return .failed(String(decoding: error.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self))
+        default: return .failed(text(of: error))
         }
     }
 }
