@@ -73,30 +73,4 @@ int cnetlink_single_malloc_arena(void) {
 int cnetlink_eventfd(void) {
     return eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
 }
-
-int cnetlink_request_wake(int fd, uint32_t seq) {
-    struct {
-        struct nlmsghdr header;
-        struct ifinfomsg body;
-    } request;
-    memset(&request, 0, sizeof request);
-    request.header.nlmsg_len = sizeof request;
-    request.header.nlmsg_type = RTM_GETLINK;
-    request.header.nlmsg_flags = NLM_F_REQUEST;
-    request.header.nlmsg_seq = seq;
-    request.body.ifi_family = AF_UNSPEC;
-    request.body.ifi_index = INT32_MAX;
-    struct sockaddr_nl kernel;
-    memset(&kernel, 0, sizeof kernel);
-    kernel.nl_family = AF_NETLINK;
-    // A reader that is never woken would make cancel wait for ever: retry transient
-    // failures (no memory for the request) for up to a second.
-    ssize_t sent = -1;
-    for (int attempt = 0; attempt < 1000; attempt++) {
-        sent = sendto(fd, &request, sizeof request, 0, (struct sockaddr *)&kernel, sizeof kernel);
-        if (sent >= 0 || (errno != EINTR && errno != ENOBUFS && errno != EAGAIN && errno != ENOMEM)) break;
-        if (errno != EINTR) usleep(1000);
-    }
-    return (int)sent;
-}
 #endif // __linux__

@@ -69,12 +69,6 @@ enum { CNETLINK_MSG_NOT_FROM_KERNEL = 0x40000000 };
 int cnetlink_recv_batch(int fd, void *buffer, size_t size, unsigned count,
                         uint32_t *lengths, int32_t *flags, int block);
 
-/// Asks the kernel, on NETLINK_ROUTE socket `fd`, for a link that cannot exist
-/// (`RTM_GETLINK`, index INT32_MAX, sequence `seq`). The kernel answers at once with an
-/// `NLMSG_ERROR` on `fd` itself, which wakes a thread blocked receiving on it; any process
-/// may send this request, no privilege needed. Returns `sendto`'s result.
-int cnetlink_request_wake(int fd, uint32_t seq);
-
 /// Whether `name` answers the wireless-extensions ioctl (SIOCGIWNAME) on socket `fd`,
 /// which is evaluated in the socket's own network namespace.
 int cnetlink_is_wireless(int fd, const char *name);

@@ -11,8 +11,8 @@ struct LinuxSourceOptions: Sendable {
     /// `SO_RCVBUF` of the netlink socket. Large by default, so that only a stalled reader
     /// overruns; tests make it small to provoke `ENOBUFS`.
     var receiveBufferSize: Int32 = 4 * 1024 * 1024
-    /// Called on the reader thread before each wait for the kernel; tests block in it to let
-    /// the kernel's queue overflow.
+    /// Called on the reader thread at the start of each turn, before it reads; tests block
+    /// in it to let the kernel's queue overflow, and count the turns.
     var beforeRead: (@Sendable () -> Void)?
     /// Called on the opening thread before each read until the first path; tests flood the
     /// kernel from it to overrun the socket in the middle of the dump.
@@ -25,35 +25,30 @@ struct LinuxSourceOptions: Sendable {
     /// Watch the resolver files with inotify, and IPsec policies; off for a one-shot read
     /// (closing an inotify instance with watches costs the process about 10 ms at exit).
     var watchesResolverFiles = true
-    /// The thread that reads for this source along with others, instead of a reader (and a
-    /// resolver watch thread) of its own.
+    /// The thread that reads for this source along with others, instead of a reader of its
+    /// own.
     var sharedReader: SharedReaderThread?
 }
 
-/// One running Linux monitor: the reader loop over a ``NetlinkSocket``, a ``NetlinkEngine``
-/// and a ``ResolverWatcher``.
+/// One running Linux monitor: a ``NetlinkSocket``, a ``NetlinkEngine`` and a
+/// ``ResolverWatcher``, read on a ``SharedReaderThread``'s ``EventLoop``.
 ///
 /// The kernel decides (SPEC §2): after each batch of messages that can change its routing
 /// decision, the reader asks it again (one route lookup per family, in one datagram; the
-/// answers are queued before `sendto` returns) and builds the path from its answers. The
-/// reader thread blocks in `recvmmsg` on the socket itself; its only timer is the socket's
-/// receive timeout, armed for the moment a route the answer came from expires. Idle, with
-/// nothing expiring, it never wakes.
+/// answers are queued before `sendto` returns) and builds the path from its answers. Its
+/// only timer is the loop's, armed for the moment a route the answer came from expires (or
+/// a pause after socket errors ends). Idle, with nothing expiring, it never wakes.
 ///
 /// Lifecycle: ``open(namespace:filter:options:deliver:terminate:)`` makes the sockets
 /// (inside the namespace, on a short-lived thread), dumps the tables and asks the kernel
-/// synchronously, and computes the first path; ``startReading()`` starts the reader and the
-/// watcher; ``stop()`` wakes the reader with a request the kernel answers on the socket, and
-/// the reader ends the watcher and closes every descriptor as it ends.
-///
-/// With a ``SharedReaderThread`` in its options, the source has no thread of its own: that
-/// thread polls its netlink socket and its resolver watch with those of other sources and
-/// calls ``turn(blocking:)`` when either is readable or its expiry comes; ``stop()`` detaches
-/// it, and the shared thread closes its descriptors.
+/// synchronously, and computes the first path; ``startReading()`` attaches the source to a
+/// reader (one of its own, or the shared one in its options), whose loop calls
+/// ``join(_:onEnd:)`` and then turns the source when one of its descriptors is readable or
+/// its timer fires; ``stop()`` detaches it, and the reader's thread closes its descriptors.
 final class LinuxPathSource: @unchecked Sendable {
-    // `@unchecked`: `engine`, `resyncsSeen` and `watcher` are not behind a lock. Until
-    // `startReading`, only the opening thread touches them; afterwards only the reader thread
-    // does (its own, or the shared one). `shared` (one lock) guards what other threads touch.
+    // `@unchecked`: `engine`, `resyncsSeen`, `watcher` and the loop state below are not behind
+    // a lock. Until `startReading`, only the opening thread touches them; afterwards only the
+    // reader's thread does. `shared` (one lock) guards what other threads touch.
     private let socket: NetlinkSocket
     private var engine: NetlinkEngine
     private let resolver: ResolverConfiguration
@@ -62,21 +57,10 @@ final class LinuxPathSource: @unchecked Sendable {
     private let terminate: @Sendable (NetPathError) -> Void
     private let namespace: NetworkNamespace?
     private var watcher: ResolverWatcher?
-    /// Who reads for the source.
-    private enum Reader {
-        case none
-        case ownThread(pthread_t)
-        case shared(SharedReaderThread)
-    }
-    /// What the reader shares with the threads that stop it or tell it of a change.
+    /// What the reader shares with the threads that stop the source or read its counts.
     private struct Shared {
-        var reader = Reader.none
+        var reader: SharedReaderThread?
         var stopped = false
-        /// Set when an IPsec policy changed (by the resolver watch thread, or the shared
-        /// reader); taken by the reader.
-        var policiesChanged = false
-        /// Set by the resolver watcher when a file may have changed; taken by the reader.
-        var resolverChanged = false
         /// The engine's re-dump count, copied by the reader when it changes (the engine is
         /// the reader's alone).
         var publishedResyncs = 0
@@ -84,6 +68,15 @@ final class LinuxPathSource: @unchecked Sendable {
     private let shared: Locked<Shared>
     /// The re-dump count last published.
     private var resyncsSeen = 0
+    /// On the reader's loop: the registrations, the timer, whether a turn is asked for,
+    /// what changed since the last turn, and whether the source has left.
+    private var registrations: [EventLoop.Registration] = []
+    private var socketRegistration: EventLoop.Registration?
+    private var timer: EventLoop.Timer?
+    private var turnAsked = false
+    private var policiesChanged = false
+    private var resolverChanged = false
+    private var left = false
 
     /// The first path, computed by `open` before the reader thread exists.
     private(set) var initialPath: NetworkPath?
@@ -130,18 +123,10 @@ final class LinuxPathSource: @unchecked Sendable {
         do {
             if options.watchesResolverFiles {
                 // A named namespace can be deleted (`ip netns del`): its file is watched too.
-                let descriptor = socket.descriptor
                 source.watcher = try ResolverWatcher(
                     paths: resolver.watchedFiles + (namespace.map { [$0.path] } ?? []),
                     contentPaths: resolver.watchedFiles
-                ) {
-                    // One wake-up outstanding at most: the reader takes the flag when it runs.
-                    let pending = shared.withLock { shared in
-                        defer { shared.resolverChanged = true }
-                        return shared.resolverChanged
-                    }
-                    if !pending { NetlinkSocket.wake(descriptor) }
-                }
+                )
             }
             source.engine.setHasDNSServer(resolver.hasServer(read: { Syscall.readFile($0) }))
             source.initialPath = try source.synchronizeNow()
@@ -154,7 +139,8 @@ final class LinuxPathSource: @unchecked Sendable {
 
     // MARK: - Reading
 
-    /// Dumps the tables and asks the kernel on the calling thread, waiting at most 10 s.
+    /// Dumps the tables and asks the kernel on the calling thread, waiting at most 10 s: the
+    /// calling thread blocks in the receive call, bounded by the socket's receive timeout.
     ///
     /// - Returns: The first path.
     private func synchronizeNow() throws -> NetworkPath {
@@ -163,18 +149,12 @@ final class LinuxPathSource: @unchecked Sendable {
         while true {
             if let path = try settle() { return path }
             let now = SystemClock.monotonicNanoseconds()
-            let until = min(engine.wakeTime(now: now) ?? deadline, deadline)
-            var descriptors = [pollfd(fd: socket.descriptor, events: Int16(POLLIN), revents: 0)]
-            let waited = Syscall.poll(&descriptors, milliseconds: Int32(until > now ? (until - now + 999_999) / 1_000_000 : 0))
-            switch waited {
-            case .success(0) where SystemClock.monotonicNanoseconds() >= deadline:
+            guard now < deadline else {
                 throw NetPathError(.netlinkFailure, "the kernel did not answer the netlink requests within 10 s")
-            case .failure(let error):
-                throw NetPathError(.netlinkFailure, "poll on the netlink socket failed", errno: error.rawValue)
-            case .success:
-                break
             }
-            try drain(blocking: false)
+            let until = min(engine.wakeTime(now: now) ?? deadline, deadline)
+            socket.setReceiveTimeout(nanoseconds: max(until > now ? until - now : 1, 1_000_000))
+            try drain(blocking: true)
         }
     }
 
@@ -200,7 +180,7 @@ final class LinuxPathSource: @unchecked Sendable {
     /// the requests that follow (a dump's next part). Stops at an empty queue, or after a
     /// bounded number of batches so a storm cannot hide the path for ever.
     ///
-    /// - Parameter blocking: Wait for the first datagram (the reader thread's only wait).
+    /// - Parameter blocking: Wait for the first datagram (while the first path is made).
     private func drain(blocking: Bool) throws {
         for batch in 0..<256 {
             if initialPath == nil { options.beforeDumpRead?() }
@@ -230,80 +210,99 @@ final class LinuxPathSource: @unchecked Sendable {
         engine.readEnded(emptied: false)
     }
 
-    /// Starts reading: a reader thread (and the watcher's) of its own, or a place on the
-    /// shared reader's thread. Paths that differ from the last are passed to `deliver`.
+    /// Starts reading: attaches the source to a reader of its own, or to the shared one in
+    /// its options. Paths that differ from the last are passed to `deliver`.
     func startReading() -> Bool {
-        // Stopped outside the lock: the watch thread takes it to set its flags.
-        var failedWatcher: ResolverWatcher?
-        defer { failedWatcher?.stop() }
-        return shared.withLock { control in
-            guard case .none = control.reader, !control.stopped else { return false }
+        shared.withLock { control in
+            guard control.reader == nil, !control.stopped else { return false }
             resyncsSeen = engine.resyncCount
             control.publishedResyncs = resyncsSeen
-            if let sharedReader = options.sharedReader {
-                guard sharedReader.attach(self) else { return false }
-                control.reader = .shared(sharedReader)
-                return true
-            }
-            // The watch thread also waits on the IPsec policy socket, so the reader sleeps in
-            // the receive call on its netlink socket alone.
-            let socket = socket, shared = shared
-            let policies: (descriptor: Int32, readable: @Sendable () -> Void)? = socket.policyDescriptor < 0 ? nil : (
-                socket.policyDescriptor, {
-                    guard socket.drainPolicies() else { return }
-                    shared.withLock { $0.policiesChanged = true }
-                    NetlinkSocket.wake(socket.descriptor)
-                }
-            )
-            if let watcher, !watcher.start(name: String(options.threadName.prefix(13)) + "-r", alsoWatching: policies) { return false }
-            guard let thread = OwnThread.start(name: options.threadName, { [self] in runLoop() }) else {
-                failedWatcher = watcher
-                watcher = nil
-                return false
-            }
-            control.reader = .ownThread(thread)
+            let reader = options.sharedReader ?? SharedReaderThread(threadName: options.threadName)
+            guard reader.attach(self) else { return false }
+            control.reader = reader
             return true
         }
     }
 
-    /// The reader thread of the source's own. ``stop()`` and the resolver watcher wake it
-    /// with a request the kernel answers on the socket; the engine's deadlines, with the
-    /// socket's receive timeout.
-    private func runLoop() {
-        defer { closeDescriptors() }
-        while true {
-            options.beforeRead?()
-            let now = SystemClock.monotonicNanoseconds()
-            socket.setReceiveTimeout(nanoseconds: engine.wakeTime(now: now).map { $0 > now ? $0 - now : 1 } ?? 0)
-            guard turn(blocking: true) else { return }
-            if let pauseEnd, case let now = SystemClock.monotonicNanoseconds(), pauseEnd > now {
-                var interval = timespec(tv_sec: Int((pauseEnd - now) / 1_000_000_000), tv_nsec: Int((pauseEnd - now) % 1_000_000_000))
-                _ = nanosleep(&interval, nil)
-            }
+    /// On the reader's thread: registers the source's descriptors on `loop` and arms its
+    /// timer. `onEnd` is called there when the source ends on its own.
+    func join(_ loop: EventLoop, onEnd: @escaping () -> Void) {
+        guard !left else { return }
+        let ask = { [self] in askTurn(loop, onEnd: onEnd) }
+        let netlink = loop.register(socket.descriptor, for: .readable) { _ in ask() }
+        socketRegistration = netlink
+        registrations = [netlink]
+        if let watcher {
+            registrations.append(loop.register(watcher.descriptor, for: .readable) { [self] _ in
+                // Events for other names in a watched directory (every `ip netns add` in
+                // /run/netns) cost no turn.
+                guard watcher.handleReadable() else { return }
+                resolverChanged = true
+                ask()
+            })
+        }
+        if socket.policyDescriptor >= 0 {
+            registrations.append(loop.register(socket.policyDescriptor, for: .readable) { [self] _ in
+                if socket.drainPolicies() { policiesChanged = true }
+                ask()
+            })
+        }
+        arm(loop, onEnd: onEnd)
+    }
+
+    /// Asks for one turn after the loop's current batch: a message and a resolver change
+    /// that arrive together make one turn.
+    private func askTurn(_ loop: EventLoop, onEnd: @escaping () -> Void) {
+        guard !turnAsked else { return }
+        turnAsked = true
+        loop.deferred { [self] in
+            turnAsked = false
+            guard !left else { return }
+            if turn() { arm(loop, onEnd: onEnd) } else { onEnd() }
         }
     }
 
-    /// Until when (monotonic nanoseconds) the reader leaves the source alone after socket
-    /// errors in a row.
-    var pauseEnd: UInt64? { engine.pauseEnd }
+    /// Arms the timer for the engine's next deadline (an expiry, an awaited answer taken as
+    /// lost, the end of a pause after socket errors); while paused, the netlink socket is
+    /// not waited on.
+    private func arm(_ loop: EventLoop, onEnd: @escaping () -> Void) {
+        if let timer { loop.cancel(timer) }
+        timer = nil
+        let now = SystemClock.monotonicNanoseconds()
+        var wake = engine.wakeTime(now: now)
+        let paused = engine.pauseEnd.map { $0 > now } ?? false
+        if paused, let pauseEnd = engine.pauseEnd { wake = min(wake ?? .max, pauseEnd) }
+        if let socketRegistration { loop.change(socketRegistration, to: paused ? [] : .readable) }
+        if let wake { timer = loop.schedule(at: wake) { [self] in askTurn(loop, onEnd: onEnd) } }
+    }
 
-    /// One turn of the reader: reads what is queued (waiting for the first datagram when
-    /// `blocking`), applies it, lets the engine ask the kernel again, and delivers a path
-    /// that differs from the last.
+    /// On the reader's thread: deregisters the source from `loop` and closes its
+    /// descriptors. Again, it does nothing.
+    func leave(_ loop: EventLoop) {
+        guard !left else { return }
+        left = true
+        for registration in registrations { loop.deregister(registration) }
+        registrations = []
+        socketRegistration = nil
+        if let timer { loop.cancel(timer) }
+        timer = nil
+        closeDescriptors()
+    }
+
+    /// One turn of the reader: reads what is queued, applies it, lets the engine ask the
+    /// kernel again, and delivers a path that differs from the last.
     ///
-    /// - Returns: `false` when the source has ended (stopped, or its namespace deleted):
-    ///   the reader then closes its descriptors.
-    func turn(blocking: Bool) -> Bool {
+    /// - Returns: `false` when the source has ended (stopped, or its namespace deleted).
+    func turn() -> Bool {
         if shared.withLock({ $0.stopped }) { return false }
+        options.beforeRead?()
         var path: NetworkPath?
         do {
-            try drain(blocking: blocking)
-            let (policiesChanged, resolverChanged) = shared.withLock { shared in
-                defer { (shared.policiesChanged, shared.resolverChanged) = (false, false) }
-                return (shared.policiesChanged, shared.resolverChanged)
-            }
+            try drain(blocking: false)
             if policiesChanged { engine.policiesChanged() }
+            policiesChanged = false
             if resolverChanged {
+                resolverChanged = false
                 if let namespace, !Syscall.exists(namespace.path) {
                     // Deleted: its interfaces are gone for everyone else; a defined last path,
                     // then the reason, then the source ends.
@@ -331,23 +330,6 @@ final class LinuxPathSource: @unchecked Sendable {
         return true
     }
 
-    /// What the shared reader polls for the source, and when the source must turn without
-    /// a message.
-    func pollState(now: UInt64) -> SharedPollPlan.Member {
-        SharedPollPlan.Member(socket: socket.descriptor, watcher: watcher?.descriptor, expiryWake: engine.wakeTime(now: now),
-                              pauseEnd: engine.pauseEnd, policies: socket.policyDescriptor >= 0 ? socket.policyDescriptor : nil)
-    }
-
-    /// Called by the shared reader when the IPsec policy socket is readable.
-    func policySocketReadable() {
-        if socket.drainPolicies() { shared.withLock { $0.policiesChanged = true } }
-    }
-
-    /// Called by the shared reader when the resolver watch is readable.
-    func resolverReadable() {
-        watcher?.handleReadable()
-    }
-
     /// How many full re-dumps happened (overruns, interrupted dumps), as the reader last
     /// published it: safe from any thread.
     var resyncCount: Int { shared.withLock { $0.publishedResyncs } }
@@ -355,33 +337,21 @@ final class LinuxPathSource: @unchecked Sendable {
     /// How many rounds of route lookups were asked. Read by tests after the reader settled.
     var lookupRounds: Int { engine.lookupRounds }
 
-    /// Wakes the reader thread and waits for it to end (unless called on it); the thread
-    /// closes the descriptors. On a shared reader, detaches from it (waiting, unless called
-    /// on its thread). Without a reader, closes them here. Safe to call more than once.
+    /// Detaches the source from its reader, which closes its descriptors: waits for that
+    /// (and, for a reader of its own, for its thread to end), unless called on the reader's
+    /// thread. Without a reader, closes them here. Safe to call more than once.
     func stop() {
-        let (reader, wasStopped): (Reader, Bool) = shared.withLock { control in
+        let (reader, wasStopped): (SharedReaderThread?, Bool) = shared.withLock { control in
             defer { control.stopped = true }
             return (control.reader, control.stopped)
         }
         guard !wasStopped else { return }
-        switch reader {
-        case .none:
-            closeDescriptors()
-        case .shared(let shared):
-            shared.detach(self)
-        case .ownThread(let thread):
-            NetlinkSocket.wake(socket.descriptor)
-            if pthread_equal(thread, pthread_self()) != 0 {
-                pthread_detach(thread)
-            } else {
-                pthread_join(thread, nil)
-            }
-        }
+        if let reader { reader.detach(self) } else { closeDescriptors() }
     }
 
     /// Closes the socket and the resolver watch: by the reader as the source ends.
     func closeDescriptors() {
-        watcher?.stop()
+        watcher?.close()
         socket.close()
     }
 }

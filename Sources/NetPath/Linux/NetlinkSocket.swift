@@ -195,15 +195,6 @@ final class NetlinkSocket: @unchecked Sendable {
         receiveTimeout = nanoseconds
         Syscall.setReceiveTimeout(descriptor, nanoseconds: nanoseconds)
     }
-
-    /// Makes the kernel put a datagram on the socket, which ends a blocking receive. Safe
-    /// from any thread.
-    static func wake(_ descriptor: Int32) {
-        _ = cnetlink_request_wake(descriptor, NetlinkSocket.wakeSequence)
-    }
-
-    /// The sequence number of wake-up requests; the engine never uses it.
-    static let wakeSequence = UInt32.max
 }
 
 /// Two UDP sockets, IPv4 and IPv6, made in the monitored namespace, that ask the kernel

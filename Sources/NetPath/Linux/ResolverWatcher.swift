@@ -5,8 +5,8 @@ import Glibc
 import Musl
 #endif
 
-/// Watches the resolver files (SPEC §2.6) with inotify on a thread of its own, and calls
-/// `onChange` when one may have changed, however it changed:
+/// Watches the resolver files (SPEC §2.6) with inotify, on the reader's ``EventLoop``, and
+/// tells when one may have changed, however it changed:
 ///
 /// - the file itself is watched (its inode, through symlinks and bind mounts), so a write
 ///   in place is seen even where the directory's watch cannot see it (Docker and `ip netns
@@ -20,20 +20,15 @@ import Musl
 ///   directory for its name, and its target is followed.
 ///
 /// After each relevant event the watches are laid again, so paths that appear, vanish and
-/// come back stay watched. The thread blocks in `poll` on the inotify descriptor and an
-/// eventfd (its stop signal): idle, it never wakes.
+/// come back stay watched. Idle, it never wakes.
 final class ResolverWatcher: @unchecked Sendable {
-    // `watches` is touched only by the thread that opened the watcher until `start`, then
-    // only by the watch thread (or, shared, the reader thread); `thread` only by the owner
-    // (start, stop).
+    // `watches` is touched only by the thread that opened the watcher until its source is
+    // attached to a reader, then only by the reader's thread.
     private let inotify: Inotify
-    private let wake: EventSignal
     private let paths: [String]
     private let contentPaths: [String]
-    private let onChange: @Sendable () -> Void
     /// The watch descriptors laid, with what each is for.
     private var watches: [Int32: Watch] = [:]
-    private var thread: pthread_t?
 
     /// What one watch descriptor stands for.
     struct Watch: Equatable {
@@ -118,22 +113,15 @@ final class ResolverWatcher: @unchecked Sendable {
     ///   - paths: The resolver files, and any other file whose appearance or removal
     ///     matters (a named namespace's file: only its directory is watched).
     ///   - contentPaths: Those of `paths` whose content matters.
-    /// - Throws: ``NetPathError`` when the inotify instance or the eventfd cannot be made.
-    init(paths: [String], contentPaths: [String], onChange: @escaping @Sendable () -> Void) throws {
+    /// - Throws: ``NetPathError`` when the inotify instance cannot be made.
+    init(paths: [String], contentPaths: [String]) throws {
         do {
             inotify = try Inotify()
         } catch {
             throw NetPathError(.netlinkFailure, "cannot create the monitor's resolver watch", errno: error.rawValue)
         }
-        do {
-            wake = try EventSignal()
-        } catch {
-            inotify.close()
-            throw NetPathError(.netlinkFailure, "cannot create the monitor's resolver watch", errno: error.rawValue)
-        }
         self.paths = paths
         self.contentPaths = contentPaths
-        self.onChange = onChange
         layWatches()
     }
 
@@ -183,50 +171,22 @@ final class ResolverWatcher: @unchecked Sendable {
     }
 
 
-    /// Starts the watch thread.
-    ///
-    /// - Parameter other: A descriptor the thread also waits on, and what to call when it is
-    ///   readable (the monitor's IPsec policy socket: its reader then sleeps in the receive
-    ///   call on its netlink socket alone).
-    func start(name: String, alsoWatching other: (descriptor: Int32, readable: @Sendable () -> Void)? = nil) -> Bool {
-        thread = OwnThread.start(name: name) { [self] in run(alsoWatching: other) }
-        return thread != nil
-    }
-
-    /// Ends the watch thread (through the eventfd), waits for it, closes the descriptors.
-    func stop() {
-        if let thread {
-            wake.signal()
-            pthread_join(thread, nil)
-            self.thread = nil
-        }
+    /// Closes the inotify instance (its watches go with it).
+    func close() {
         inotify.close()
-        wake.close()
     }
 
-    private func run(alsoWatching other: (descriptor: Int32, readable: @Sendable () -> Void)?) {
-        var descriptors = [pollfd(fd: inotify.descriptor, events: Int16(POLLIN), revents: 0),
-                           pollfd(fd: wake.descriptor, events: Int16(POLLIN), revents: 0)]
-        if let other { descriptors.append(pollfd(fd: other.descriptor, events: Int16(POLLIN), revents: 0)) }
-        while true {
-            let ready = Syscall.poll(&descriptors, milliseconds: -1)
-            guard case .success = ready, descriptors[1].revents == 0 else { return }
-            if descriptors[0].revents != 0 { handleReadable() }
-            if let other, descriptors.count > 2, descriptors[2].revents != 0 { other.readable() }
-        }
-    }
-
-    /// The inotify descriptor, for a ``SharedReader`` that polls it instead of a watch
-    /// thread of the watcher's own.
+    /// The inotify descriptor, which the reader's loop waits on.
     var descriptor: Int32 { inotify.descriptor }
 
-    /// Reads the queued events; when one matters, lays the watches again and calls
-    /// `onChange`. Called by the watch thread, or by the shared reader when
-    /// ``descriptor`` is readable (never both: a shared watcher is never started).
-    func handleReadable() {
-        guard drain() else { return }
+    /// Reads the queued events; when one matters, lays the watches again. Called by the
+    /// reader's loop when ``descriptor`` is readable.
+    ///
+    /// - Returns: Whether a watched file may have changed.
+    func handleReadable() -> Bool {
+        guard drain() else { return false }
         layWatches()
-        onChange()
+        return true
     }
 
     /// Empties the inotify queue. Returns whether an event matters: a watched file's

@@ -367,6 +367,29 @@ extension Syscall {
         return .success(bytes)
     }
 
+    /// `epoll_create1(EPOLL_CLOEXEC)`.
+    static func epollCreate() -> Result<Int32, Errno> {
+        retrying { epoll_create1(Int32(EPOLL_CLOEXEC)) }
+    }
+
+    /// `epoll_ctl`: `operation` (`EPOLL_CTL_ADD`, `_MOD`, `_DEL`) of `descriptor`, whose
+    /// events carry `id`.
+    static func epollControl(_ epoll: Int32, _ operation: Int32, _ descriptor: Int32, events: UInt32, id: UInt64) -> Result<Int32, Errno> {
+        var event = epoll_event()
+        event.events = events
+        event.data.u64 = id
+        return retrying { epoll_ctl(epoll, operation, descriptor, &event) }
+    }
+
+    /// `epoll_wait` for at most `maximum` events and `milliseconds` (-1: no limit); `body`
+    /// gets each ready event's id and mask. A failure (`ENOMEM`) reports nothing.
+    static func epollWait(_ epoll: Int32, maximum: Int, milliseconds: Int32, _ body: (UInt64, UInt32) -> Void) {
+        withUnsafeTemporaryAllocation(of: epoll_event.self, capacity: maximum) { events in
+            guard case .success(let count) = retrying({ epoll_wait(epoll, events.baseAddress, Int32(maximum), milliseconds) }) else { return }
+            for index in 0..<Int(count) { body(events[index].data.u64, events[index].events) }
+        }
+    }
+
     /// Reads until the descriptor has nothing more (`EAGAIN`) or ends: what it held is
     /// not needed, only that it was emptied.
     package static func drain(_ descriptor: Int32) {

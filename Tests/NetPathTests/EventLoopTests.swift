@@ -1,0 +1,142 @@
+#if os(Linux) || os(Android)
+import Dispatch
+#if canImport(Glibc)
+import Glibc
+#endif
+import Testing
+@testable import NetPath
+
+/// The package's one wait: its timer heap on fixtures, and the loop itself on pipes (no
+/// root). Waits are for events; a timer's deadline is either past (it must fire on the
+/// next turn) or far off (it must not), never a race with the clock.
+@Suite struct EventLoopTests {
+    @Test func theHeapGivesDeadlinesInOrderAndSkipsCancelledOnes() {
+        var heap = TimerHeap()
+        for (deadline, id) in [(50, 1), (10, 2), (40, 3), (10, 4), (30, 5), (20, 6)] as [(UInt64, UInt64)] {
+            heap.insert(deadline: deadline, id: id)
+        }
+        #expect(heap.earliest(valid: { $0 != 2 && $0 != 4 }) == 20)
+        var fired: [UInt64] = []
+        while let id = heap.popDue(at: 40) { fired.append(id) }
+        #expect(fired == [6, 5, 3])
+        #expect(heap.popDue(at: 49) == nil)
+        #expect(heap.popDue(at: 50) == 1 && heap.isEmpty)
+    }
+
+    func pipe() throws -> (read: Int32, write: Int32) {
+        try Syscall.pipe(nonBlocking: true).get()
+    }
+
+    func write(_ descriptor: Int32) {
+        var byte: UInt8 = 1
+        _ = withUnsafeBytes(of: &byte) { Syscall.write(descriptor, $0) }
+    }
+
+    @Test func aReadableDescriptorCallsItsHandlerUntilDeregistered() throws {
+        let loop = try EventLoop()
+        defer { loop.close() }
+        let (read, write) = try pipe()
+        defer { Syscall.close(read); Syscall.close(write) }
+        var calls: [EventLoop.Events] = []
+        let registration = loop.register(read, for: .readable) { calls.append($0) }
+        let now = SystemClock.monotonicNanoseconds()
+        loop.runOnce(until: now)
+        #expect(calls.isEmpty)
+        self.write(write)
+        loop.runOnce(until: nil)
+        // Level-triggered: not drained, it reports again.
+        loop.runOnce(until: nil)
+        #expect(calls == [.readable, .readable])
+        loop.change(registration, to: [])
+        loop.runOnce(until: SystemClock.monotonicNanoseconds())
+        #expect(calls.count == 2)
+        loop.deregister(registration)
+        loop.runOnce(until: SystemClock.monotonicNanoseconds())
+        #expect(calls.count == 2)
+    }
+
+    @Test func aHandlerThatDeregistersAnotherDropsItsPendingEvent() throws {
+        let loop = try EventLoop()
+        defer { loop.close() }
+        let first = try pipe(), second = try pipe()
+        defer { for end in [first.read, first.write, second.read, second.write] { Syscall.close(end) } }
+        var called: [String] = []
+        var registrations: [EventLoop.Registration] = []
+        registrations.append(loop.register(first.read, for: .readable) { _ in
+            called.append("first")
+            for registration in registrations { loop.deregister(registration) }
+        })
+        registrations.append(loop.register(second.read, for: .readable) { _ in
+            called.append("second")
+            for registration in registrations { loop.deregister(registration) }
+        })
+        write(first.write)
+        write(second.write)
+        loop.runOnce(until: nil)
+        #expect(called.count == 1)
+    }
+
+    @Test func dueTimersFireInDeadlineOrderAndCancelledOnesNever() throws {
+        let loop = try EventLoop()
+        defer { loop.close() }
+        var fired: [String] = []
+        let now = SystemClock.monotonicNanoseconds()
+        loop.schedule(at: now - 1) { fired.append("b") }
+        loop.schedule(at: now - 2) { fired.append("a") }
+        let cancelled = loop.schedule(at: now - 3) { fired.append("cancelled") }
+        loop.schedule(at: now + 3_600_000_000_000) { fired.append("in an hour") }
+        loop.cancel(cancelled)
+        loop.runOnce(until: nil)
+        #expect(fired == ["a", "b"])
+        loop.runOnce(until: SystemClock.monotonicNanoseconds())
+        #expect(fired == ["a", "b"])
+    }
+
+    @Test func deferredWorkRunsAfterTheBatchOnce() throws {
+        let loop = try EventLoop()
+        defer { loop.close() }
+        let first = try pipe(), second = try pipe()
+        defer { for end in [first.read, first.write, second.read, second.write] { Syscall.close(end) } }
+        var log: [String] = []
+        var asked = false
+        let handler: (EventLoop.Events) -> Void = { _ in
+            log.append("event")
+            guard !asked else { return }
+            asked = true
+            loop.deferred { log.append("turn") }
+        }
+        loop.register(first.read, for: .readable, handler)
+        loop.register(second.read, for: .readable, handler)
+        write(first.write)
+        write(second.write)
+        loop.runOnce(until: nil)
+        #expect(log == ["event", "event", "turn"])
+    }
+
+    @Test func otherThreadsHandWorkToTheLoopAndStopIt() async throws {
+        let loop = try EventLoop()
+        let ran = Locked<[Int]>([])
+        let ended = DispatchSemaphore(value: 0)
+        let thread = OwnThread.start(name: "np-loop-test") {
+            loop.run()
+            loop.close()
+            ended.signal()
+        }
+        #expect(thread != nil)
+        let done = DispatchSemaphore(value: 0)
+        loop.execute { ran.withLock { $0.append(1) } }
+        loop.execute {
+            ran.withLock { $0.append(2) }
+            done.signal()
+        }
+        done.wait()
+        #expect(ran.withLock { $0 } == [1, 2])
+        loop.execute { ran.withLock { $0.append(3) } }
+        loop.stop()
+        ended.wait()
+        // Work handed over before the stop ran first.
+        #expect(ran.withLock { $0 } == [1, 2, 3] && loop.isStopped)
+        if let thread { pthread_join(thread, nil) }
+    }
+}
+#endif
