@@ -2,14 +2,13 @@
 import Glibc
 #endif
 
-/// A check in flight; ``cancel()`` ends it within one `poll` round. It owns the eventfd,
-/// closed when both the caller and the check's thread have let go of it (so a late
-/// `cancel` can never write to a reused descriptor).
+/// A check in flight; ``cancel()`` ends it at its loop's next turn. It owns the check's
+/// event loop, closed when both the caller and the check's thread have let go of it (so a
+/// late `cancel` can never write to a reused descriptor).
 final class ProbeHandle: Sendable {
     #if os(Linux) || os(Android)
-    let cancelSignal: EventSignal
-    init(cancelSignal: EventSignal) { self.cancelSignal = cancelSignal }
-    deinit { cancelSignal.close() }
+    let loop: EventLoop
+    init(loop: EventLoop) { self.loop = loop }
     #endif
 
     #if !(os(Linux) || os(Android)) && canImport(Network)
@@ -19,7 +18,7 @@ final class ProbeHandle: Sendable {
 
     func cancel() {
         #if os(Linux) || os(Android)
-        cancelSignal.signal()
+        loop.stop()
         #elseif canImport(Network)
         probe.cancel()
         #endif
@@ -60,11 +59,11 @@ extension ConnectivityCheck {
                completion: @escaping @Sendable (ConnectivityResult) -> Void) -> ProbeHandle? {
         let interface = path?.primaryInterface
         #if os(Linux) || os(Android)
-        guard let cancelSignal = try? EventSignal() else {
-            completion(ConnectivityResult(connectivity: .unknown, failure: .init(.systemFailure, "cannot create an eventfd")))
+        guard let loop = try? EventLoop() else {
+            completion(ConnectivityResult(connectivity: .unknown, failure: .init(.systemFailure, "cannot create an event loop")))
             return nil
         }
-        let handle = ProbeHandle(cancelSignal: cancelSignal)
+        let handle = ProbeHandle(loop: loop)
         let check = self
         let thread = OwnThread.start(name: "netpath-probe") {
             if let namespace {
@@ -79,7 +78,7 @@ extension ConnectivityCheck {
             }
             let probe = LinuxProbe(check: check, interface: interface,
                                    ipv4: path?.supportsIPv4 ?? true, ipv6: path?.supportsIPv6 ?? true,
-                                   resolver: ResolverConfiguration.forNamespace(namespace), cancelFD: handle.cancelSignal.descriptor)
+                                   resolver: ResolverConfiguration.forNamespace(namespace), loop: handle.loop)
             completion(probe.run())
         }
         guard let thread else {

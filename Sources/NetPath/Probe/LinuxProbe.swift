@@ -8,7 +8,7 @@ import Musl
 
 /// One connectivity check on Linux, on the package's own non-blocking sockets: names
 /// resolved over UDP to the path's DNS servers, every endpoint and address tried at once,
-/// every socket bound to the primary interface (`SO_BINDTODEVICE`), one `poll` loop, and
+/// every socket bound to the primary interface (`SO_BINDTODEVICE`), one ``EventLoop``, and
 /// every wait bounded. Runs on the calling thread, which must be a thread of our own when
 /// a namespace is given (it enters it).
 struct LinuxProbe {
@@ -18,8 +18,8 @@ struct LinuxProbe {
     let ipv4: Bool
     let ipv6: Bool
     let resolver: ResolverConfiguration
-    /// Readable when the check must stop (an eventfd).
-    let cancelFD: Int32
+    /// The loop the check waits on; stopped when the check must stop.
+    let loop: EventLoop
 
     /// Where DNS servers listen.
     static let dnsPort: UInt16 = 53
@@ -46,10 +46,18 @@ struct LinuxProbe {
 
         let probe: LinuxProbe
         var machine: ProbeStateMachine
-        /// Descriptors closed since the last `poll`: their readiness is stale, and the
+        /// Descriptors closed since the last wait: their readiness is stale, and the
         /// number may already name a new socket.
         var closed: Set<Int32> = []
         var buffer = [UInt8](repeating: 0, count: LinuxProbe.receiveSize)
+        /// The sockets registered on the loop, with the interest each was registered for.
+        var registered: [Int32: (registration: EventLoop.Registration, interest: ProbeStateMachine.Interest)] = [:]
+        /// The descriptors the last wait found ready.
+        let ready = Ready()
+
+        final class Ready {
+            var descriptors: Set<Int32> = []
+        }
 
         mutating func run() -> ConnectivityResult {
             var actions = machine.handle(.started, now: SystemClock.monotonicSeconds())
@@ -73,6 +81,7 @@ struct LinuxProbe {
                     let sent = Syscall.send(fd, request, flags: Int32(MSG_NOSIGNAL))
                     outcome = .requestSent(fd: fd, complete: sent == .success(request.count))
                 case .close(let fd):
+                    if let entry = registered.removeValue(forKey: fd) { probe.loop.deregister(entry.registration) }
                     Syscall.close(fd)
                     closed.insert(fd)
                     continue
@@ -87,22 +96,42 @@ struct LinuxProbe {
             return nil
         }
 
-        /// One `poll` of the cancel descriptor and `watching`, and the events of those ready.
+        /// One turn of the loop over `watching` (registered, changed or dropped to match),
+        /// and the events of those ready.
         mutating func wait(until deadline: Double, watching: [ProbeStateMachine.Watch]) -> ConnectivityResult? {
-            var descriptors = [pollfd(fd: probe.cancelFD, events: Int16(POLLIN), revents: 0)]
-            descriptors += watching.map { pollfd(fd: $0.fd, events: Int16($0.interest == .writable ? POLLOUT : POLLIN), revents: 0) }
-            let milliseconds = Int32(max(0, (deadline - SystemClock.monotonicSeconds()) * 1000).rounded(.up))
-            guard case .success(let ready) = Syscall.poll(&descriptors, milliseconds: milliseconds) else {
-                return perform(machine.handle(.waitFailed, now: SystemClock.monotonicSeconds()))
+            watch(watching)
+            ready.descriptors.removeAll()
+            let until = UInt64(max(0, deadline) * 1e9)
+            guard probe.loop.runOnce(until: until) else {
+                return perform(machine.handle(.cancelled, now: SystemClock.monotonicSeconds()))
             }
-            if ready == 0 { return nil }
-            if descriptors[0].revents != 0 { return perform(machine.handle(.cancelled, now: SystemClock.monotonicSeconds())) }
+            if ready.descriptors.isEmpty { return nil }
             closed.removeAll()
-            for (watch, polled) in zip(watching, descriptors.dropFirst()) where polled.revents != 0 && !closed.contains(watch.fd) {
+            for watch in watching where ready.descriptors.contains(watch.fd) && !closed.contains(watch.fd) {
                 guard let event = event(of: watch) else { continue }
                 if let result = perform(machine.handle(event, now: SystemClock.monotonicSeconds())) { return result }
             }
             return nil
+        }
+
+        /// Makes the loop's registrations those of `watching`.
+        mutating func watch(_ watching: [ProbeStateMachine.Watch]) {
+            let wanted = Dictionary(watching.map { ($0.fd, $0.interest) }, uniquingKeysWith: { first, _ in first })
+            for (fd, entry) in registered where wanted[fd] == nil {
+                probe.loop.deregister(entry.registration)
+                registered[fd] = nil
+            }
+            for (fd, interest) in wanted {
+                let events: EventLoop.Events = interest == .writable ? .writable : .readable
+                if let entry = registered[fd] {
+                    guard entry.interest != interest else { continue }
+                    probe.loop.change(entry.registration, to: events)
+                    registered[fd]?.interest = interest
+                } else {
+                    let ready = ready
+                    registered[fd] = (probe.loop.register(fd, for: events) { _ in ready.descriptors.insert(fd) }, interest)
+                }
+            }
         }
 
         /// What a ready descriptor reports; `nil` when it has nothing after all (`EAGAIN`).
