@@ -7,8 +7,9 @@ struct ListenFailure: Error {
     var message: String
 }
 
-/// `netpath serve`'s HTTP server, on the tool's own sockets: one thread, one `poll` over the
-/// listening socket, every connection and a stop descriptor. Every connection is bounded:
+/// `netpath serve`'s HTTP server, on the tool's own sockets: one thread running one
+/// ``EventLoop`` with the listening socket, every connection and a deadline for each
+/// registered on it. Every connection is bounded:
 /// 8 KiB of request head, 5 s from accept to the last byte of the answer (the TLS
 /// handshake included), one request; at most 64 at once, and when a 65th arrives, the
 /// oldest that has not finished sending its request is dropped for it. So a client that
@@ -23,9 +24,8 @@ final class MetricsServer: Sendable {
     private let listener: Int32
     /// Where it listens, with the port the kernel chose for port 0.
     let address: ListenAddress
-    /// The stop signal: `stop()` writes to `stopWriteFD`, the thread polls `stopFD`.
-    private let stopFD: Int32
-    private let stopWriteFD: Int32
+    /// The server thread's loop; `stop()` stops it.
+    private let loop: EventLoop
     private let render: @Sendable () -> String
     private let contentType: String
     /// Replaced by `reload`; each connection takes the one current when it is accepted.
@@ -35,14 +35,15 @@ final class MetricsServer: Sendable {
 
     private struct Connection {
         let fd: Int32
-        let deadline: Double
+        /// Monotonic nanoseconds.
+        let deadline: UInt64
         let security: WebSecurity
         /// TLS, when the configuration has it, until the first byte shows plain HTTP.
         var tls: TLSSession?
         /// Whether the first byte was looked at (TLS only: a handshake begins with 0x16).
         var sniffed = false
-        /// What `poll` waits for: the last step wanted to read or to write.
-        var interest = Int16(POLLIN)
+        /// What the loop waits for: the last step wanted to read or to write.
+        var interest = EventLoop.Events.readable
         var input: [UInt8] = []
         /// The answer, once the request is read; `sent` bytes of it are out.
         var output: [UInt8]?
@@ -72,12 +73,12 @@ final class MetricsServer: Sendable {
         // The port the kernel gave, for `:0`.
         let port = (try? Syscall.localAddress(fd).get())?.port ?? address.port
         self.address = ListenAddress(host: address.host, port: port)
-        guard case .success(let ends) = Syscall.pipe(nonBlocking: false) else {
+        do {
+            loop = try EventLoop()
+        } catch {
             Syscall.close(fd)
-            throw failure("cannot create a pipe")
+            throw failure("cannot create an event loop: \(error)")
         }
-        stopFD = ends.read
-        stopWriteFD = ends.write
     }
 
     /// A non-blocking socket listening at `local`; with `everyAddress` (`::`), IPv4 too.
@@ -114,66 +115,69 @@ final class MetricsServer: Sendable {
 
     /// Ends the server thread and closes every socket.
     func stop() {
-        var one: UInt8 = 1
-        _ = withUnsafeBytes(of: &one) { Syscall.write(stopWriteFD, $0) }
+        loop.stop()
         if let running = thread.withLock({ thread in defer { thread = nil }; return thread }) {
             pthread_join(running, nil)
         } else {
             Syscall.close(listener)
-            Syscall.close(stopFD)
+            loop.close()
         }
-        Syscall.close(stopWriteFD)
+    }
+
+    /// The server thread's connections, by descriptor, with their registrations and
+    /// deadlines, and the order they came in. Touched only on the server thread.
+    private final class Serving {
+        struct Entry {
+            var connection: Connection
+            let registration: EventLoop.Registration
+            let timer: EventLoop.Timer
+        }
+        var entries: [Int32: Entry] = [:]
+        var order: [Int32] = []
     }
 
     private func run() {
-        var connections: [Connection] = []
-        defer {
-            for connection in connections { Syscall.close(connection.fd) }
-            connections.removeAll()
-            Syscall.close(listener)
-            Syscall.close(stopFD)
-        }
-        while true {
-            var descriptors = [pollfd(fd: stopFD, events: Int16(POLLIN), revents: 0),
-                               pollfd(fd: listener, events: Int16(POLLIN), revents: 0)]
-            for connection in connections {
-                descriptors.append(pollfd(fd: connection.fd, events: connection.interest, revents: 0))
-            }
-            let earliest = connections.map(\.deadline).min()
-            let timeout = earliest.map { Int32(max(0, (($0 - SystemClock.monotonicSeconds()) * 1000).rounded(.up))) } ?? -1
-            guard case .success = Syscall.poll(&descriptors, milliseconds: timeout), descriptors[0].revents == 0 else { return }
-            // Serve what is ready before taking new connections (which may drop old ones).
-            let polled = Array(descriptors.dropFirst(2))
-            var finished: Set<Int32> = []
-            for (index, descriptor) in polled.enumerated() where descriptor.revents != 0 {
-                if !service(&connections[index]) { finished.insert(connections[index].fd) }
-            }
-            let now = SystemClock.monotonicSeconds()
-            for connection in connections where connection.deadline <= now { finished.insert(connection.fd) }
-            if !finished.isEmpty {
-                for fd in finished { Syscall.close(fd) }
-                connections.removeAll { finished.contains($0.fd) }
-            }
-            if descriptors[1].revents != 0 { acceptAll(into: &connections) }
-        }
+        let serving = Serving()
+        let listening = loop.register(listener, for: .readable) { [self] _ in acceptAll(into: serving) }
+        loop.run()
+        for fd in serving.order { drop(fd, from: serving) }
+        loop.deregister(listening)
+        Syscall.close(listener)
+        loop.close()
+    }
+
+    /// Takes a connection as far as it can go now; drops it when it is done.
+    private func serve(_ fd: Int32, in serving: Serving) {
+        guard var entry = serving.entries[fd] else { return }
+        let keep = service(&entry.connection)
+        serving.entries[fd] = entry
+        if keep { loop.change(entry.registration, to: entry.connection.interest) } else { drop(fd, from: serving) }
+    }
+
+    private func drop(_ fd: Int32, from serving: Serving) {
+        guard let entry = serving.entries.removeValue(forKey: fd) else { return }
+        serving.order.removeAll { $0 == fd }
+        loop.deregister(entry.registration)
+        loop.cancel(entry.timer)
+        Syscall.close(fd)
     }
 
     /// Accepts every pending connection, dropping the oldest that is still sending its
     /// request when the table is full.
-    private func acceptAll(into connections: inout [Connection]) {
+    private func acceptAll(into serving: Serving) {
         while true {
             // EAGAIN: no more; other errors: try at the next wake-up.
             guard case .success(let fd) = Syscall.accept(listener) else { return }
-            if connections.count >= MetricsServer.maximumConnections {
-                guard let oldest = connections.firstIndex(where: { $0.output == nil }) else {
+            if serving.entries.count >= MetricsServer.maximumConnections {
+                guard let oldest = serving.order.first(where: { serving.entries[$0]?.connection.output == nil }) else {
                     Syscall.close(fd)  // every slot is answering: this one waits for the next try
                     continue
                 }
-                Syscall.close(connections[oldest].fd)
-                connections.remove(at: oldest)
+                drop(oldest, from: serving)
             }
             let current = security.withLock { $0 }
-            var connection = Connection(fd: fd, deadline: SystemClock.monotonicSeconds() + MetricsServer.connectionSeconds, security: current)
+            let deadline = SystemClock.monotonicNanoseconds() + UInt64(MetricsServer.connectionSeconds * 1e9)
+            var connection = Connection(fd: fd, deadline: deadline, security: current)
             if current.context != nil {
                 // No session (out of memory): the connection is dropped rather than served in plain text.
                 guard let session = current.session(for: fd) else {
@@ -182,7 +186,10 @@ final class MetricsServer: Sendable {
                 }
                 connection.tls = session
             }
-            connections.append(connection)
+            let registration = loop.register(fd, for: connection.interest) { [self] _ in serve(fd, in: serving) }
+            let timer = loop.schedule(at: deadline) { [self] in drop(fd, from: serving) }
+            serving.entries[fd] = Serving.Entry(connection: connection, registration: registration, timer: timer)
+            serving.order.append(fd)
         }
     }
 
@@ -203,8 +210,8 @@ final class MetricsServer: Sendable {
             }
             switch tls.handshake() {
             case .done: break
-            case .wantRead: connection.interest = Int16(POLLIN); return true
-            case .wantWrite: connection.interest = Int16(POLLOUT); return true
+            case .wantRead: connection.interest = .readable; return true
+            case .wantWrite: connection.interest = .writable; return true
             case .closed, .failed: return false
             }
         }
@@ -238,8 +245,8 @@ final class MetricsServer: Sendable {
                 let request = HTTPRequest.parse(connection.input)
                 if request == .needMore && connection.input.count < HTTPRequest.maximumSize { continue }
                 connection.output = answer(request, security: connection.security).bytes
-            case .wantRead: connection.interest = Int16(POLLIN); return false
-            case .wantWrite: connection.interest = Int16(POLLOUT); return false
+            case .wantRead: connection.interest = .readable; return false
+            case .wantWrite: connection.interest = .writable; return false
             case .closed, .failed: return nil  // the client left before its request was complete
             }
         }
@@ -265,8 +272,8 @@ final class MetricsServer: Sendable {
         while connection.sent < output.count {
             switch transmit(&connection, output[connection.sent...]) {
             case .done(let count): connection.sent += count
-            case .wantRead: connection.interest = Int16(POLLIN); return true
-            case .wantWrite: connection.interest = Int16(POLLOUT); return true
+            case .wantRead: connection.interest = .readable; return true
+            case .wantWrite: connection.interest = .writable; return true
             case .closed, .failed: return false
             }
         }

@@ -2,23 +2,31 @@
 import Glibc
 import NetPath
 
-/// Follows `/run/netns` (the `ip netns` directory) on a thread of its own: its names with
-/// the package's ``Inotify``, and the mount table (`/proc/self/mountinfo` signals a change
-/// with `POLLPRI`), since `ip netns add` creates a name first and mounts the namespace on
-/// it after. Each change reports the names now. Idle, it never wakes.
+/// Follows `/run/netns` (the `ip netns` directory) on a thread of its own, on an
+/// ``EventLoop``: its names with the package's ``Inotify``, and the mount table
+/// (`/proc/self/mountinfo` signals a change as priority data), since `ip netns add` creates
+/// a name first and mounts the namespace on it after. Each change reports the names now.
+/// Idle, it never wakes.
 final class NamespaceDirectoryWatcher: Sendable {
     static let directory = "/run/netns"
     private let inotify: Inotify
     private let mountsFD: Int32
+    private let loop: EventLoop
     private let onChange: @Sendable (_ names: Set<String>) -> Void
 
     init?(onChange: @escaping @Sendable (Set<String>) -> Void) {
         self.onChange = onChange
-        guard let inotify = try? Inotify() else { return nil }
-        guard case .success(let mounts) = Syscall.open("/proc/self/mountinfo", O_RDONLY) else {
-            inotify.close()
+        guard let loop = try? EventLoop() else { return nil }
+        guard let inotify = try? Inotify() else {
+            loop.close()
             return nil
         }
+        guard case .success(let mounts) = Syscall.open("/proc/self/mountinfo", O_RDONLY) else {
+            inotify.close()
+            loop.close()
+            return nil
+        }
+        self.loop = loop
         self.inotify = inotify
         mountsFD = mounts
     }
@@ -52,18 +60,23 @@ final class NamespaceDirectoryWatcher: Sendable {
 
     private func run() {
         layWatch()
-        while true {
-            // Read the mount table to its end: the next change then raises POLLPRI again.
-            Syscall.rewind(mountsFD)
-            Syscall.drain(mountsFD)
-            onChange(NamespaceDirectoryWatcher.names())
-            var descriptors = [pollfd(fd: inotify.descriptor, events: Int16(POLLIN), revents: 0),
-                               pollfd(fd: mountsFD, events: Int16(POLLPRI), revents: 0)]
-            guard case .success(let ready) = Syscall.poll(&descriptors, milliseconds: -1), ready > 0 else { return }
+        report()
+        loop.register(inotify.descriptor, for: .readable) { [self] _ in
             // Which names changed does not matter: the directory is read again.
             _ = inotify.readEvents()
             layWatch()
+            loop.deferred { [self] in report() }
         }
+        loop.register(mountsFD, for: .priority) { [self] _ in loop.deferred { [self] in report() } }
+        loop.run()
+    }
+
+    /// Reads the mount table to its end (the next change then signals again) and reports
+    /// the names.
+    private func report() {
+        Syscall.rewind(mountsFD)
+        Syscall.drain(mountsFD)
+        onChange(NamespaceDirectoryWatcher.names())
     }
 }
 #endif

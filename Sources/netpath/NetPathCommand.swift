@@ -51,8 +51,8 @@ enum NetPathCommand {
         signal(SIGPIPE, SIG_IGN)
         #if os(Linux)
         // One malloc arena: the monitor's thread would otherwise get one of its own, whose
-        // pages stay resident after an event storm. Three threads (main, reader, resolver
-        // watcher), mostly asleep, need no more.
+        // pages stay resident after an event storm. Two threads (main, reader), mostly
+        // asleep, need no more.
         _ = cnetlink_single_malloc_arena()
         #endif
         let code: ExitCode
@@ -89,7 +89,13 @@ enum NetPathCommand {
             // keeps its default (the process ends).
             var numbers = [SIGINT, SIGTERM]
             if arguments.command == .serve && arguments.webConfig != nil { numbers.append(SIGHUP) }
-            return try run(arguments, signals: Signals(numbers))
+            let signals: Signals
+            do {
+                signals = try Signals(numbers)
+            } catch {
+                throw CommandError("cannot make the main thread's event loop: \(error)", .runtime)
+            }
+            return try run(arguments, signals: signals)
         }
     }
 

@@ -10,31 +10,27 @@ import Darwin
 
 /// Hands one value from another thread (the monitor's reader, a check's task) to the main
 /// thread, which waits for it in ``Signals/wait(for:timeout:endWhenReaderLeaves:)`` together
-/// with the signals: the first value given is kept, and a byte on a pipe wakes the waiter.
+/// with the signals: the first value given is kept, and the main thread's loop is woken.
 /// Threads other than the main one never end the process; they open a gate.
 final class Gate<Value: Sendable>: Sendable {
-    private let value = Locked<Value?>(nil)
-    /// The pipe that wakes the waiter: `wakeFD` is polled, `signalFD` written.
-    let wakeFD: Int32
-    private let signalFD: Int32
-
-    init() {
-        let ends = (try? Syscall.pipe(nonBlocking: true).get()) ?? (read: -1, write: -1)
-        wakeFD = ends.read
-        signalFD = ends.write
-    }
+    private let state = Locked<(value: Value?, waiter: EventLoop?)>((nil, nil))
 
     /// Gives the value (only the first counts) and wakes the waiter.
     func open(_ newValue: Value) {
-        value.withLock { $0 = $0 ?? newValue }
-        // No pipe (no descriptor left when the gate was made): the waiter's timeout ends the wait.
-        guard signalFD >= 0 else { return }
-        var byte: UInt8 = 1
-        _ = withUnsafeBytes(of: &byte) { Syscall.write(signalFD, $0) }  // full (EAGAIN): a wake-up is pending anyway
+        let waiter = state.withLock { state in
+            state.value = state.value ?? newValue
+            return state.waiter
+        }
+        waiter?.wake()
     }
 
     /// The value, if one was given.
-    var opened: Value? { value.withLock { $0 } }
+    var opened: Value? { state.withLock { $0.value } }
+
+    /// Makes `loop` the one to wake.
+    fileprivate func wakes(_ loop: EventLoop) {
+        state.withLock { $0.waiter = loop }
+    }
 }
 
 /// What a wait on the main thread ended with.
@@ -49,12 +45,18 @@ enum Waited<Value> {
 /// The signals the main thread takes: SIGINT and SIGTERM always, SIGHUP for `serve
 /// --web-config`. Blocked in `main` before any thread exists, so every thread inherits the
 /// mask and only this source receives them: a signalfd on Linux, elsewhere a thread in
-/// `sigwait` that passes each signal through a pipe.
+/// `sigwait` that passes each signal through a pipe. The main thread waits for them, and
+/// for what the other threads hand it, on its ``EventLoop``.
 final class Signals: Sendable {
     private let descriptor: Int32
+    /// The main thread's loop.
+    let loop: EventLoop
 
     /// Blocks `numbers` in the calling thread (and the threads it will start).
-    init(_ numbers: [Int32]) {
+    ///
+    /// - Throws: The errno of the event loop's descriptors (none left).
+    init(_ numbers: [Int32]) throws(Errno) {
+        loop = try EventLoop()
         var set = sigset_t()
         sigemptyset(&set)
         for number in numbers { sigaddset(&set, number) }
@@ -99,31 +101,30 @@ final class Signals: Sendable {
 
     /// Waits on the main thread for whichever comes first: the gate's value, a signal, the
     /// reader of standard output leaving (with `endWhenReaderLeaves`, when standard output
-    /// is a pipe) or `timeout` seconds (`nil`: none). One `poll`: an idle wait makes no
-    /// wake-ups, and writes to the output pipe wake nothing (no event is asked of it; a
-    /// pipe whose reader left reports `POLLERR` regardless).
+    /// is a pipe) or `timeout` seconds (`nil`: none). An idle wait makes no wake-ups, and
+    /// writes to the output pipe wake nothing (no event is asked of it; a pipe whose reader
+    /// left reports an error regardless).
     func wait<Value>(for gate: Gate<Value>, timeout: Double?, endWhenReaderLeaves: Bool = false) -> Waited<Value> {
-        var descriptors = [Syscall.PollEntry(descriptor, events: Int16(POLLIN)), Syscall.PollEntry(gate.wakeFD, events: Int16(POLLIN))]
+        var ended: Waited<Value>?
+        var registrations: [EventLoop.Registration] = []
+        if descriptor >= 0 {
+            registrations.append(loop.register(descriptor, for: .readable) { [self] _ in ended = ended ?? .signal(take()) })
+        }
         #if os(Linux)
         // Elsewhere the next write's EPIPE ends `watch`.
         var info = stat()
         if endWhenReaderLeaves, fstat(1, &info) == 0, info.st_mode & S_IFMT == S_IFIFO {
-            descriptors.append(Syscall.PollEntry(1, events: 0))
+            registrations.append(loop.register(1, for: []) { _ in ended = ended ?? .readerLeft })
         }
         #endif
-        let deadline = timeout.map { SystemClock.monotonicSeconds() + $0 }
+        defer { for registration in registrations { loop.deregister(registration) } }
+        gate.wakes(loop)
+        let deadline = timeout.map { SystemClock.monotonicNanoseconds() + UInt64(max(0, $0) * 1e9) }
         while true {
             if let value = gate.opened { return .value(value) }
-            let left = deadline.map { max(0, $0 - SystemClock.monotonicSeconds()) }
-            guard case .success(let ready) = Syscall.poll(&descriptors, milliseconds: left.map { Int32(($0 * 1000).rounded(.up)) } ?? -1)
-            else { continue }  // ENOMEM: try again
-            if ready == 0, let deadline, SystemClock.monotonicSeconds() >= deadline { return gate.opened.map { .value($0) } ?? .timedOut }
-            if descriptors[0].ready != 0 { return .signal(take()) }
-            if descriptors.count > 2, descriptors[2].ready != 0 { return .readerLeft }
-            if descriptors[1].ready != 0 {
-                var drain = [UInt8](repeating: 0, count: 64)
-                _ = drain.withUnsafeMutableBytes { Syscall.read(gate.wakeFD, into: $0) }
-            }
+            if let ended { return ended }
+            if let deadline, SystemClock.monotonicNanoseconds() >= deadline { return .timedOut }
+            loop.runOnce(until: deadline)
         }
     }
 }
