@@ -88,7 +88,7 @@ final class Exporter: Sendable {
     static func isComingOrGoing(_ error: any Error) -> Bool {
         guard let error = error as? NetPathError, error.code == .namespaceNotFound else { return false }
         // No errno: the monitor's own "was deleted" termination.
-        return error.errno == nil || error.errno == EINVAL || error.errno == ENOENT
+        return error.errno == nil || error.errno == Errno.invalidArgument.rawValue || error.errno == Errno.noSuchFile.rawValue
     }
 
     /// Records that the namespace cannot be watched (`netpath_namespace_up 0`, the reason in
@@ -128,7 +128,7 @@ final class Exporter: Sendable {
         switch Syscall.open(temporary, O_WRONLY | O_CREAT | O_TRUNC) {
         case .success(let fd):
             Syscall.close(fd)
-            unlink(temporary)
+            Syscall.unlink(temporary)
             return nil
         case .failure(let error):
             return "cannot write \(file): \(error)"
@@ -155,10 +155,10 @@ final class Exporter: Sendable {
             }
             let written = bytes.withUnsafeBytes { Syscall.writeAll(fd, $0) }
             Syscall.close(fd)
-            let renamed = written.flatMap { Syscall.retrying { rename(temporary, file) }.map { _ in } }
+            let renamed = written.flatMap { Syscall.rename(temporary, to: file).map { _ in } }
             if case .failure(let error) = renamed {
                 Terminal.report("cannot write \(file): \(error)")
-                unlink(temporary)
+                Syscall.unlink(temporary)
             }
         }
     }

@@ -228,7 +228,7 @@ final class MetricsServer: Sendable {
         var byte: UInt8 = 0
         switch withUnsafeMutableBytes(of: &byte, { Syscall.receive(fd, into: $0, flags: Int32(MSG_PEEK)) }) {
         case .success(let count): return count == 1 ? Int(byte) : -1
-        case .failure(let error): return error.rawValue == EAGAIN ? nil : -1
+        case .failure(let error): return error == .wouldBlock ? nil : -1
         }
     }
 
@@ -286,7 +286,7 @@ final class MetricsServer: Sendable {
         if let tls = connection.tls { return tls.read(into: buffer) }
         switch Syscall.receive(connection.fd, into: buffer) {
         case .success(let count): return count == 0 ? .closed : .done(count)
-        case .failure(let error): return error.rawValue == EAGAIN ? .wantRead : .failed(error.description)
+        case .failure(let error): return error == .wouldBlock ? .wantRead : .failed(error.description)
         }
     }
 
@@ -295,7 +295,7 @@ final class MetricsServer: Sendable {
         let sent = bytes.withUnsafeBytes { Syscall.send(connection.fd, $0, flags: Int32(MSG_NOSIGNAL)) }
         switch sent {
         case .success(let count): return .done(count)
-        case .failure(let error): return error.rawValue == EAGAIN ? .wantWrite : .failed(error.description)
+        case .failure(let error): return error == .wouldBlock ? .wantWrite : .failed(error.description)
         }
     }
 }

@@ -33,16 +33,7 @@ final class NamespaceDirectoryWatcher: Sendable {
 
     /// The names in the directory now (none when it does not exist yet).
     static func names() -> Set<String> {
-        guard let directory = opendir(NamespaceDirectoryWatcher.directory) else { return [] }
-        defer { closedir(directory) }
-        var names: Set<String> = []
-        while let entry = readdir(directory) {
-            let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
-                String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self)
-            }
-            if name != "." && name != ".." { names.insert(name) }
-        }
-        return names
+        Set(Syscall.directoryNames(NamespaceDirectoryWatcher.directory) ?? [])
     }
 
     /// Starts the thread. `ip netns add` makes the directory on first use: until then its
@@ -54,7 +45,7 @@ final class NamespaceDirectoryWatcher: Sendable {
     private func layWatch() {
         let mask = UInt32(IN_CREATE | IN_DELETE | IN_MOVED_TO | IN_MOVED_FROM | IN_DELETE_SELF | IN_ONLYDIR)
         if case .success = inotify.watch(NamespaceDirectoryWatcher.directory, mask: mask) { return }
-        mkdir(NamespaceDirectoryWatcher.directory, 0o755)
+        Syscall.makeDirectory(NamespaceDirectoryWatcher.directory)
         inotify.watch(NamespaceDirectoryWatcher.directory, mask: mask)
     }
 

@@ -48,12 +48,12 @@ enum NetPathCommand {
     }
 
     static func main() {
-        signal(SIGPIPE, SIG_IGN)
+        Syscall.ignoreSignal(SIGPIPE)
         #if os(Linux)
         // One malloc arena: the monitor's thread would otherwise get one of its own, whose
         // pages stay resident after an event storm. Two threads (main, reader), mostly
         // asleep, need no more.
-        _ = cnetlink_single_malloc_arena()
+        Syscall.useOneMallocArena()
         #endif
         let code: ExitCode
         do {
@@ -145,7 +145,7 @@ enum NetPathCommand {
         }
         let session = Session(
             arguments: arguments, check: check, namespace: arguments.namespace,
-            color: isatty(1) == 1 && (getenv("NO_COLOR").map { $0.pointee == 0 } ?? true),
+            color: Syscall.isTerminal(1) && (getenv("NO_COLOR").map { $0.pointee == 0 } ?? true),
             signals: signals
         )
         switch arguments.command {

@@ -57,15 +57,12 @@ final class Signals: Sendable {
     /// - Throws: The errno of the event loop's descriptors (none left).
     init(_ numbers: [Int32]) throws(Errno) {
         loop = try EventLoop()
-        var set = sigset_t()
-        sigemptyset(&set)
-        for number in numbers { sigaddset(&set, number) }
-        pthread_sigmask(SIG_BLOCK, &set, nil)
+        let set = Syscall.blockSignals(numbers)
         #if os(Linux)
-        descriptor = (try? Syscall.retrying { cnetlink_signalfd(&set) }.get()) ?? -1
+        descriptor = (try? Syscall.signalDescriptor(set).get()) ?? -1
         // No signalfd (no descriptor left): blocked, the signals would never arrive; unblocked,
         // they end the process as they do by default.
-        if descriptor < 0 { pthread_sigmask(SIG_UNBLOCK, &set, nil) }
+        if descriptor < 0 { Syscall.unblockSignals(set) }
         #else
         let ends = (try? Syscall.pipe(nonBlocking: false).get()) ?? (read: -1, write: -1)
         descriptor = ends.read
@@ -79,10 +76,8 @@ final class Signals: Sendable {
     /// The thread in `sigwait` that passes each signal through the pipe.
     private static func startWaiting(for waited: sigset_t, writingTo writeEnd: Int32) {
         _ = OwnThread.start(name: "netpath-signal") {
-            var signals = waited
             while true {
-                var received: Int32 = 0
-                guard sigwait(&signals, &received) == 0 else { continue }
+                guard case .success(var received) = Syscall.waitForSignal(in: waited) else { continue }
                 _ = withUnsafeBytes(of: &received) { Syscall.write(writeEnd, $0) }
             }
         }
@@ -112,8 +107,7 @@ final class Signals: Sendable {
         }
         #if os(Linux)
         // Elsewhere the next write's EPIPE ends `watch`.
-        var info = stat()
-        if endWhenReaderLeaves, fstat(1, &info) == 0, info.st_mode & S_IFMT == S_IFIFO {
+        if endWhenReaderLeaves, Syscall.isPipe(1) {
             registrations.append(loop.register(1, for: []) { _ in ended = ended ?? .readerLeft })
         }
         #endif

@@ -7,23 +7,45 @@ package struct Errno: Error, Hashable, Sendable {
     package var rawValue: Int32
     package init(_ rawValue: Int32) { self.rawValue = rawValue }
 
+    // Linux's numbers, each checked against the C library's constant at build time
+    // (`_Static_assert` in CNetlink.h).
+
     /// `EPERM`: an IPsec policy blocks the flow.
-    static let notPermitted = Errno(1)
+    package static let notPermitted = Errno(1)
+    /// `ENOENT`: no such file.
+    package static let noSuchFile = Errno(2)
+    /// `EINTR`: a signal interrupted the call (the layer retries it).
+    package static let interrupted = Errno(4)
+    /// `EBADF`: not an open descriptor (a bug in the package, unless a standard stream was closed).
+    package static let badDescriptor = Errno(9)
+    /// `EAGAIN`/`EWOULDBLOCK`: a non-blocking descriptor has nothing now (swift-nio's
+    /// `.wouldBlock`).
+    package static let wouldBlock = Errno(11)
     /// `EACCES`: a prohibit route or rule.
-    static let permissionDenied = Errno(13)
+    package static let permissionDenied = Errno(13)
+    /// `EFAULT`: a bad pointer (a bug in the package).
+    package static let badAddress = Errno(14)
     /// `EINVAL`: a blackhole route or rule.
-    static let invalidArgument = Errno(22)
+    package static let invalidArgument = Errno(22)
+    /// `EPIPE`: the reader of a pipe or socket left.
+    package static let brokenPipe = Errno(32)
     /// `EOPNOTSUPP`: the kernel has no handler for a request (a dump of rules without
     /// `CONFIG_FIB_RULES`, of nexthop objects before Linux 5.3).
-    static let notSupported = Errno(95)
+    package static let notSupported = Errno(95)
+    /// `EAFNOSUPPORT`: the address family is not supported (no IPv6 in the kernel).
+    package static let familyNotSupported = Errno(97)
     /// `EADDRNOTAVAIL`: no source address to send from.
-    static let addressNotAvailable = Errno(99)
+    package static let addressNotAvailable = Errno(99)
     /// `ENETDOWN`.
-    static let networkDown = Errno(100)
+    package static let networkDown = Errno(100)
     /// `ENETUNREACH`: no route, or an unreachable rule.
-    static let networkUnreachable = Errno(101)
+    package static let networkUnreachable = Errno(101)
+    /// `ENOBUFS`: a netlink socket's receive buffer overran (events were lost).
+    package static let noBufferSpace = Errno(105)
     /// `EHOSTUNREACH`: an unreachable route.
-    static let hostUnreachable = Errno(113)
+    package static let hostUnreachable = Errno(113)
+    /// `EINPROGRESS`: a non-blocking connect has started.
+    package static let inProgress = Errno(115)
 
     /// Whether this machine has no route for a connection now (`ENETUNREACH`, `ENETDOWN`,
     /// `EADDRNOTAVAIL` at connect): the path is changing, the network is not at fault.

@@ -15,7 +15,7 @@ extension InterfaceClassifier {
         var isWireless = false
         var deviceType: String?
         if link.hardwareType == Netlink.HardwareType.ether, !name.isEmpty {
-            if ioctlSocket >= 0 { isWireless = cnetlink_is_wireless(ioctlSocket, name) != 0 }
+            if ioctlSocket >= 0 { isWireless = Syscall.isWireless(name, socket: ioctlSocket) }
             if !foreign && !name.contains("/") && !name.hasPrefix(".") {
                 let base = "/sys/class/net/" + name
                 isWireless = isWireless || Syscall.exists(base + "/phy80211") || Syscall.exists(base + "/wireless")

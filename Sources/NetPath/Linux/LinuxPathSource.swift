@@ -98,7 +98,7 @@ final class LinuxPathSource: @unchecked Sendable {
             InterfaceClassifier.classify(link, ioctlSocket: ioctlSocket, foreign: foreign)
         }
         engine.port = socket.port
-        engine.uid = geteuid()
+        engine.uid = Syscall.effectiveUserID()
     }
 
     // MARK: - Opening

@@ -79,7 +79,7 @@ final class NetlinkSocket: @unchecked Sendable {
             let result = scratch.withUnsafeMutableBytes { Syscall.receive(policyDescriptor, into: $0, flags: Int32(MSG_DONTWAIT)) }
             switch result {
             case .success(let count) where count > 0: changed = true
-            case .failure(let error) where error.rawValue == ENOBUFS: changed = true
+            case .failure(.noBufferSpace): changed = true
             default: return changed
             }
         }
@@ -111,15 +111,14 @@ final class NetlinkSocket: @unchecked Sendable {
     }
 
     private static func create(receiveBufferSize: Int32, watchesPolicies: Bool) throws -> NetlinkSocket {
-        // A blocking socket: the reader thread waits in recvmmsg itself; every read that
-        // must not wait passes MSG_DONTWAIT.
+        // A blocking socket: the first dump waits in recvmmsg itself (bounded by the receive
+        // timeout); every read on the reader's loop passes MSG_DONTWAIT.
         let netlink: Int32
         switch Syscall.socket(AF_NETLINK, Int32(SOCK_RAW.rawValue), NETLINK_ROUTE) {
         case .success(let fd): netlink = fd
         case .failure(let error):
-            let code = error.rawValue
-            throw NetPathError(code == EACCES || code == EPERM ? .permissionDenied : .netlinkFailure,
-                               "cannot open a NETLINK_ROUTE socket", errno: code)
+            throw NetPathError(error == .permissionDenied || error == .notPermitted ? .permissionDenied : .netlinkFailure,
+                               "cannot open a NETLINK_ROUTE socket", errno: error.rawValue)
         }
         // SO_RCVBUFFORCE passes rmem_max when privileged; otherwise SO_RCVBUF (capped) does.
         if case .failure = Syscall.setOption(netlink, SOL_SOCKET, SO_RCVBUFFORCE, receiveBufferSize) {
@@ -160,14 +159,13 @@ final class NetlinkSocket: @unchecked Sendable {
     ///
     /// - Throws: ``NetPathError`` for a failure other than an empty queue or an overrun.
     func receive(blocking: Bool) throws -> Received {
-        let received = Syscall.retrying {
-            cnetlink_recv_batch(descriptor, buffer.baseAddress, NetlinkSocket.slotSize, UInt32(NetlinkSocket.slotCount),
-                                lengths.baseAddress, flags.baseAddress, blocking ? 1 : 0)
-        }
+        let received = Syscall.receiveBatch(descriptor, into: buffer.baseAddress, slotSize: NetlinkSocket.slotSize,
+                                            count: NetlinkSocket.slotCount, lengths: lengths.baseAddress,
+                                            flags: flags.baseAddress, blocking: blocking)
         switch received {
         case .success(let count): return count == 0 ? .empty : .datagrams(Int(count))
-        case .failure(let error) where error.rawValue == EAGAIN || error.rawValue == EWOULDBLOCK: return .empty
-        case .failure(let error) where error.rawValue == ENOBUFS: return .overrun
+        case .failure(.wouldBlock): return .empty
+        case .failure(.noBufferSpace): return .overrun
         case .failure(let error): throw NetPathError(.netlinkFailure, "reading the netlink socket failed", errno: error.rawValue)
         }
     }
@@ -233,7 +231,7 @@ final class QuestionSockets {
     func ask(_ lookup: RouteLookup) -> SocketVerdict {
         let isIPv4 = lookup.family == IPAddress.inet
         let descriptor = isIPv4 ? ipv4 : ipv6
-        guard descriptor >= 0 else { return .refused(errno: Errno(EAFNOSUPPORT)) }
+        guard descriptor >= 0 else { return .refused(errno: .familyNotSupported) }
         Syscall.disconnect(descriptor)
         let index = lookup.interfaceIndex ?? 0
         if bound[descriptor, default: 0] != index {
@@ -264,7 +262,7 @@ extension NetworkNamespace {
         switch Syscall.open(path, O_RDONLY) {
         case .success(let fd):
             return fd
-        case .failure(let error) where error.rawValue == EACCES || error.rawValue == EPERM:
+        case .failure(let error) where error == .permissionDenied || error == .notPermitted:
             throw NetPathError(.permissionDenied, "cannot open \(self)", errno: error.rawValue)
         case .failure(let error):
             throw NetPathError(.namespaceNotFound, "\(self) does not exist", errno: error.rawValue)
@@ -277,8 +275,8 @@ extension NetworkNamespace {
     /// - Throws: ``NetPathError``: `permissionDenied` (needs `CAP_SYS_ADMIN`), or
     ///   `namespaceNotFound` when the file is not a network namespace.
     func enter(_ descriptor: Int32) throws {
-        if case .failure(let error) = Syscall.retrying({ cnetlink_setns_net(descriptor) }) {
-            if error.rawValue == EPERM {
+        if case .failure(let error) = Syscall.enterNetworkNamespace(descriptor) {
+            if error == .notPermitted {
                 throw NetPathError(.permissionDenied, "no permission to enter \(self) (needs CAP_SYS_ADMIN)", errno: error.rawValue)
             }
             throw NetPathError(.namespaceNotFound, "\(self) is not a network namespace", errno: error.rawValue)

@@ -25,7 +25,7 @@ package enum Syscall {
             let result = call()
             if result >= 0 { return .success(result) }
             let code = errno
-            if code == EINTR { continue }
+            if code == Errno.interrupted.rawValue { continue }
             checkProgrammerError(code)
             return .failure(Errno(code))
         }
@@ -124,6 +124,79 @@ package enum Syscall {
     }
 }
 
+extension Syscall {
+    /// `unlink(2)`.
+    @discardableResult
+    package static func unlink(_ path: String) -> Result<Int32, Errno> {
+        retrying { systemUnlink(path) }
+    }
+
+    /// `rename(2)`: atomically replaces `destination`.
+    package static func rename(_ source: String, to destination: String) -> Result<Int32, Errno> {
+        retrying { systemRename(source, destination) }
+    }
+
+    /// `mkdir(2)`.
+    @discardableResult
+    package static func makeDirectory(_ path: String, mode: mode_t = 0o755) -> Result<Int32, Errno> {
+        retrying { mkdir(path, mode) }
+    }
+
+    /// The names in a directory (without `.` and `..`); `nil` when it cannot be opened.
+    package static func directoryNames(_ path: String) -> [String]? {
+        guard let directory = opendir(path) else { return nil }
+        defer { closedir(directory) }
+        var names: [String] = []
+        while let entry = readdir(directory) {
+            let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
+                String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self)
+            }
+            if name != "." && name != ".." { names.append(name) }
+        }
+        return names
+    }
+
+    /// Whether `descriptor` is a terminal (`isatty`).
+    package static func isTerminal(_ descriptor: Int32) -> Bool { isatty(descriptor) == 1 }
+
+    /// Whether `descriptor` is a pipe (`fstat`, `S_IFIFO`).
+    package static func isPipe(_ descriptor: Int32) -> Bool {
+        var info = stat()
+        return fstat(descriptor, &info) == 0 && info.st_mode & S_IFMT == S_IFIFO
+    }
+
+    /// Ignores `signal` (`SIGPIPE`: a write to a pipe whose reader left fails with `EPIPE`).
+    package static func ignoreSignal(_ number: Int32) {
+        signal(number, SIG_IGN)
+    }
+
+    /// Blocks `numbers` in the calling thread (and the threads it starts); the set.
+    package static func blockSignals(_ numbers: [Int32]) -> sigset_t {
+        var set = sigset_t()
+        sigemptyset(&set)
+        for number in numbers { sigaddset(&set, number) }
+        pthread_sigmask(SIG_BLOCK, &set, nil)
+        return set
+    }
+
+    /// Unblocks the signals of `set` in the calling thread.
+    package static func unblockSignals(_ set: sigset_t) {
+        var set = set
+        pthread_sigmask(SIG_UNBLOCK, &set, nil)
+    }
+
+    /// `sigwait`: the next of the blocked signals in `set`, or the errno.
+    package static func waitForSignal(in set: sigset_t) -> Result<Int32, Errno> {
+        var set = set
+        var received: Int32 = 0
+        let code = sigwait(&set, &received)
+        return code == 0 ? .success(received) : .failure(Errno(code))
+    }
+
+    /// The effective user id (`uidrange` rules select on it).
+    package static func effectiveUserID() -> UInt32 { UInt32(geteuid()) }
+}
+
 // At file scope, where `Syscall`'s members of the same names do not hide the C library's.
 private func systemClose(_ descriptor: Int32) -> Int32 { close(descriptor) }
 private func systemRead(_ descriptor: Int32, _ buffer: UnsafeMutableRawPointer?, _ count: Int) -> Int {
@@ -136,6 +209,8 @@ private func systemPoll(_ descriptors: UnsafeMutablePointer<pollfd>?, _ count: n
     poll(descriptors, count, timeout)
 }
 private func systemPipe(_ ends: UnsafeMutablePointer<Int32>) -> Int32 { pipe(ends) }
+private func systemUnlink(_ path: String) -> Int32 { unlink(path) }
+private func systemRename(_ source: String, _ destination: String) -> Int32 { rename(source, destination) }
 
 /// The package's one clock: `CLOCK_MONOTONIC` for deadlines and durations (the monitor's
 /// engine takes it as a value, so its tests use a manual clock), `CLOCK_REALTIME` for
@@ -365,6 +440,36 @@ extension Syscall {
             bytes.append(contentsOf: chunk[0..<min(read, limit - bytes.count)])
         }
         return .success(bytes)
+    }
+
+    /// `recvmmsg` of up to `count` datagrams into slots of `size` bytes from `buffer`, with
+    /// each one's length and flags (the shim's `cnetlink_recv_batch`); with `blocking`,
+    /// waits for the first (at most the socket's receive timeout).
+    static func receiveBatch(_ descriptor: Int32, into buffer: UnsafeMutableRawPointer?, slotSize: Int, count: Int,
+                             lengths: UnsafeMutablePointer<UInt32>?, flags: UnsafeMutablePointer<Int32>?, blocking: Bool) -> Result<Int32, Errno> {
+        retrying { cnetlink_recv_batch(descriptor, buffer, slotSize, UInt32(count), lengths, flags, blocking ? 1 : 0) }
+    }
+
+    /// `setns(descriptor, CLONE_NEWNET)`: the calling thread enters the network namespace.
+    static func enterNetworkNamespace(_ descriptor: Int32) -> Result<Int32, Errno> {
+        retrying { cnetlink_setns_net(descriptor) }
+    }
+
+    /// Whether interface `name` answers the wireless-extensions ioctl on `socket` (in the
+    /// socket's namespace).
+    static func isWireless(_ name: String, socket: Int32) -> Bool {
+        cnetlink_is_wireless(socket, name) != 0
+    }
+
+    /// A signalfd for the (blocked) signals of `set`.
+    package static func signalDescriptor(_ set: sigset_t) -> Result<Int32, Errno> {
+        var set = set
+        return retrying { cnetlink_signalfd(&set) }
+    }
+
+    /// One malloc arena for the whole process (`mallopt(M_ARENA_MAX, 1)`).
+    package static func useOneMallocArena() {
+        _ = cnetlink_single_malloc_arena()
     }
 
     /// `epoll_create1(EPOLL_CLOEXEC)`.

@@ -139,7 +139,7 @@ struct LinuxProbe {
             if watch.interest == .writable { return .connectFinished(fd: watch.fd, error: Syscall.pendingError(watch.fd)) }
             switch buffer.withUnsafeMutableBytes({ Syscall.receive(watch.fd, into: $0) }) {
             case .success(let count): return .received(fd: watch.fd, .success(Array(buffer[..<count])))
-            case .failure(let error) where error.rawValue == EAGAIN: return nil
+            case .failure(.wouldBlock): return nil
             case .failure(let error): return .received(fd: watch.fd, .failure(error))
             }
         }
@@ -171,7 +171,7 @@ struct LinuxProbe {
         // through `lo`, never through the primary interface: bound there it could not be.
         if !isOnThisHost(address) { bindToInterface(fd) }
         let connected = Syscall.connect(fd, to: socketAddress(address, port: port))
-        if case .failure(let error) = connected, error.rawValue != EINPROGRESS {
+        if case .failure(let error) = connected, error != .inProgress {
             Syscall.close(fd)
             return .connectFailed(error)
         }
