@@ -31,12 +31,23 @@ let package = Package(
                 .linkedLibrary("dl", .when(platforms: [.linux])),
             ]
         ),
+        // The pure core: the path model, the netlink codec, the engine and the kernel-state
+        // rules, the probe's state machines, the DNS and JSON codecs. No C library, no shim:
+        // bytes and values in, values and actions out. Re-exported by NetPath.
+        .target(name: "NetPathCore", swiftSettings: strict),
+        // The system: the one syscall layer, the clock, the lock, threads and the event loop.
         .target(
-            name: "NetPath",
-            dependencies: [.target(name: "CNetlink", condition: .when(platforms: [.linux, .android]))],
+            name: "NetPathSystem",
+            dependencies: ["NetPathCore", .target(name: "CNetlink", condition: .when(platforms: [.linux, .android]))],
             swiftSettings: strict
         ),
-        .target(name: "NetPathTestKit", dependencies: ["NetPath"], swiftSettings: strict),
+        .target(
+            name: "NetPath",
+            dependencies: ["NetPathCore", "NetPathSystem",
+                           .target(name: "CNetlink", condition: .when(platforms: [.linux, .android]))],
+            swiftSettings: strict
+        ),
+        .target(name: "NetPathTestKit", dependencies: ["NetPath", "NetPathSystem"], swiftSettings: strict),
         .target(name: "NetPathPrometheus", dependencies: ["NetPath"], swiftSettings: strict),
         // SwiftUI views and modifiers; compiled empty where SwiftUI does not exist.
         .target(
@@ -47,7 +58,7 @@ let package = Package(
         ),
         .executableTarget(
             name: "netpath",
-            dependencies: ["NetPath", "NetPathPrometheus", .target(name: "CNetlink", condition: .when(platforms: [.linux, .android])),
+            dependencies: ["NetPath", "NetPathSystem", "NetPathPrometheus", .target(name: "CNetlink", condition: .when(platforms: [.linux, .android])),
                            .target(name: "CTLS", condition: .when(platforms: [.linux]))],
             exclude: ["StaticLink"],
             swiftSettings: strict,
@@ -63,12 +74,12 @@ let package = Package(
                              .when(platforms: [.linux], configuration: .release)),
             ]
         ),
-        .testTarget(name: "NetPathTests", dependencies: ["NetPath", "NetPathTestKit", "NetPathPrometheus", "KernelTestSupport"]),
+        .testTarget(name: "NetPathTests", dependencies: ["NetPathCore", "NetPathSystem", "NetPath", "NetPathTestKit", "NetPathPrometheus", "KernelTestSupport"]),
         // Shared by the kernel and CLI tests: namespaces, `ip`, a path recorder. Not a product.
         .target(name: "CTestSupport", path: "Tests/CTestSupport"),
-        .target(name: "KernelTestSupport", dependencies: ["NetPath", "CTestSupport"], path: "Tests/Support", exclude: ["probe_server.py", "nat64-lab.sh"]),
-        .testTarget(name: "LinuxKernelTests", dependencies: ["NetPath", "CNetlink", "KernelTestSupport"]),
-        .testTarget(name: "CLITests", dependencies: ["netpath", "NetPath", "KernelTestSupport"]),
+        .target(name: "KernelTestSupport", dependencies: ["NetPath", "NetPathSystem", "CTestSupport"], path: "Tests/Support", exclude: ["probe_server.py", "nat64-lab.sh"]),
+        .testTarget(name: "LinuxKernelTests", dependencies: ["NetPathCore", "NetPathSystem", "NetPath", "CNetlink", "KernelTestSupport"]),
+        .testTarget(name: "CLITests", dependencies: ["netpath", "NetPathCore", "NetPathSystem", "NetPath", "KernelTestSupport"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -1,6 +1,7 @@
 #if os(Linux)
 import Glibc
 import NetPath
+import NetPathSystem
 import NetPathPrometheus
 
 /// `netpath serve`: the path of this host and of every namespace asked for, as Prometheus

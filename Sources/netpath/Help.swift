@@ -1,3 +1,4 @@
+import NetPathSystem
 /// The `--help` texts, made from ``Arguments/options``: every option a command takes is
 /// listed, with the limits the parser enforces.
 enum Help {

@@ -2,6 +2,7 @@
 import CNetlink
 #endif
 import NetPath
+import NetPathSystem
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -112,7 +113,7 @@ enum NetPathCommand {
         func format(_ path: NetworkPath) -> [UInt8] {
             guard arguments.json else { return Array((Output.human(path, color: color) + "\n").utf8) }
             var line = JSONLine()
-            line.appendJSON(path, connectivity: withConnectivity, time: nil)
+            line.appendJSON(path, connectivity: withConnectivity, time: JSONLine.now())
             line.append("\n")
             return line.bytes
         }

@@ -1,4 +1,5 @@
 import NetPath
+import NetPathSystem
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -9,9 +10,7 @@ import Darwin
 enum Output {
     /// The current UTC time as `2026-11-30T04:10:27.123Z`.
     static func timestamp() -> String {
-        var line = JSONLine()
-        line.appendTimestamp()
-        return line.text
+        JSONLine.now()
     }
 
     /// A JSON string literal.

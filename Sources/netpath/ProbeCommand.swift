@@ -1,4 +1,5 @@
 import NetPath
+import NetPathSystem
 
 extension NetPathCommand {
     /// `probe`: one check now.

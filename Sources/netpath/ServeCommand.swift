@@ -1,6 +1,7 @@
 #if os(Linux)
 import Glibc
 import NetPath
+import NetPathSystem
 import NetPathPrometheus
 
 extension NetPathCommand {

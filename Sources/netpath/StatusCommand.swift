@@ -1,4 +1,5 @@
 import NetPath
+import NetPathSystem
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)

@@ -1,4 +1,5 @@
 import NetPath
+import NetPathSystem
 
 extension NetPathCommand {
     /// `wait`: exit 0 once the path is satisfied (with `--probe`, the Internet answers).

@@ -2,6 +2,7 @@
 import CNetlink
 #endif
 import NetPath
+import NetPathSystem
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)

@@ -1,4 +1,5 @@
 import NetPath
+import NetPathSystem
 
 extension NetPathCommand {
     /// `watch`: a line now and one per change, until a signal, `--count` lines, or the

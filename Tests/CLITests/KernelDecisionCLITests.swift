@@ -1,6 +1,7 @@
 import Foundation
 import KernelTestSupport
 import NetPath
+import NetPathSystem
 import Testing
 
 /// The real binary against the kernel's own decision (SPEC §2.4, §2.6): a running `watch`

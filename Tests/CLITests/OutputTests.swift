@@ -1,5 +1,6 @@
 import Foundation
 import NetPath
+import NetPathSystem
 import Testing
 @testable import netpath
 

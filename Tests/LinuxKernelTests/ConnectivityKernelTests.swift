@@ -3,6 +3,8 @@ import KernelTestSupport
 import Observation
 import Testing
 @testable import NetPath
+@testable import NetPathCore
+@testable import NetPathSystem
 
 /// The connectivity check through the library, against the lab's real servers.
 @Suite(.enabled(if: Kernel.canRun, "needs root, iproute2, python3 and dnsmasq"))

@@ -2,6 +2,8 @@ import Foundation
 import KernelTestSupport
 import Testing
 @testable import NetPath
+@testable import NetPathCore
+@testable import NetPathSystem
 
 /// Issue 7's faults, on the real kernel: namespace deletion, churn, flapping, resolver
 /// files pulled away, an overrun in the middle of the first dump.

@@ -2,6 +2,8 @@ import Foundation
 import Testing
 import KernelTestSupport
 @testable import NetPath
+@testable import NetPathCore
+@testable import NetPathSystem
 
 /// SPEC §2.4: every configuration where Linux routing is richer than "a default route in
 /// some table", built with `ip` in a namespace of its own. After each change, a running

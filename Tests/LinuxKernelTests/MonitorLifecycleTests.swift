@@ -3,6 +3,8 @@ import Observation
 import KernelTestSupport
 import Testing
 @testable import NetPath
+@testable import NetPathCore
+@testable import NetPathSystem
 
 /// The monitor's life on the real kernel: errors, restarts, subscribers, descriptors.
 @Suite(.enabled(if: Kernel.canRun, "needs root and iproute2"))

@@ -2,6 +2,8 @@ import Foundation
 import Testing
 import KernelTestSupport
 @testable import NetPath
+@testable import NetPathCore
+@testable import NetPathSystem
 
 /// IPv6-only networks, built from Debian's real NAT64 (tayga) and DNS64 (unbound) in
 /// namespaces (Tests/Support/nat64-lab.sh): a client with only IPv6, a router translating

@@ -3,6 +3,8 @@ import Foundation
 import Testing
 import KernelTestSupport
 @testable import NetPath
+@testable import NetPathCore
+@testable import NetPathSystem
 
 /// SPEC §2 on the real kernel: each test makes its own namespaces, drives links, addresses
 /// and routes with `ip`, and asserts the exact sequence of paths the monitor delivered.

@@ -2,6 +2,8 @@ import Foundation
 import Testing
 import KernelTestSupport
 @testable import NetPath
+@testable import NetPathCore
+@testable import NetPathSystem
 
 extension PathRecorder {
     /// Adds an IPv6 default route via `gateway` (on eth0) that expires in 2 s, as a router

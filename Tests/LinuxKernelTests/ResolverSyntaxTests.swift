@@ -2,6 +2,8 @@ import Foundation
 import Testing
 import KernelTestSupport
 @testable import NetPath
+@testable import NetPathCore
+@testable import NetPathSystem
 
 /// SPEC §2.6: resolv.conf is read as glibc's resolver reads it. Each text is given to glibc
 /// itself: written as a namespace's `/etc/netns/NAME/resolv.conf`, which `ip netns exec`

@@ -2,6 +2,8 @@ import Foundation
 import Testing
 import KernelTestSupport
 @testable import NetPath
+@testable import NetPathCore
+@testable import NetPathSystem
 
 /// SPEC §2.6: resolver changes are seen however they happen (inotify, no polling). The
 /// monitor reads files in a scratch directory of the test's own; the in-place write through

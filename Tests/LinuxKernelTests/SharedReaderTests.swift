@@ -2,6 +2,8 @@ import Foundation
 import KernelTestSupport
 import Testing
 @testable import NetPath
+@testable import NetPathCore
+@testable import NetPathSystem
 
 /// Monitors of several namespaces on one ``SharedReader``: one thread for all of them, each
 /// monitor still giving the kernel's answer for its own namespace, expiries still seen, a

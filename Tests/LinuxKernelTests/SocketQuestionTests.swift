@@ -2,6 +2,8 @@ import Foundation
 import Testing
 import KernelTestSupport
 @testable import NetPath
+@testable import NetPathCore
+@testable import NetPathSystem
 
 /// Issue 18: configurations where an app's socket gets another answer than a source-less
 /// route lookup (SPEC §2.1, 2.3–2.5, 2.8, 2.9). Each checks a running monitor and a fresh

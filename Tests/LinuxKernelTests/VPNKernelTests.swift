@@ -2,6 +2,8 @@ import Foundation
 import Testing
 import KernelTestSupport
 @testable import NetPath
+@testable import NetPathCore
+@testable import NetPathSystem
 
 /// SPEC §1: a path through a VPN names the tunnel and the physical interface beneath it, and
 /// its costs are the physical interface's (as `NWPath` reports a VPN over cellular as

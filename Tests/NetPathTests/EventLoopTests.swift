@@ -5,6 +5,8 @@ import Glibc
 #endif
 import Testing
 @testable import NetPath
+@testable import NetPathCore
+@testable import NetPathSystem
 
 /// The package's one wait: its timer heap on fixtures, and the loop itself on pipes (no
 /// root). Waits are for events; a timer's deadline is either past (it must fire on the

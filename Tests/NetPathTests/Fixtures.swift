@@ -1,4 +1,6 @@
 @testable import NetPath
+@testable import NetPathCore
+@testable import NetPathSystem
 
 /// Builds rtnetlink messages byte by byte, as the kernel lays them out.
 struct Fixture {

@@ -1,5 +1,7 @@
 import Testing
 @testable import NetPath
+@testable import NetPathCore
+@testable import NetPathSystem
 
 @Suite struct InterfaceCostsTests {
     @Test(arguments: [

@@ -1,5 +1,7 @@
 import Testing
 @testable import NetPath
+@testable import NetPathCore
+@testable import NetPathSystem
 
 /// SPEC §2.4–2.8 on states built from message fixtures and the kernel's answers to route
 /// lookups, also fixtures: no kernel needed. (The kernel tests check the same rules against

@@ -1,5 +1,7 @@
 import Testing
 @testable import NetPath
+@testable import NetPathCore
+@testable import NetPathSystem
 
 @Suite struct NetlinkParserTests {
     @Test func decodesALinkWithNameOperstateAndKind() {

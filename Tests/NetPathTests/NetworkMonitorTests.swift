@@ -2,6 +2,8 @@ import Dispatch
 import Observation
 import Testing
 @testable import NetPath
+@testable import NetPathCore
+@testable import NetPathSystem
 import NetPathTestKit
 
 /// `NetworkMonitor` and the public test kit, on Linux, without a network and without sleeps.

@@ -2,6 +2,8 @@ import KernelTestSupport
 import Dispatch
 import Testing
 @testable import NetPath
+@testable import NetPathCore
+@testable import NetPathSystem
 
 /// A source the test drives by hand.
 final class ManualSource: PathSource {

@@ -1,6 +1,8 @@
 import Dispatch
 import Testing
 @testable import NetPath
+@testable import NetPathCore
+@testable import NetPathSystem
 
 /// The monitor's state machine, driven by hand: each event's returned actions. The waiters
 /// are plain strings, so no task and no continuation is involved.

@@ -6,6 +6,8 @@ import Musl
 #endif
 import Testing
 @testable import NetPath
+@testable import NetPathCore
+@testable import NetPathSystem
 
 /// The Linux check's decisions, driven by hand: events and times in, actions out. No
 /// sockets, no clock (the check starts at 0 s; timeout 5 s, resolution timeout 3 s).

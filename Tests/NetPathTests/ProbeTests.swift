@@ -1,6 +1,8 @@
 import KernelTestSupport
 import Testing
 @testable import NetPath
+@testable import NetPathCore
+@testable import NetPathSystem
 import NetPathTestKit
 
 @Suite struct HTTPClassifierTests {

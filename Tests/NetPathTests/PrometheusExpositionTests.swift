@@ -2,6 +2,8 @@ import Foundation
 import KernelTestSupport
 import Testing
 @testable import NetPath
+@testable import NetPathCore
+@testable import NetPathSystem
 @testable import NetPathPrometheus
 
 /// Paths and namespaces the exposition tests share.

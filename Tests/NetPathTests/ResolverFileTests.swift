@@ -1,6 +1,8 @@
 import Foundation
 import Testing
 @testable import NetPath
+@testable import NetPathCore
+@testable import NetPathSystem
 
 /// SPEC §2.6: a resolv.conf is read as glibc's resolver reads it (resolv/res_init.c). The
 /// same texts are given to glibc itself in LinuxKernelTests/ResolverSyntaxTests.

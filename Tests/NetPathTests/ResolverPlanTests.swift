@@ -1,6 +1,8 @@
 #if os(Linux)
 import Testing
 @testable import NetPath
+@testable import NetPathCore
+@testable import NetPathSystem
 
 /// SPEC §2.6: the resolver watch plan, on a fake file system. Every symlink on the way to a
 /// resolver file, at any step, is watched by its directory for its name; what is watched is

@@ -6,6 +6,8 @@ import Musl
 #endif
 import Testing
 @testable import NetPath
+@testable import NetPathCore
+@testable import NetPathSystem
 
 /// The syscall layer: errno taken at the call and nowhere else, `EINTR` retried, and real
 /// calls reporting the errno they failed with.

@@ -1,6 +1,8 @@
 import Foundation
 import Testing
 @testable import NetPath
+@testable import NetPathCore
+@testable import NetPathSystem
 import NetPathTestKit
 
 @Suite struct ValueTests {

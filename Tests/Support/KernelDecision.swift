@@ -1,5 +1,6 @@
 import Foundation
 import NetPath
+import NetPathSystem
 import CTestSupport
 
 /// What the kernel itself says about a namespace's path to the Internet, asked as an app's

@@ -1,6 +1,7 @@
 import Foundation
 import Synchronization
 import NetPath
+import NetPathSystem
 import CTestSupport
 
 /// Whether kernel tests can run: root and `ip`. Under `CI=true` they always run, so a

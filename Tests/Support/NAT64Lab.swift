@@ -1,6 +1,7 @@
 import Foundation
 import Synchronization
 import NetPath
+import NetPathSystem
 
 /// A real IPv6-only network with NAT64 and DNS64 (issue 20), built by `nat64-lab.sh` in
 /// three namespaces:

@@ -1,5 +1,6 @@
 import Foundation
 import NetPath
+import NetPathSystem
 
 /// Two namespaces joined by a veth link, for connectivity-check tests: `client` (10.77.0.2,
 /// fd77::2, default routes via the server) and `server` (10.77.0.1, fd77::1) running the

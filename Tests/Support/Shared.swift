@@ -1,6 +1,7 @@
 import Foundation
 
 import NetPath
+import NetPathSystem
 
 /// A value shared between tasks and threads, behind the package's one lock type (a heap
 /// pthread mutex, which ThreadSanitizer sees; `Synchronization.Mutex` parks on a futex in

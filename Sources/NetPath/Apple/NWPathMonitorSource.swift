@@ -1,3 +1,5 @@
+import NetPathCore
+import NetPathSystem
 #if canImport(Network)
 import Dispatch
 import Network

@@ -1,3 +1,5 @@
+import NetPathCore
+import NetPathSystem
 #if os(Linux) || os(Android)
 import CNetlink
 #if canImport(Glibc)

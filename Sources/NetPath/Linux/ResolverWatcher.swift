@@ -1,3 +1,5 @@
+import NetPathCore
+import NetPathSystem
 #if os(Linux) || os(Android)
 #if canImport(Glibc)
 import Glibc

@@ -1,3 +1,5 @@
+import NetPathCore
+import NetPathSystem
 #if canImport(Combine)
 import Combine
 import Dispatch

@@ -1,3 +1,5 @@
+import NetPathCore
+import NetPathSystem
 import Dispatch
 
 /// Watches the network path and reports each change: the shape of `NWPathMonitor`,

@@ -1,3 +1,5 @@
+import NetPathCore
+import NetPathSystem
 import Dispatch
 
 /// What a ``PathMonitor`` knows: its running source, the current path, the handlers, the

@@ -1,3 +1,5 @@
+import NetPathCore
+import NetPathSystem
 import Dispatch
 
 /// The shared state of a ``PathMonitor``: a ``PathStateMachine`` behind one lock. Every

@@ -1,3 +1,5 @@
+import NetPathCore
+import NetPathSystem
 import Dispatch
 
 /// A timer that can be cancelled: how the connectivity check waits, so tests can drive

@@ -1,0 +1,14 @@
+import NetPathCore
+import NetPathSystem
+
+extension NetPathError {
+    /// Creates an error.
+    ///
+    /// - Parameters:
+    ///   - code: What went wrong.
+    ///   - message: A one-line description that names the object at fault.
+    ///   - errno: The `errno` of the failed system call, if one failed; its text is read now.
+    public init(_ code: Code, _ message: String, errno: Int32?) {
+        self.init(code, message, errno: errno, errnoText: errno.map { Errno($0).description })
+    }
+}

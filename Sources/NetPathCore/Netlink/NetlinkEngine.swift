@@ -1,0 +1,725 @@
+/// The monitor's state machine: decoded messages, socket verdicts and the time in; kernel
+/// state, requests to send, socket questions to ask, paths to deliver and the next deadline
+/// out. The reader (``LinuxPathSource``) only performs the I/O it is told to.
+///
+/// It owns the dump protocol of SPEC §2.1 and §2.9: links, then addresses, routes, rules
+/// and nexthop objects; a dump interrupted by a concurrent change (`NLM_F_DUMP_INTR`) or a
+/// receive-buffer overrun (`ENOBUFS`) starts over from an empty state. Then the question
+/// protocol: once the tables are complete and something that can change the kernel's
+/// decision changed, ``step(now:)`` names the socket questions to ask (a UDP `connect()` per
+/// family and bound interface); their verdicts come back through ``answer(_:_:)``, and the
+/// next step sends one datagram of route lookups from the sources the kernel picked; their
+/// answers come back through ``handle(_:)``. Then its timing rules: an awaited reply that does
+/// not come is taken as lost; a route's expiry is asked about again; an answer that
+/// contradicts the tables read (the kernel announces some changes just before making them)
+/// is asked again shortly; socket errors in a row pause the reader. It does no I/O and
+/// reads no clock, so it is tested with byte fixtures and a manual clock.
+package struct NetlinkEngine {
+    /// The dumps of a synchronisation, in order.
+    package enum Dump: Hashable, Sendable {
+        case links, addresses, routes, rules, nexthops
+
+        /// The request's message type (`RTM_GETLINK`, …).
+        package var messageType: UInt16 {
+            switch self {
+            case .links: Netlink.MessageType.getLink
+            case .addresses: Netlink.MessageType.getAddress
+            case .routes: Netlink.MessageType.getRoute
+            case .rules: Netlink.MessageType.getRule
+            case .nexthops: Netlink.MessageType.getNexthop
+            }
+        }
+
+        package var next: Dump? {
+            switch self {
+            case .links: .addresses
+            case .addresses: .routes
+            case .routes: .rules
+            case .rules: .nexthops
+            case .nexthops: nil
+            }
+        }
+
+        /// A dump the tables are complete without: a kernel without nexthop objects (before
+        /// 5.3) or without policy routing refuses it, and one that fails is asked again
+        /// alone (``OptionalDump``).
+        package var isOptional: Bool { self == .rules || self == .nexthops }
+    }
+
+    /// What is known of an optional dump (rules, nexthop objects). An error answer other
+    /// than `EOPNOTSUPP` is not taken as "not supported": the dump is asked again alone
+    /// after ``dumpRetryDelay(afterFailures:)``. `EOPNOTSUPP` — the kernel's answer when it
+    /// has no handler for the request — is recorded once, and the dump never asked again.
+    package struct OptionalDump: Equatable, Sendable {
+        /// Error answers in a row.
+        package var failures = 0
+        /// When to ask for it again (monotonic nanoseconds), after an error answer.
+        package var retryAt: UInt64?
+        /// The kernel answered `EOPNOTSUPP`.
+        package var unsupported = false
+    }
+
+    /// A dump request the caller must send.
+    package struct Request: Hashable, Sendable {
+        package var dump: Dump
+        package var sequence: UInt32
+    }
+
+    /// What the reader must do after a step, in this order: ask the socket questions (and
+    /// pass each verdict to ``answer(_:_:)``, then step again), send the datagrams, deliver
+    /// the path; then wait for a message, or until ``wakeTime(now:)``.
+    package struct Actions: Equatable, Sendable {
+        package var questions: [RouteLookup] = []
+        package var requests: [[UInt8]] = []
+        package var path: NetworkPath?
+    }
+
+    /// What a route lookup in flight asks.
+    package enum LookupKind: Hashable, Sendable {
+        /// No source: what an IPv6 socket's route is when this succeeds.
+        case sourceless
+        /// From the source the socket picked (`ip route get DEST from SRC`).
+        case fromSource
+        /// The table entry with its lifetime (``RouteLookup/tableEntry``).
+        case tableEntry
+    }
+
+    package struct PendingLookup: Hashable, Sendable {
+        package var lookup: RouteLookup
+        package var kind: LookupKind
+    }
+
+    package private(set) var state = KernelState()
+    /// The dump in progress, or `nil` when the state is complete and current.
+    package private(set) var dumping: Dump?
+    package private(set) var dumpSequence: UInt32 = 0
+    /// The optional dumps that failed or that the kernel refuses; absent: answered.
+    package private(set) var optionalDumps: [Dump: OptionalDump] = [:]
+    /// Whether the dump in progress is an optional one asked again alone: it ends no
+    /// synchronisation, and none follows it.
+    private var dumpingAlone = false
+    private var dumpInterrupted = false
+    private var resyncPending = false
+    private var lastSequence: UInt32 = 0
+    /// How many times the state was thrown away and dumped again (overruns, interrupted dumps).
+    package private(set) var resyncCount = 0
+    /// Names a link's type; called when a link appears, or its name, kind or hardware
+    /// type changes.
+    package var classify: (LinkMessage) -> NetworkInterface.InterfaceType
+    /// The monitor's interface-type filter (which questions are asked, and the path).
+    package var filter: InterfaceFilter
+    /// The port id of our socket: answers to our requests carry it.
+    package var port: UInt32 = 0
+    /// The monitor's effective uid (`uidrange` rules, in the diagnosis).
+    package var uid: UInt32 = 0
+    /// When the messages being handled were read (CLOCK_MONOTONIC nanoseconds), for
+    /// route lifetimes. The reader sets it before each batch; a step sets it too.
+    package var now: UInt64 = 0
+
+    /// The socket questions of the round in progress, and the verdicts given so far.
+    package private(set) var questions: [RouteLookup] = []
+    private var verdicts: [RouteLookup: SocketVerdict] = [:]
+    /// The lookups sent and not answered yet, by sequence number.
+    package private(set) var pendingLookups: [UInt32: PendingLookup] = [:]
+    private var replies: [PendingLookup: KernelAnswer] = [:]
+    /// The answers of the last complete round.
+    package private(set) var answers: [RouteLookup: KernelAnswer] = [:]
+    private var collecting: [RouteLookup: KernelAnswer] = [:]
+    /// Ask for the table entries too (an expiry passed: learn the lifetimes now in force,
+    /// which router advertisements renew without a message).
+    private var refreshLifetimes = false
+    /// How many rounds of questions were asked (tests check the coalescing).
+    package private(set) var lookupRounds = 0
+    /// Datagrams to send, queued by the dump protocol and by a step.
+    private var outbox: [[UInt8]] = []
+
+    // MARK: Timing
+
+    /// When the last datagram was handed to the reader to send, and when a reply to our own
+    /// requests (a dump part, a lookup's answer) was last handled: an awaited reply is taken
+    /// as lost a ``stallTimeout`` after the later of the two, once a read has emptied the
+    /// queue without it (``readEnded(emptied:)``).
+    package private(set) var lastSent: UInt64 = 0
+    package private(set) var lastReplyAt: UInt64 = 0
+    private var queueEmptied = true
+    /// When to ask again because a route the answers came from expires, and how many times
+    /// in a row the answer still came from a route past its expiry (bounded: then that
+    /// lifetime is forgotten, so a clock that disagrees with the kernel's cannot make the
+    /// reader spin, nor hide a later expiry).
+    package private(set) var expiry: (deadline: UInt64?, retries: Int) = (nil, 0)
+    /// When to ask again because the answers contradicted the tables, and how many times
+    /// in a row that happened.
+    package private(set) var recheck: (at: UInt64?, count: Int) = (nil, 0)
+    /// Socket errors in a row, and until when the reader leaves the socket alone.
+    private var failures = 0
+    package private(set) var pauseEnd: UInt64?
+    /// The last path handed out, `nil` before the first.
+    package private(set) var lastDelivered: NetworkPath?
+
+    /// How long an awaited reply may take before it is taken as lost (a failed send, a
+    /// dropped reply) and everything is dumped afresh.
+    package static let stallTimeout: UInt64 = 1_000_000_000
+    /// Looked up this long after a route's expiry: the kernel's clock ticks are coarser
+    /// than the lifetime it reports (1/100 s).
+    package static let expiryMargin: UInt64 = 20_000_000
+    package static let maximumExpiryRetries = 50
+    /// The first wait before asking again after answers that contradict the tables
+    /// (doubling), and how many times; then the answer is believed. The kernel finishes the
+    /// change it announced within microseconds unless its thread was preempted.
+    package static let recheckDelay: UInt64 = 1_000_000
+    package static let maximumRechecks = 7
+    /// The first wait before asking again for an optional dump that failed, doubling to at
+    /// most ``maximumDumpRetry``.
+    package static let firstDumpRetry: UInt64 = 100_000_000
+    package static let maximumDumpRetry: UInt64 = 5_000_000_000
+
+    /// The wait before asking again for an optional dump that failed `failures` times in a
+    /// row: 0.1 s, doubling, at most 5 s.
+    package static func dumpRetryDelay(afterFailures failures: Int) -> UInt64 {
+        guard failures > 0 else { return 0 }
+        return min(firstDumpRetry << UInt64(min(failures - 1, 16)), maximumDumpRetry)
+    }
+
+    package init(filter: InterfaceFilter = .none, classify: @escaping (LinkMessage) -> NetworkInterface.InterfaceType) {
+        self.filter = filter
+        self.classify = classify
+    }
+
+    /// Whether the state is complete (no dump in progress).
+    package var isSettled: Bool { dumping == nil }
+
+    /// Whether the tables are complete and every question answered: ``path()`` is current.
+    package var isAnswered: Bool { isSettled && questions.isEmpty && pendingLookups.isEmpty && !state.answerStale }
+
+    /// Whether a reply from the kernel is awaited (a dump, or lookups).
+    package var isAwaitingReply: Bool { dumping != nil || !pendingLookups.isEmpty }
+
+    /// Whether anything that can change the path changed since the last call; clears it.
+    package mutating func takeChanges() -> Bool {
+        defer { state.changed = false }
+        return state.changed
+    }
+
+    /// The path from the last complete answers.
+    package func path() -> NetworkPath {
+        decision.path()
+    }
+
+    private var decision: PathDecision {
+        PathDecision(state: state, answers: answers, filter: filter, uid: uid)
+    }
+
+    /// When to ask again because a route the answers came from expires, if one does.
+    package func nextExpiry() -> UInt64? {
+        decision.earliestExpiry()
+    }
+
+    // MARK: - Steps
+
+    /// Starts the first synchronisation: the tables are dumped, then the kernel asked.
+    package mutating func begin() {
+        overrun()
+    }
+
+    /// The kernel dropped events (`ENOBUFS`): everything is dumped again (after the dump in
+    /// progress, if one is: the kernel runs one at a time).
+    package mutating func overrun() {
+        if let request = resynchronize() { outbox.append(NetlinkEngine.encode(request)) }
+    }
+
+    /// A read ended: at an empty queue, or at the batch limit with more queued (only after
+    /// an empty read can an awaited reply be missing rather than queued behind events).
+    package mutating func readEnded(emptied: Bool) {
+        queueEmptied = emptied
+    }
+
+    /// A socket error other than an overrun: resynchronise, as after an overrun; while it
+    /// persists, the reader pauses 1 ms doubling to about 1 s between turns, so a broken
+    /// socket cannot spin it.
+    package mutating func socketFailed(now: UInt64) {
+        failures += 1
+        if failures > 1 { pauseEnd = now + UInt64(1 << min(failures - 2, 10)) * 1_000_000 }
+        overrun()
+    }
+
+    /// An IPsec policy changed (no rtnetlink message says so): ask both families again.
+    package mutating func policiesChanged() {
+        state.answerStale = true
+    }
+
+    /// A turn went without a socket error.
+    package mutating func turnSucceeded() {
+        failures = 0
+        pauseEnd = nil
+    }
+
+    /// The verdict of a socket question that the last step named.
+    package mutating func answer(_ lookup: RouteLookup, _ verdict: SocketVerdict) {
+        guard questions.contains(lookup) else { return }
+        verdicts[lookup] = verdict
+    }
+
+    /// Takes the datagrams queued for sending (the reader sends them at once).
+    package mutating func takeRequests(now: UInt64) -> [[UInt8]] {
+        guard !outbox.isEmpty else { return [] }
+        lastSent = now
+        defer { outbox = [] }
+        return outbox
+    }
+
+    /// Applies the timing rules at `now` and moves the question protocol on.
+    ///
+    /// - Returns: What the reader must do now.
+    package mutating func step(now: UInt64) -> Actions {
+        self.now = now
+        var actions = Actions()
+        // A request still in the outbox has not been sent: it cannot have been lost.
+        if isAwaitingReply, outbox.isEmpty, queueEmptied, now >= lostReplyTime {
+            // Waiting for a reply that did not come: ask for everything again.
+            outbox.append(NetlinkEngine.encode(restart()))
+        }
+        if dumping == nil, let dump = dueOptionalDump(now: now) {
+            dumpingAlone = true
+            outbox.append(NetlinkEngine.encode(request(dump)))
+        }
+        if let at = recheck.at, now >= at {
+            recheck.at = nil
+            state.answerStale = true
+        }
+        // At the deadline plus the margin, not before: a turn that a message brings in the
+        // last tick of a lifetime would ask while the route still counts. Counted only on a
+        // step that can ask (tables complete, nothing awaited).
+        if let deadline = expiry.deadline, isAnswered, now >= deadline &+ NetlinkEngine.expiryMargin {
+            expiry.retries += 1
+            if expiry.retries < NetlinkEngine.maximumExpiryRetries {
+                expiryPassed()
+            } else {
+                // Still used long past its end by our clock: stop asking about it.
+                forgetExpiries(through: deadline)
+                expiry = (nextExpiry(), 0)
+            }
+        }
+        if isSettled && pendingLookups.isEmpty {
+            if !questions.isEmpty {
+                if questions.allSatisfy({ verdicts[$0] != nil }) { sendLookups() } else { actions.questions = questions }
+            } else if state.answerStale {
+                startRound()
+                actions.questions = questions
+            }
+        }
+        if isAnswered, takeChanges() {
+            let consistent = decision.isConsistent()
+            if !consistent && recheck.count < NetlinkEngine.maximumRechecks {
+                recheck.at = now + NetlinkEngine.recheckDelay << UInt64(recheck.count)
+                recheck.count += 1
+            } else {
+                if consistent { recheck = (nil, 0) }
+                let deadline = nextExpiry()
+                if deadline != expiry.deadline { expiry.retries = 0 }
+                expiry.deadline = deadline
+                let path = path()
+                if path != lastDelivered {
+                    lastDelivered = path
+                    actions.path = path
+                }
+            }
+        }
+        actions.requests = takeRequests(now: now)
+        return actions
+    }
+
+    /// When the reader must step without a message (monotonic nanoseconds), or `nil` to wait
+    /// for one: while a reply is awaited, the moment it is taken as lost; else the next
+    /// expiry plus its margin; a recheck of contradicting answers; the end of a pause.
+    package func wakeTime(now: UInt64) -> UInt64? {
+        var wake: UInt64?
+        if isAwaitingReply {
+            // While a reply is awaited, its arrival brings the next step; an expiry waits.
+            wake = max(lostReplyTime, now + 1_000_000)
+        } else if isAnswered, let deadline = expiry.deadline {
+            wake = max(deadline &+ NetlinkEngine.expiryMargin, now + 1_000_000)
+        }
+        if let at = recheck.at { wake = min(wake ?? at, at) }
+        if dumping == nil, let at = optionalDumps.values.compactMap(\.retryAt).min() { wake = min(wake ?? at, max(at, now)) }
+        if let pauseEnd, pauseEnd > now { wake = min(wake ?? pauseEnd, pauseEnd) }
+        return wake
+    }
+
+    /// When an awaited reply is taken as lost: a ``stallTimeout`` after the last request or
+    /// reply.
+    package var lostReplyTime: UInt64 {
+        max(lastSent, lastReplyAt) + NetlinkEngine.stallTimeout
+    }
+
+    /// The optional dump to ask for again alone at `now`, if one is due.
+    private func dueOptionalDump(now: UInt64) -> Dump? {
+        [Dump.rules, .nexthops].first { dump in optionalDumps[dump]?.retryAt.map { now >= $0 } ?? false }
+    }
+
+    /// Starts a round of socket questions for the families whose answer may have changed.
+    private mutating func startRound() {
+        let stale = state.staleFamilies
+        state.staleFamilies = 0
+        lookupRounds += 1
+        // The other family's answers still hold.
+        collecting = answers.filter { KernelState.familyBit($0.key.family) & stale == 0 }
+        questions = PathDecision.lookups(for: state, filter: filter).filter { KernelState.familyBit($0.family) & stale != 0 }
+        verdicts = [:]
+        replies = [:]
+    }
+
+    /// Every verdict is in: one datagram of route lookups for the sockets that connected
+    /// (from their source; for IPv6 also without one, which decides when it succeeds), and
+    /// the table entries when an expiry passed.
+    private mutating func sendLookups() {
+        var lookups: [(sequence: UInt32, lookup: RouteLookup, kind: LookupKind, source: IPAddress?)] = []
+        func add(_ lookup: RouteLookup, _ kind: LookupKind, _ source: IPAddress?) {
+            let sequence = nextSequence()
+            pendingLookups[sequence] = PendingLookup(lookup: lookup, kind: kind)
+            lookups.append((sequence, lookup, kind, source))
+        }
+        let refresh = refreshLifetimes
+        refreshLifetimes = false
+        for lookup in questions {
+            switch verdicts[lookup] {
+            case .connected(let source)?:
+                if lookup.family == IPAddress.inet6 { add(lookup, .sourceless, nil) }
+                add(lookup, .fromSource, source)
+                if refresh && lookup.family == IPAddress.inet6 {
+                    // Each IPv6 question again for the table entry that answers it, bound as
+                    // it is (a filtered monitor's answers may come from routes an unbound one
+                    // never uses).
+                    add(RouteLookup(family: lookup.family, interfaceIndex: lookup.interfaceIndex, tableEntry: true), .tableEntry, nil)
+                }
+            case .refused(Errno.addressNotAvailable)?:
+                // No source (IPv6 off, or only tentative addresses): whether a route exists
+                // at all decides between noAddress and noDefaultRoute.
+                add(lookup, .sourceless, nil)
+            case .refused(let code)?:
+                collecting[lookup] = .refused(errno: code)
+            case nil:
+                break
+            }
+        }
+        if lookups.isEmpty {
+            finishRound()
+        } else {
+            outbox.append(NetlinkEngine.encode(lookups: lookups.map { ($0.sequence, $0.lookup, $0.kind == .tableEntry, $0.source) }))
+        }
+    }
+
+    /// Every reply is in: each question's answer is where the socket's packets go.
+    private mutating func finishRound() {
+        for lookup in questions {
+            let sourceless = replies[PendingLookup(lookup: lookup, kind: .sourceless)]
+            guard case .connected(let source)? = verdicts[lookup] else {
+                // A socket with no source: a route without one is noAddress; no route, noRoute.
+                if case .route(var route)? = sourceless {
+                    route.source = nil
+                    collecting[lookup] = .route(route)
+                } else if let sourceless {
+                    collecting[lookup] = sourceless
+                }
+                continue
+            }
+            let fromSource = replies[PendingLookup(lookup: lookup, kind: .fromSource)]
+            // A connected IPv6 socket keeps the route of its source-less lookup when that one
+            // succeeds; IPv4 looks again from the source it picked.
+            var chosen = fromSource
+            if case .route(let route)? = sourceless, route.type == Netlink.RouteType.unicast { chosen = sourceless }
+            if case .route(var route)? = chosen {
+                if !source.isUnspecified { route.source = source }
+                collecting[lookup] = .route(route)
+            } else if let chosen {
+                collecting[lookup] = chosen
+            }
+        }
+        questions = []
+        verdicts = [:]
+        replies = [:]
+        answers = collecting
+        state.changed = true
+    }
+
+    /// Forgets questions and lookups whose answers did not come and marks the answer
+    /// stale, so the next round asks again.
+    package mutating func abandonLookups() {
+        pendingLookups.removeAll()
+        questions = []
+        verdicts = [:]
+        state.answerStale = true
+    }
+
+    /// The kernel went on using routes past the lifetimes that end by `deadline`: stop
+    /// counting on them (see ``KernelState/forgetExpiries(through:)``).
+    package mutating func forgetExpiries(through deadline: UInt64) {
+        state.forgetExpiries(through: deadline)
+    }
+
+    /// An expiry passed: ask the kernel again, and for the lifetimes now in force.
+    package mutating func expiryPassed() {
+        refreshLifetimes = true
+        state.answerStale = true
+    }
+
+    private mutating func handleReply(_ pending: PendingLookup, _ message: NetlinkMessage) {
+        switch message {
+        case .newRoute(let route) where pending.kind == .tableEntry:
+            // The table entry itself, with the lifetime in force now: not a change.
+            state.refreshLifetime(route, now: now)
+        case .newRoute(let route):
+            replies[pending] = .route(route)
+        case .error(let code) where code < 0:
+            if pending.kind != .tableEntry { replies[pending] = .refused(errno: Errno(-code)) }
+        default:
+            break
+        }
+        if pendingLookups.isEmpty { finishRound() }
+    }
+
+    /// Sets whether the resolver configuration names a server.
+    package mutating func setHasDNSServer(_ value: Bool) {
+        state.hasDNSServer = value
+    }
+
+    /// Throws the state away and starts a full dump, or, while a dump is still running
+    /// (the kernel allows one at a time), marks it to start over when that one ends.
+    ///
+    /// - Returns: The request to send now, if any.
+    package mutating func resynchronize() -> Request? {
+        if dumping != nil {
+            resyncPending = true
+            return nil
+        }
+        return startDump()
+    }
+
+    /// Abandons a dump or lookups whose answers never came (the request did not reach the
+    /// kernel, or its reply was dropped) and starts a full dump afresh.
+    package mutating func restart() -> Request {
+        dumping = nil
+        return startDump()
+    }
+
+    private mutating func startDump() -> Request {
+        if lastSequence != 0 { resyncCount += 1 }
+        resyncPending = false
+        dumpInterrupted = false
+        dumpingAlone = false
+        state.removeAll()
+        // Answers to lookups asked before are about tables that no longer exist.
+        pendingLookups.removeAll()
+        questions = []
+        verdicts = [:]
+        replies = [:]
+        return request(.links)
+    }
+
+    private mutating func nextSequence() -> UInt32 {
+        lastSequence &+= 1
+        // 0 is the kernel's sequence for events; UInt32.max marks the reader's wake-ups.
+        if lastSequence == 0 || lastSequence == UInt32.max { lastSequence = 1 }
+        return lastSequence
+    }
+
+    private mutating func request(_ dump: Dump) -> Request {
+        dumping = dump
+        dumpSequence = nextSequence()
+        return Request(dump: dump, sequence: dumpSequence)
+    }
+
+    /// Applies one message; a dump's next request goes to the datagrams to send.
+    package mutating func handle(_ envelope: NetlinkEnvelope) {
+        if let request = apply(envelope) { outbox.append(NetlinkEngine.encode(request)) }
+    }
+
+    private mutating func apply(_ envelope: NetlinkEnvelope) -> Request? {
+        let isOurs = envelope.port == port && envelope.sequence != 0
+        if isOurs, let pending = pendingLookups.removeValue(forKey: envelope.sequence) {
+            lastReplyAt = now
+            handleReply(pending, envelope.message)
+            return nil
+        }
+        let isDumpReply = isOurs && dumping != nil && envelope.sequence == dumpSequence
+        if isDumpReply { lastReplyAt = now }
+        if isDumpReply && envelope.flags & Netlink.HeaderFlag.dumpInterrupted != 0 {
+            dumpInterrupted = true
+        }
+        // A late answer to a lookup of tables since thrown away is not an event.
+        if isOurs && !isDumpReply { return nil }
+        switch envelope.message {
+        case .newLink(let link):
+            guard link.family != Netlink.familyBridge else { return nil }  // bridge-port news, not a link
+            updateLink(link)
+        case .deleteLink(let link):
+            guard link.family != Netlink.familyBridge else { return nil }
+            state.removeLink(index: link.index)
+        case .newAddress(let address):
+            state.addAddress(address)
+        case .deleteAddress(let address):
+            state.removeAddress(address)
+        case .newRoute(let route):
+            state.addRoute(route, replace: envelope.flags & Netlink.HeaderFlag.replace != 0 && !isDumpReply, now: now)
+        case .deleteRoute(let route):
+            state.removeRoute(route)
+        case .newRule(let rule):
+            state.updateRule(rule, removed: false)
+        case .deleteRule(let rule):
+            state.updateRule(rule, removed: true)
+        case .newNexthop(let nexthop):
+            state.addNexthop(nexthop)
+        case .deleteNexthop(let nexthop):
+            state.removeNexthop(id: nexthop.id)
+        case .netconf(let family):
+            // A forwarding setting such as `ignore_routes_with_linkdown` changes the kernel's
+            // choice without a route message.
+            if family == IPAddress.inet || family == IPAddress.inet6 { state.markStale(family: family) }
+        case .done:
+            return isDumpReply ? finishDump(refusedWith: nil) : nil
+        case .error(let code):
+            guard isDumpReply, code != 0 else { return nil }  // 0: an ACK
+            guard let dump = dumping, dump.isOptional else { return finishDump(refusedWith: nil, failed: true) }
+            return finishDump(refusedWith: Errno(-code))
+        case .other:
+            break
+        }
+        return nil
+    }
+
+    /// A link appeared or changed: its facts, its type named again only when what names it changed.
+    private mutating func updateLink(_ link: LinkMessage) {
+        let previous = state.links[link.index]
+        var updated = LinkState(
+            index: link.index,
+            name: link.name ?? previous?.name ?? "if\(link.index)",
+            hardwareType: link.hardwareType,
+            flags: link.flags,
+            operationalState: link.operationalState ?? previous?.operationalState ?? Netlink.Link.operUnknown,
+            kind: link.kind ?? previous?.kind,
+            type: .other,
+            group: link.group ?? previous?.group ?? 0
+        )
+        if let previous, previous.name == updated.name, previous.kind == updated.kind,
+           previous.hardwareType == updated.hardwareType {
+            updated.type = previous.type
+        } else {
+            updated.type = classify(link)
+        }
+        state.updateLink(updated)
+    }
+
+    /// A dump ended: with `DONE`, or refused with an errno (an optional dump), or `failed`
+    /// (a required one refused: everything is dumped afresh).
+    private mutating func finishDump(refusedWith refusal: Errno?, failed: Bool = false) -> Request? {
+        guard let current = dumping else { return nil }
+        if failed || dumpInterrupted || resyncPending {
+            dumping = nil
+            return startDump()
+        }
+        if let refusal {
+            optionalDumpRefused(current, refusal)
+        } else if current.isOptional {
+            optionalDumps[current] = nil
+            if current == .rules { state.rulesKnown = true }
+        }
+        if dumpingAlone {
+            // Asked again alone: its objects came as they would in a synchronisation.
+            dumpingAlone = false
+            dumping = nil
+            if refusal == nil { state.answerStale = true }
+            return nil
+        }
+        var next = current.next
+        while let skipped = next, optionalDumps[skipped]?.unsupported == true { next = skipped.next }
+        if let next { return request(next) }
+        dumping = nil
+        // Complete: the lifetimes known before it are in the tables again, or gone.
+        state.formerExpiries = [:]
+        return nil
+    }
+
+    /// An optional dump was refused: for good with `EOPNOTSUPP`, else asked again later.
+    private mutating func optionalDumpRefused(_ dump: Dump, _ error: Errno) {
+        var record = optionalDumps[dump] ?? OptionalDump()
+        if error == .notSupported {
+            record.unsupported = true
+            record.retryAt = nil
+        } else {
+            record.failures += 1
+            record.retryAt = now + NetlinkEngine.dumpRetryDelay(afterFailures: record.failures)
+        }
+        optionalDumps[dump] = record
+    }
+
+    /// The bytes of `request`: a netlink header and the family-neutral body of its type.
+    package static func encode(_ request: Request) -> [UInt8] {
+        // ifinfomsg is 16 bytes, ifaddrmsg 8, rtmsg and fib_rule_hdr 12, nhmsg 8; all zero
+        // means AF_UNSPEC, no filter.
+        let bodyLength = switch request.dump {
+        case .links: 16
+        case .addresses, .nexthops: 8
+        case .routes, .rules: 12
+        }
+        let length = UInt32(NetlinkParser.headerLength + bodyLength)
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(Int(length))
+        func append<T: FixedWidthInteger>(_ value: T) {
+            withUnsafeBytes(of: value) { bytes.append(contentsOf: $0) }
+        }
+        append(length)
+        append(request.dump.messageType)
+        append(Netlink.HeaderFlag.request | Netlink.HeaderFlag.dump)
+        append(request.sequence)
+        append(UInt32(0))  // port id: the kernel fills it in
+        bytes.append(contentsOf: repeatElement(0, count: bodyLength))
+        return bytes
+    }
+
+    /// The bytes of route lookups, all in one datagram (the kernel answers each in turn):
+    /// `RTM_GETROUTE` with an `rtmsg` for the family's Internet destination, `RTA_DST`, the
+    /// socket's flow (`RTA_IP_PROTO` UDP, `RTA_DPORT` 53), `RTA_SRC` from the source the socket
+    /// picked, and `RTA_OIF` when bound. The answer names the table it came from
+    /// (`RTM_F_LOOKUP_TABLE`).
+    package static func encode(lookups: [(sequence: UInt32, lookup: RouteLookup, tableEntry: Bool, source: IPAddress?)]) -> [UInt8] {
+        var bytes: [UInt8] = []
+        func append<T: FixedWidthInteger>(_ value: T) {
+            withUnsafeBytes(of: value) { bytes.append(contentsOf: $0) }
+        }
+        for (sequence, lookup, tableEntry, source) in lookups {
+            let destination = Netlink.internetDestination(family: lookup.family)
+            let addressLength = lookup.family == IPAddress.inet ? 4 : 16
+            let source = source.flatMap { $0.family == lookup.family && !$0.isUnspecified ? $0 : nil }
+            let length = NetlinkParser.headerLength + 12 + 4 + addressLength + 8 + 8
+                + (source == nil ? 0 : 4 + addressLength) + (lookup.interfaceIndex == nil ? 0 : 8)
+            append(UInt32(length))
+            append(Netlink.MessageType.getRoute)
+            append(Netlink.HeaderFlag.request)
+            append(sequence)
+            append(UInt32(0))
+            // struct rtmsg: family, dst_len, src_len, tos, table, protocol, scope, type, flags.
+            bytes.append(contentsOf: [lookup.family, UInt8(addressLength * 8), source == nil ? 0 : UInt8(addressLength * 8), 0, 0, 0, 0, 0])
+            append(Netlink.RouteFlag.lookupTable | (tableEntry ? Netlink.RouteFlag.fibMatch : 0))
+            append(UInt16(4 + addressLength))
+            append(Netlink.RouteAttribute.destination)
+            bytes.append(contentsOf: destination.bytes)
+            if let source {
+                append(UInt16(4 + addressLength))
+                append(Netlink.RouteAttribute.sourcePrefix)
+                bytes.append(contentsOf: source.bytes)
+            }
+            append(UInt16(5))
+            append(Netlink.RouteAttribute.ipProtocol)
+            bytes.append(contentsOf: [Netlink.udpProtocol, 0, 0, 0])
+            append(UInt16(6))
+            append(Netlink.RouteAttribute.destinationPort)
+            append(Netlink.questionPort.bigEndian)
+            bytes.append(contentsOf: [0, 0])
+            if let index = lookup.interfaceIndex {
+                append(UInt16(8))
+                append(Netlink.RouteAttribute.outputInterface)
+                append(index)
+            }
+        }
+        return bytes
+    }
+}

@@ -1,0 +1,269 @@
+/// How to check that the Internet really answers (SPEC §3): HTTP endpoints with their
+/// expected answers, a time bound, and a response-size bound.
+///
+/// ```swift
+/// let monitor = PathMonitor(connectivityCheck: .default)   // every path gets `connectivity`
+/// let result = await ConnectivityCheck.default.run()       // or one check now
+/// ```
+public struct ConnectivityCheck: Hashable, Sendable {
+    /// What an endpoint must answer for the Internet to count as reachable.
+    public struct Expectation: Hashable, Sendable {
+        /// The expected HTTP status; `nil` means 204, or 200 with an empty body.
+        public var status: Int?
+        /// Text the body must start with.
+        public var bodyPrefix: String?
+        /// A header the response must carry, with this value (names compare without case).
+        public var header: Header?
+
+        /// A response header and its value.
+        public struct Header: Hashable, Sendable {
+            /// The header name, such as `X-NetworkManager-Status`.
+            public var name: String
+            /// The value, such as `online`.
+            public var value: String
+            /// Creates a header expectation.
+            public init(name: String, value: String) {
+                self.name = name
+                self.value = value
+            }
+        }
+
+        /// Creates an expectation; all given parts must hold.
+        public init(status: Int? = nil, bodyPrefix: String? = nil, header: Header? = nil) {
+            self.status = status
+            self.bodyPrefix = bodyPrefix
+            self.header = header
+        }
+
+        /// Status 204, or status 200 with an empty body (Google's and Android's rule).
+        public static let noContent = Expectation()
+    }
+
+    /// One check endpoint: a plain `http://` URL and its expectation.
+    public struct Endpoint: Hashable, Sendable {
+        /// The URL, as given.
+        public let url: String
+        /// What it must answer.
+        public var expectation: Expectation
+        package let target: HTTPTarget
+
+        /// Creates an endpoint.
+        ///
+        /// - Parameters:
+        ///   - url: An `http://host[:port][/path]` URL; the host may be a name, an IPv4
+        ///     address or a bracketed IPv6 address.
+        ///   - expectation: What it must answer (204 or an empty 200 by default).
+        /// - Throws: ``NetPathError`` (`invalidInput`) naming the URL and what is wrong.
+        public init(_ url: String, expecting expectation: Expectation = .noContent) throws {
+            self.url = url
+            self.expectation = expectation
+            target = try HTTPTarget(url)
+            if let status = expectation.status, !(100...599).contains(status) {
+                throw NetPathError(.invalidInput, "invalid expected HTTP status \(status) for '\(url)'")
+            }
+        }
+
+        private init(known url: String, expectation: Expectation) {
+            self.url = url
+            self.expectation = expectation
+            // Only for the constant default URLs: a typo there is a programmer error.
+        target = try! HTTPTarget(url)
+        }
+
+        package static func known(_ url: String, _ expectation: Expectation) -> Endpoint {
+            Endpoint(known: url, expectation: expectation)
+        }
+    }
+
+    /// The endpoints, all tried at once; the first that passes makes the result `full`.
+    public let endpoints: [Endpoint]
+    /// The bound on one check (5 s by default).
+    public let timeout: Duration
+    /// The bound on name resolution, within ``timeout`` (3 s by default, or ``timeout``
+    /// when that is shorter).
+    public let resolutionTimeout: Duration
+    /// The most bytes read from one response (64 KiB by default).
+    public let maximumResponseSize: Int
+    /// While the result is `full`, check again after this long; `nil` (the default) sends
+    /// nothing while the Internet stays up.
+    public let interval: Duration?
+
+    /// Whether a monitor runs this check on an ultra-constrained path (a satellite link:
+    /// ``NetworkPath/isUltraConstrained``). `false` by default, as an app on iOS 26 must opt
+    /// in with `allowUltraConstrainedPaths`: the path's ``NetworkPath/connectivity`` then
+    /// stays `unknown`. (On Apple platforms the check's own connections do not set Apple's
+    /// parameter; the system may still keep them off such a path.)
+    public let allowsUltraConstrainedPaths: Bool
+
+    /// The longest a check may take: five minutes.
+    public static let maximumTimeout: Duration = .seconds(300)
+    /// The bounds of ``maximumResponseSize``: 1 KiB to 16 MiB.
+    public static let responseSizeRange = 1024...(16 * 1024 * 1024)
+
+    /// Creates a check.
+    ///
+    /// ```swift
+    /// let check = try ConnectivityCheck(
+    ///     endpoints: [try .init("http://status.example.com/health", expecting: .init(status: 200, bodyPrefix: "ok"))],
+    ///     timeout: .seconds(3)
+    /// )
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - endpoints: The endpoints (at least one); the defaults of several operators when
+    ///     omitted.
+    ///   - timeout: How long one check may take: more than zero, at most five minutes.
+    ///   - resolutionTimeout: How long name resolution may take: more than zero, at most
+    ///     `timeout`; `nil` for 3 s or `timeout` when that is shorter.
+    ///   - maximumResponseSize: Bytes read from a response at most (1 KiB to 16 MiB).
+    ///   - interval: Time between checks while `full` (more than zero), or `nil` for none.
+    ///   - allowsUltraConstrainedPaths: Run on ultra-constrained paths too (see
+    ///     ``allowsUltraConstrainedPaths``).
+    /// - Throws: ``NetPathError`` with code `.invalidInput` naming the value out of range.
+    public init(
+        endpoints: [Endpoint] = ConnectivityCheck.defaultEndpoints,
+        timeout: Duration = .seconds(5),
+        resolutionTimeout: Duration? = nil,
+        maximumResponseSize: Int = 64 * 1024,
+        interval: Duration? = nil,
+        allowsUltraConstrainedPaths: Bool = false
+    ) throws {
+        func invalid(_ message: String) -> NetPathError { NetPathError(.invalidInput, message) }
+        guard !endpoints.isEmpty else { throw invalid("a connectivity check needs at least one endpoint") }
+        guard timeout > .zero, timeout <= ConnectivityCheck.maximumTimeout else {
+            throw invalid("timeout \(timeout) is out of range (more than 0 s, at most 300 s)")
+        }
+        let resolution = resolutionTimeout ?? min(.seconds(3), timeout)
+        guard resolution > .zero, resolution <= timeout else {
+            throw invalid("resolution timeout \(resolution) is out of range (more than 0 s, at most the timeout, \(timeout))")
+        }
+        guard ConnectivityCheck.responseSizeRange.contains(maximumResponseSize) else {
+            throw invalid("maximum response size \(maximumResponseSize) is out of range (1024 to 16777216 bytes)")
+        }
+        if let interval, interval <= .zero { throw invalid("interval \(interval) is out of range (more than 0 s)") }
+        self.endpoints = endpoints
+        self.timeout = timeout
+        self.resolutionTimeout = resolution
+        self.maximumResponseSize = maximumResponseSize
+        self.interval = interval
+        self.allowsUltraConstrainedPaths = allowsUltraConstrainedPaths
+    }
+
+    /// The default endpoints with default bounds: valid by construction.
+    private init() {
+        endpoints = ConnectivityCheck.defaultEndpoints
+        timeout = .seconds(5)
+        resolutionTimeout = .seconds(3)
+        maximumResponseSize = 64 * 1024
+        interval = nil
+        allowsUltraConstrainedPaths = false
+    }
+
+    /// ``timeout`` in seconds, for the probes' clocks.
+    package var timeoutSeconds: Double { timeout.seconds }
+    /// ``resolutionTimeout`` in seconds.
+    package var resolutionTimeoutSeconds: Double { resolutionTimeout.seconds }
+
+    /// The default check: five operators' public endpoints, so one blocked operator does
+    /// not make the answer wrong.
+    public static let `default` = ConnectivityCheck()
+
+    /// Google (Android), GNOME (NetworkManager), Mozilla (Firefox), Microsoft (Windows NCSI)
+    /// and Apple, each with the answer it really gives.
+    public static let defaultEndpoints: [Endpoint] = [
+        .known("http://connectivitycheck.gstatic.com/generate_204", .noContent),
+        .known("http://nmcheck.gnome.org/check_network_status.txt",
+               Expectation(status: 200, header: .init(name: "X-NetworkManager-Status", value: "online"))),
+        .known("http://detectportal.firefox.com/success.txt", Expectation(status: 200, bodyPrefix: "success")),
+        .known("http://www.msftconnecttest.com/connecttest.txt", Expectation(status: 200, bodyPrefix: "Microsoft Connect Test")),
+        .known("http://captive.apple.com/hotspot-detect.html", Expectation(status: 200, bodyPrefix: "<HTML><HEAD><TITLE>Success</TITLE>")),
+    ]
+}
+
+/// A parsed `http://` URL.
+package struct HTTPTarget: Hashable, Sendable {
+    package var host: String
+    /// The host as an address, when it is one.
+    package var address: IPAddress?
+    package var port: UInt16
+    /// Path and query, starting with `/`.
+    package var path: String
+
+    /// `Host:` header value.
+    package var hostHeader: String {
+        let bracketed = address?.family == IPAddress.inet6 ? "[\(host)]" : host
+        return port == 80 ? bracketed : "\(bracketed):\(port)"
+    }
+
+    /// The check's request, the same for both backends: a plain GET that asks caches and
+    /// proxies for a fresh answer and closes the connection after it.
+    package var request: [UInt8] {
+        Array(("GET \(path) HTTP/1.1\r\nHost: \(hostHeader)\r\n"
+            + "User-Agent: NetPath/0.1 (connectivity check)\r\nAccept: */*\r\nCache-Control: no-cache\r\nConnection: close\r\n\r\n").utf8)
+    }
+
+    package init(_ url: String) throws {
+        func invalid(_ reason: String) -> NetPathError {
+            NetPathError(.invalidInput, "invalid URL '\(url)': \(reason)")
+        }
+        guard url.utf8.count <= 2048 else { throw invalid("longer than 2048 bytes") }
+        guard !url.utf8.contains(where: { $0 <= 0x20 || $0 == 0x7F }) else { throw invalid("it contains spaces or control characters") }
+        let lower = url.lowercased()
+        if lower.hasPrefix("https://") {
+            throw invalid("only http:// is supported (a captive portal can only answer plain HTTP)")
+        }
+        guard lower.hasPrefix("http://") else { throw invalid("it must start with http://") }
+        let rest = url.dropFirst(7)
+        let authorityEnd = rest.firstIndex(where: { $0 == "/" || $0 == "?" || $0 == "#" }) ?? rest.endIndex
+        let authority = rest[..<authorityEnd]
+        var path = String(rest[authorityEnd...])
+        if let fragment = path.firstIndex(of: "#") { path = String(path[..<fragment]) }
+        if path.isEmpty || path.hasPrefix("?") { path = "/" + path }
+        guard !authority.contains("@") else { throw invalid("user information is not supported") }
+        var hostPart = authority
+        var portText: Substring?
+        if authority.hasPrefix("[") {
+            guard let close = authority.firstIndex(of: "]") else { throw invalid("unclosed [") }
+            hostPart = authority[authority.index(after: authority.startIndex)..<close]
+            let after = authority[authority.index(after: close)...]
+            if !after.isEmpty {
+                guard after.hasPrefix(":") else { throw invalid("unexpected text after ]") }
+                portText = after.dropFirst()
+            }
+            guard let address = IPAddress(String(hostPart)), address.family == IPAddress.inet6 else {
+                throw invalid("'\(hostPart)' is not an IPv6 address")
+            }
+            self.address = address
+        } else {
+            if let colon = authority.lastIndex(of: ":") {
+                hostPart = authority[..<colon]
+                portText = authority[authority.index(after: colon)...]
+            }
+            address = IPAddress(String(hostPart))
+            if address == nil {
+                let labels = hostPart.split(separator: ".", omittingEmptySubsequences: false)
+                let valid = !hostPart.isEmpty && hostPart.utf8.count <= 253 && labels.allSatisfy { label in
+                    !label.isEmpty && label.utf8.count <= 63
+                        && label.utf8.allSatisfy { ($0 >= 0x30 && $0 <= 0x39) || ($0 | 0x20 >= 0x61 && $0 | 0x20 <= 0x7A) || $0 == 0x2D || $0 == 0x5F }
+                }
+                guard valid else { throw invalid("'\(hostPart)' is not a host name") }
+            }
+        }
+        host = String(hostPart).lowercased()
+        if let portText {
+            guard let port = UInt16(portText), port > 0 else { throw invalid("'\(portText)' is not a port") }
+            self.port = port
+        } else {
+            port = 80
+        }
+        self.path = path
+    }
+}
+
+extension Duration {
+    /// The duration in seconds, as a `Double`.
+    package var seconds: Double {
+        let (whole, attoseconds) = components
+        return Double(whole) + Double(attoseconds) / 1e18
+    }
+}

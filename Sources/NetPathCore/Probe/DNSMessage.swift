@@ -1,0 +1,74 @@
+/// A DNS query and the parts of an answer the connectivity check needs (RFC 1035): the
+/// check resolves names itself, over UDP from sockets bound to the path's interface and
+/// made in the monitored namespace, with its own timeout. Pure and bounds-checked.
+package enum DNSMessage {
+    package static let typeA: UInt16 = 1
+    package static let typeAAAA: UInt16 = 28
+
+    package enum Answer: Equatable {
+        /// The addresses of the answer section (CNAME chains are followed by the server).
+        case addresses([IPAddress])
+        /// The name does not exist (NXDOMAIN) or has no address of the type.
+        case noAddress(rcode: UInt8)
+        /// Not an answer to this query, or malformed.
+        case invalid
+    }
+
+    /// A recursive query for `name`'s records of `type`; `nil` for a name DNS cannot carry.
+    package static func query(id: UInt16, name: String, type: UInt16) -> [UInt8]? {
+        var bytes: [UInt8] = [UInt8(id >> 8), UInt8(id & 0xFF), 0x01, 0x00, 0, 1, 0, 0, 0, 0, 0, 0]
+        let trimmed = name.hasSuffix(".") ? String(name.dropLast()) : name
+        guard !trimmed.isEmpty, trimmed.utf8.count <= 253 else { return nil }
+        for label in trimmed.split(separator: ".", omittingEmptySubsequences: false) {
+            let utf8 = Array(label.utf8)
+            guard !utf8.isEmpty, utf8.count <= 63 else { return nil }
+            bytes.append(UInt8(utf8.count))
+            bytes.append(contentsOf: utf8)
+        }
+        bytes += [0, UInt8(type >> 8), UInt8(type & 0xFF), 0, 1]
+        return bytes
+    }
+
+    /// Reads an answer to the query with `id` for records of `type`.
+    package static func parse(_ bytes: [UInt8], id: UInt16, type: UInt16) -> Answer {
+        guard bytes.count >= 12 else { return .invalid }
+        func u16(_ at: Int) -> UInt16? {
+            at + 1 < bytes.count ? UInt16(bytes[at]) << 8 | UInt16(bytes[at + 1]) : nil
+        }
+        guard u16(0) == id, bytes[2] & 0x80 != 0 else { return .invalid }  // QR: a response
+        let rcode = bytes[3] & 0x0F
+        guard let questions = u16(4), let answers = u16(6) else { return .invalid }
+        var offset = 12
+        /// Skips a possibly compressed name; `nil` when it runs off the end.
+        func skipName(_ start: Int) -> Int? {
+            var at = start
+            while at < bytes.count {
+                let length = bytes[at]
+                if length == 0 { return at + 1 }
+                if length & 0xC0 == 0xC0 { return at + 2 <= bytes.count ? at + 2 : nil }
+                guard length & 0xC0 == 0 else { return nil }
+                at += 1 + Int(length)
+            }
+            return nil
+        }
+        for _ in 0..<questions {
+            guard let end = skipName(offset), end + 4 <= bytes.count else { return .invalid }
+            offset = end + 4
+        }
+        var addresses: [IPAddress] = []
+        for _ in 0..<answers {
+            guard let end = skipName(offset), end + 10 <= bytes.count,
+                  let recordType = u16(end), let length = u16(end + 8) else { return .invalid }
+            let data = end + 10
+            guard data + Int(length) <= bytes.count else { return .invalid }
+            if recordType == type {
+                let family = type == typeA ? IPAddress.inet : IPAddress.inet6
+                bytes[data..<(data + Int(length))].withUnsafeBytes { raw in
+                    if let address = IPAddress(family: family, bytes: raw) { addresses.append(address) }
+                }
+            }
+            offset = data + Int(length)
+        }
+        return addresses.isEmpty ? .noAddress(rcode: rcode) : .addresses(addresses)
+    }
+}

@@ -1,0 +1,542 @@
+#if os(Linux) || os(Android)
+/// The decisions of one connectivity check on Linux, apart from its I/O: events in, actions
+/// out (swift-async-algorithms' state machines). It names the DNS queries to send and the
+/// connections to open, reads the answers and responses it is given, and says when to wait
+/// and when the check is over. It makes no system call and reads no clock: every event
+/// comes with the time, so it is tested with fixtures and a hand-set clock.
+///
+/// The caller (``LinuxProbe``) carries out each action in order and reports the outcome of
+/// `openQuery`, `connect` and `send` at once, before the next action; after the events of a
+/// wait it calls ``next(now:)``, which ends in `wait` or `finish`.
+package struct ProbeStateMachine {
+    /// A DNS query to send over UDP to `server`, for the name of endpoint `endpoint`.
+    package struct Query: Equatable {
+        package var endpoint: Int
+        package var server: IPAddress
+        package var id: UInt16
+        package var type: UInt16
+        package var bytes: [UInt8]
+    }
+
+    /// What a descriptor is waited on for.
+    package enum Interest: Equatable {
+        case readable
+        /// A connection in progress: writable once it is made or has failed.
+        case writable
+    }
+
+    /// A descriptor to wait on.
+    package struct Watch: Equatable {
+        package var fd: Int32
+        package var interest: Interest
+    }
+
+    package enum Action: Equatable {
+        /// Open a UDP socket to the query's server and send the query; report ``Event/querySent(_:fd:)``.
+        case openQuery(Query)
+        /// Open a non-blocking TCP socket and start connecting; report ``Event/connectStarted(endpoint:address:_:)``.
+        case connect(endpoint: Int, address: IPAddress, port: UInt16)
+        /// Send the HTTP request; report ``Event/requestSent(fd:complete:)``.
+        case send(fd: Int32, request: [UInt8])
+        case close(fd: Int32)
+        /// Wait until `until` (or cancellation) for the descriptors, report what they have,
+        /// then call ``next(now:)``. Only ``next(now:)`` returns it.
+        case wait(until: Double, watching: [Watch])
+        /// The check is over. Every descriptor has been closed by the actions before it.
+        case finish(ConnectivityResult)
+    }
+
+    /// How a `connect` action went.
+    package enum ConnectStart: Equatable {
+        case started(fd: Int32)
+        case socketFailed(Errno)
+        case connectFailed(Errno)
+    }
+
+    package enum Event: Equatable {
+        /// The check begins: names are resolved, literal addresses connected to.
+        case started
+        /// An `openQuery` action's outcome: the socket that sent the query, or `nil`.
+        case querySent(Query, fd: Int32?)
+        /// A `connect` action's outcome.
+        case connectStarted(endpoint: Int, address: IPAddress, ConnectStart)
+        /// A `send` action's outcome: whether the whole request went out.
+        case requestSent(fd: Int32, complete: Bool)
+        /// A connection in progress ended: `nil` when it is made, else its error.
+        case connectFinished(fd: Int32, error: Errno?)
+        /// What a readable descriptor gave: bytes (none at end of stream), or the errno.
+        case received(fd: Int32, Result<[UInt8], Errno>)
+        /// The check must stop now.
+        case cancelled
+        /// The wait itself failed: the check ends with what it has, as at its deadline.
+        case waitFailed
+    }
+
+    /// How many of the resolver's servers are asked.
+    package static let serversAsked = 3
+
+    private enum Phase { case resolving, connecting, reading, done }
+
+    /// One endpoint's progress.
+    private struct Run {
+        package let endpoint: ConnectivityCheck.Endpoint
+        package let classifier: HTTPResponseClassifier
+        package var phase = Phase.resolving
+        package var resolved = false
+        package var addresses: [IPAddress] = []
+        /// Queries asked for and neither answered nor given up on.
+        package var pendingQueries = 0
+        /// `connect` actions whose outcome has not been reported yet.
+        package var opening = 0
+        package var connecting: [Int32] = []
+        /// The connection that won, once the request is sent.
+        package var active: Int32?
+        package var response: [UInt8] = []
+        package var verdict: HTTPResponseClassifier.Verdict?
+        package var error: ConnectivityFailure?
+        package var finishedAt: Double?
+        /// An IPv4 literal on an IPv6-only path, waiting for the NAT64 prefix.
+        package var awaitsPrefix = false
+        /// An address the name resolved to in a family the path does not route.
+        package var unroutable: IPAddress?
+    }
+
+    /// RFC 7050's discovery of the network's NAT64 prefix, on an IPv6-only path.
+    private enum Discovery: Equatable {
+        /// The path has IPv4 (or is not known): nothing to discover.
+        case notNeeded
+        /// Queries for `ipv4only.arpa` are out.
+        case asking
+        case found(NAT64Prefix)
+        /// No query revealed a prefix: the reason, for the endpoints that needed one.
+        case failed(String)
+    }
+
+    private enum Role {
+        case query(endpoint: Int, id: UInt16, type: UInt16)
+        /// An AAAA query for `ipv4only.arpa`.
+        case discovery(id: UInt16)
+        case connect(endpoint: Int, address: IPAddress)
+        case read(endpoint: Int)
+    }
+
+    private let check: ConnectivityCheck
+    private let servers: [IPAddress]
+    private let start: Double
+    private var runs: [Run]
+    /// Every open descriptor and what it is for.
+    private var roles: [Int32: Role] = [:]
+    private var nextQueryID: UInt16
+    private var cancelled = false
+    private var discovery: Discovery
+    /// Discovery queries sent and neither answered nor given up on.
+    private var pendingDiscoveries = 0
+    /// The families the path routes to the Internet: only those are asked for and
+    /// connected to (a socket bound to an interface without a route of its family takes
+    /// every address as on-link, and waits out the timeout instead of failing).
+    private let ipv4: Bool
+    private let ipv6: Bool
+
+    /// - Parameters:
+    ///   - servers: The resolver's DNS servers, in order.
+    ///   - start: When the check starts, on the clock the events' times are on.
+    ///   - firstQueryID: The first DNS query's id (random in use); each query takes the next.
+    ///   - ipv4: The path routes IPv4 to the Internet.
+    ///   - ipv6: The path routes IPv6 to the Internet. When only IPv6 is routed, the NAT64
+    ///     prefix is discovered (RFC 7050) and reported, and IPv4 literals are reached
+    ///     through it (RFC 6052).
+    package init(check: ConnectivityCheck, servers: [IPAddress], start: Double, firstQueryID: UInt16, ipv4: Bool = true, ipv6: Bool = true) {
+        self.check = check
+        self.servers = servers
+        self.start = start
+        self.ipv4 = ipv4
+        self.ipv6 = ipv6
+        discovery = ipv6 && !ipv4 ? .asking : .notNeeded
+        nextQueryID = firstQueryID
+        runs = check.endpoints.map { Run(endpoint: $0, classifier: HTTPResponseClassifier(expectation: $0.expectation, limit: check.maximumResponseSize)) }
+    }
+
+    private var deadline: Double { start + check.timeoutSeconds }
+    private var resolutionDeadline: Double { start + check.resolutionTimeoutSeconds }
+    private var hasQueries: Bool {
+        roles.values.contains {
+            switch $0 {
+            case .query, .discovery: true
+            case .connect, .read: false
+            }
+        }
+    }
+
+    /// Whether an endpoint passed or every endpoint is done (and the NAT64 prefix, when it
+    /// is looked for, is known or known to be missing: the result reports it).
+    private var isComplete: Bool {
+        guard discovery != .asking else { return false }
+        return runs.allSatisfy { $0.phase == .done } || runs.contains { if case .pass = $0.verdict { true } else { false } }
+    }
+
+    /// The socket actions an event calls for (never `wait`; `finish` only on cancellation
+    /// or a failed wait).
+    package mutating func handle(_ event: Event, now: Double) -> [Action] {
+        switch event {
+        case .started:
+            return started(now: now)
+        case .querySent(let query, let fd):
+            return querySent(query, fd: fd, now: now)
+        case .connectStarted(let index, let address, let outcome):
+            return connectStarted(index, to: address, outcome, now: now)
+        case .requestSent(let fd, let complete):
+            return requestSent(fd: fd, complete: complete, now: now)
+        case .connectFinished(let fd, let error):
+            return connectFinished(fd: fd, error: error, now: now)
+        case .received(let fd, let received):
+            switch roles[fd] {
+            case .query(let index, let id, let type)?: return answered(fd, endpoint: index, id: id, type: type, received, now: now)
+            case .discovery(let id)?: return discovered(fd, id: id, received, now: now)
+            case .read(let index)?: return responded(endpoint: index, received, now: now)
+            case .connect?, nil: return []
+            }
+        case .cancelled:
+            cancelled = true
+            return finishAll(now: now)
+        case .waitFailed:
+            return finishAll(now: now)
+        }
+    }
+
+    /// What to do once the events of a wait are handled: the queries given up at the
+    /// resolution deadline, then `wait` or `finish`.
+    package mutating func next(now: Double) -> [Action] {
+        if isComplete || now >= deadline { return finishAll(now: now) }
+        if now >= resolutionDeadline && hasQueries {
+            // The endpoints this ends may be the last: decide again rather than wait on
+            // nothing but cancellation until the deadline.
+            let dropped = dropQueries(now: now)
+            return dropped + next(now: now)
+        }
+        let watching = roles.keys.sorted().map { fd in
+            if case .connect? = roles[fd] { Watch(fd: fd, interest: .writable) } else { Watch(fd: fd, interest: .readable) }
+        }
+        return [.wait(until: hasQueries ? min(deadline, resolutionDeadline) : deadline, watching: watching)]
+    }
+
+    // MARK: - Events
+
+    /// Literal addresses connect at once (an IPv4 one on an IPv6-only path once the NAT64
+    /// prefix is known); names are resolved; on an IPv6-only path the prefix is looked for.
+    private mutating func started(now: Double) -> [Action] {
+        var actions = discoveryQueries()
+        for index in runs.indices {
+            if let address = runs[index].endpoint.target.address {
+                runs[index].resolved = true
+                if address.isLoopback || routes(address) {
+                    actions += startConnecting(index, to: address)
+                } else if address.family == IPAddress.inet && discovery != .notNeeded {
+                    runs[index].awaitsPrefix = true
+                    actions += reachThroughNAT64(index, now: now)
+                } else {
+                    actions += finish(index, unroutable(address), now: now)
+                }
+            } else if servers.isEmpty {
+                actions += finish(index, .init(.noDNSServer, "no DNS server is configured"), now: now)
+            } else {
+                actions += queries(for: index)
+                if runs[index].pendingQueries == 0 { actions += finish(index, .init(.dnsFailure, "the DNS servers cannot be reached"), now: now) }
+            }
+        }
+        return actions
+    }
+
+    /// Why `address` is not tried: the path does not route its family (and, for IPv4 on
+    /// an IPv6-only path, `why` discovery found no NAT64, when known).
+    private func unroutable(_ address: IPAddress, why: String? = nil) -> ConnectivityFailure {
+        if address.family == IPAddress.inet && discovery != .notNeeded {
+            return .init(.noNAT64, "cannot reach \(address): the path has no IPv4 and the network no NAT64" + (why.map { " (\($0))" } ?? ""))
+        }
+        return .init(.connectionFailed, "cannot reach \(address): the path has no \(address.family == IPAddress.inet ? "IPv4" : "IPv6")")
+    }
+
+    /// `noRoute` for the errors that say this machine has no route for the connection now
+    /// (the path is changing), `connectionFailed` for the others.
+    package static func kind(of error: Errno) -> ConnectivityFailure.Kind {
+        error.isNoRoute ? .noRoute : .connectionFailed
+    }
+
+    /// Whether the path routes `address`'s family.
+    private func routes(_ address: IPAddress) -> Bool {
+        address.family == IPAddress.inet ? ipv4 : ipv6
+    }
+
+    /// An A and an AAAA query to each server asked (both: an answer of a family the path
+    /// does not route still tells that the name resolves).
+    private mutating func queries(for index: Int) -> [Action] {
+        var actions: [Action] = []
+        for server in servers.prefix(ProbeStateMachine.serversAsked) {
+            for type in [DNSMessage.typeA, DNSMessage.typeAAAA] {
+                let id = nextQueryID
+                nextQueryID &+= 1
+                guard let bytes = DNSMessage.query(id: id, name: runs[index].endpoint.target.host, type: type) else { continue }
+                runs[index].pendingQueries += 1
+                actions.append(.openQuery(Query(endpoint: index, server: server, id: id, type: type, bytes: bytes)))
+            }
+        }
+        return actions
+    }
+
+    /// An AAAA query for `ipv4only.arpa` to each server asked (RFC 7050 §3), when the prefix
+    /// is looked for; without a server, it cannot be.
+    private mutating func discoveryQueries() -> [Action] {
+        guard discovery == .asking else { return [] }
+        var actions: [Action] = []
+        for server in servers.prefix(ProbeStateMachine.serversAsked) {
+            let id = nextQueryID
+            nextQueryID &+= 1
+            guard let bytes = DNSMessage.query(id: id, name: NAT64Prefix.discoveryName, type: DNSMessage.typeAAAA) else { continue }
+            pendingDiscoveries += 1
+            actions.append(.openQuery(Query(endpoint: ProbeStateMachine.discoveryEndpoint, server: server, id: id,
+                                            type: DNSMessage.typeAAAA, bytes: bytes)))
+        }
+        if pendingDiscoveries == 0 { discovery = .failed("no DNS server is configured to discover it with (RFC 7050)") }
+        return actions
+    }
+
+    /// The `endpoint` of a discovery query.
+    package static let discoveryEndpoint = -1
+
+    /// Connects an IPv4 literal through the NAT64 prefix once it is known; ends it when
+    /// there is none. Nothing while the prefix is still being looked for.
+    private mutating func reachThroughNAT64(_ index: Int, now: Double) -> [Action] {
+        guard runs[index].awaitsPrefix, runs[index].phase != .done, let address = runs[index].endpoint.target.address else { return [] }
+        switch discovery {
+        case .asking, .notNeeded:
+            return []
+        case .found(let prefix):
+            runs[index].awaitsPrefix = false
+            return startConnecting(index, to: prefix.synthesize(address))
+        case .failed(let reason):
+            runs[index].awaitsPrefix = false
+            return finish(index, unroutable(address, why: reason), now: now)
+        }
+    }
+
+    /// Every IPv4 literal waiting for the prefix, now that discovery has ended.
+    private mutating func discoveryEnded(_ outcome: Discovery, now: Double) -> [Action] {
+        guard discovery == .asking else { return [] }
+        discovery = outcome
+        return runs.indices.flatMap { reachThroughNAT64($0, now: now) }
+    }
+
+    /// The answer a query's socket gave, its role ended; `nil` for a datagram that is not
+    /// the answer (the query keeps waiting). A read error or an empty datagram is `invalid`.
+    private mutating func takeAnswer(_ fd: Int32, id: UInt16, type: UInt16, _ received: Result<[UInt8], Errno>) -> DNSMessage.Answer? {
+        let bytes = (try? received.get()) ?? []
+        let answer = bytes.isEmpty ? .invalid : DNSMessage.parse(bytes, id: id, type: type)
+        if answer == .invalid && !bytes.isEmpty { return nil }
+        roles[fd] = nil
+        return answer
+    }
+
+    /// An answer to a discovery query: a prefix, or one server less to wait for.
+    private mutating func discovered(_ fd: Int32, id: UInt16, _ received: Result<[UInt8], Errno>, now: Double) -> [Action] {
+        guard let answer = takeAnswer(fd, id: id, type: DNSMessage.typeAAAA, received) else { return [] }
+        pendingDiscoveries -= 1
+        let actions: [Action] = [.close(fd: fd)]
+        if case .addresses(let found) = answer, let prefix = NAT64Prefix.discover(in: found) {
+            return actions + discoveryEnded(.found(prefix), now: now)
+        }
+        guard pendingDiscoveries == 0 else { return actions }
+        let reason = switch answer {
+        case .addresses: "ipv4only.arpa resolved to no well-known address"
+        case .noAddress: "ipv4only.arpa has no AAAA record"
+        case .invalid: "the DNS servers did not answer for ipv4only.arpa"
+        }
+        return actions + discoveryEnded(.failed(reason), now: now)
+    }
+
+    private mutating func querySent(_ query: Query, fd: Int32?, now: Double) -> [Action] {
+        if query.endpoint == ProbeStateMachine.discoveryEndpoint {
+            guard let fd else {
+                pendingDiscoveries -= 1
+                return pendingDiscoveries == 0 ? discoveryEnded(.failed("the DNS servers cannot be reached"), now: now) : []
+            }
+            roles[fd] = .discovery(id: query.id)
+            return []
+        }
+        guard let fd else {
+            runs[query.endpoint].pendingQueries -= 1
+            return runs[query.endpoint].pendingQueries == 0 ? finish(query.endpoint, .init(.dnsFailure, "the DNS servers cannot be reached"), now: now) : []
+        }
+        roles[fd] = .query(endpoint: query.endpoint, id: query.id, type: query.type)
+        return []
+    }
+
+    private mutating func startConnecting(_ index: Int, to address: IPAddress) -> [Action] {
+        runs[index].opening += 1
+        return [.connect(endpoint: index, address: address, port: runs[index].endpoint.target.port)]
+    }
+
+    private mutating func connectStarted(_ index: Int, to address: IPAddress, _ outcome: ConnectStart, now: Double) -> [Action] {
+        runs[index].opening -= 1
+        switch outcome {
+        case .started(let fd):
+            guard runs[index].phase != .done else { return [.close(fd: fd)] }
+            roles[fd] = .connect(endpoint: index, address: address)
+            runs[index].connecting.append(fd)
+            runs[index].phase = .connecting
+            return []
+        case .socketFailed(let error):
+            runs[index].error = .init(.systemFailure, "cannot open a socket: \(error)")
+        case .connectFailed(let error):
+            runs[index].error = .init(ProbeStateMachine.kind(of: error), "cannot connect to \(address): \(error)")
+        }
+        return finishIfNothingLeft(index, now: now)
+    }
+
+    /// A DNS answer, a failure, or a datagram that is not the answer (ignored).
+    private mutating func answered(_ fd: Int32, endpoint index: Int, id: UInt16, type: UInt16,
+                                   _ received: Result<[UInt8], Errno>, now: Double) -> [Action] {
+        guard let answer = takeAnswer(fd, id: id, type: type, received) else { return [] }
+        runs[index].pendingQueries -= 1
+        var actions: [Action] = [.close(fd: fd)]
+        guard runs[index].phase != .done else { return actions }
+        if case .addresses(let found) = answer {
+            runs[index].resolved = true
+            for resolved in found {
+                // A family the path does not route: through NAT64 when its prefix is known,
+                // else not at all (a bound socket would wait out the timeout on it).
+                var address = resolved
+                if !routes(resolved) {
+                    guard resolved.family == IPAddress.inet, case .found(let prefix) = discovery else {
+                        runs[index].unroutable = runs[index].unroutable ?? resolved
+                        continue
+                    }
+                    address = prefix.synthesize(resolved)
+                }
+                guard !runs[index].addresses.contains(address) else { continue }
+                runs[index].addresses.append(address)
+                if runs[index].active == nil { actions += startConnecting(index, to: address) }
+            }
+        }
+        guard runs[index].pendingQueries == 0 && runs[index].addresses.isEmpty else {
+            return actions + finishIfNothingLeft(index, now: now)
+        }
+        let reason: ConnectivityFailure = if let address = runs[index].unroutable { unroutable(address) }
+            else if case .failure(let error) = received { .init(.dnsFailure, "the DNS server did not answer: \(error)") }
+            else { .init(.nameNotResolved, "the name '\(runs[index].endpoint.target.host)' did not resolve") }
+        return actions + finish(index, reason, now: now)
+    }
+
+    private mutating func connectFinished(fd: Int32, error: Errno?, now: Double) -> [Action] {
+        guard case .connect(let index, let address)? = roles[fd] else { return [] }
+        runs[index].connecting.removeAll { $0 == fd }
+        if error != nil || runs[index].active != nil {
+            if let error {
+                runs[index].error = .init(ProbeStateMachine.kind(of: error), "cannot connect to \(address) port \(runs[index].endpoint.target.port): \(error)")
+            }
+            roles[fd] = nil
+            return [.close(fd: fd)] + finishIfNothingLeft(index, now: now)
+        }
+        // The first connection wins; the others for this endpoint are dropped.
+        var actions: [Action] = []
+        for other in runs[index].connecting where roles.removeValue(forKey: other) != nil { actions.append(.close(fd: other)) }
+        runs[index].connecting.removeAll()
+        return actions + [.send(fd: fd, request: runs[index].endpoint.target.request)]
+    }
+
+    private mutating func requestSent(fd: Int32, complete: Bool, now: Double) -> [Action] {
+        guard case .connect(let index, let address)? = roles[fd] else { return [] }
+        guard complete else {
+            roles[fd] = nil
+            return [.close(fd: fd)] + finish(index, .init(.connectionFailed, "cannot send the request to \(address)"), now: now)
+        }
+        roles[fd] = .read(endpoint: index)
+        runs[index].active = fd
+        runs[index].phase = .reading
+        return []
+    }
+
+    /// More of the HTTP response, its end, or a read error: classified as it comes.
+    private mutating func responded(endpoint index: Int, _ received: Result<[UInt8], Errno>, now: Double) -> [Action] {
+        let bytes = (try? received.get()) ?? []
+        let limit = check.maximumResponseSize
+        runs[index].response += bytes.prefix(limit - runs[index].response.count)
+        let finished = bytes.isEmpty || runs[index].response.count >= limit
+        let verdict = runs[index].classifier.verdict(runs[index].response, finished: finished)
+        if verdict != .needMore {
+            runs[index].verdict = verdict
+            if case .malformed(let reason) = verdict { runs[index].error = .init(.malformedAnswer, reason) }
+            let reason: ConnectivityFailure? = if case .failure(let error) = received { .init(.malformedAnswer, "reading failed: \(error)") } else { nil }
+            return finish(index, reason, now: now)
+        }
+        return finished ? finish(index, .init(.malformedAnswer, "the connection closed early"), now: now) : []
+    }
+
+    // MARK: - Endings
+
+    /// Gives up every query still waiting (the resolution deadline passed).
+    private mutating func dropQueries(now: Double) -> [Action] {
+        var actions: [Action] = []
+        for fd in roles.keys.sorted() {
+            if case .discovery? = roles[fd] {
+                roles[fd] = nil
+                actions.append(.close(fd: fd))
+                pendingDiscoveries -= 1
+                if pendingDiscoveries == 0 { actions += discoveryEnded(.failed("ipv4only.arpa did not resolve in time"), now: now) }
+                continue
+            }
+            guard case .query(let index, _, _)? = roles[fd] else { continue }
+            roles[fd] = nil
+            actions.append(.close(fd: fd))
+            runs[index].pendingQueries -= 1
+            if runs[index].pendingQueries == 0 && runs[index].addresses.isEmpty {
+                actions += finish(index, .init(.resolutionTimedOut, "name resolution timed out"), now: now)
+            }
+        }
+        return actions
+    }
+
+    /// Ends an endpoint with no query, connection or `connect` action left.
+    private mutating func finishIfNothingLeft(_ index: Int, now: Double) -> [Action] {
+        let run = runs[index]
+        guard run.pendingQueries == 0 && run.opening == 0 && run.connecting.isEmpty && run.active == nil else { return [] }
+        return finish(index, run.error ?? .init(.connectionFailed, "cannot connect"), now: now)
+    }
+
+    /// Ends an endpoint; `reason` is its error unless it has one already.
+    private mutating func finish(_ index: Int, _ reason: ConnectivityFailure?, now: Double) -> [Action] {
+        guard runs[index].phase != .done else { return [] }
+        runs[index].phase = .done
+        runs[index].error = runs[index].error ?? reason
+        runs[index].finishedAt = now
+        var actions: [Action] = []
+        for fd in runs[index].connecting + [runs[index].active].compactMap({ $0 }) where roles.removeValue(forKey: fd) != nil {
+            actions.append(.close(fd: fd))
+        }
+        runs[index].connecting.removeAll()
+        runs[index].active = nil
+        return actions
+    }
+
+    /// Ends the check: the endpoints still running with what they were waiting for, every
+    /// descriptor closed, and the result.
+    private mutating func finishAll(now: Double) -> [Action] {
+        var actions: [Action] = []
+        for index in runs.indices {
+            let reason: ConnectivityFailure = switch runs[index].phase {
+            case .resolving where runs[index].awaitsPrefix:
+                .init(.noNAT64, "the path has no IPv4, and no NAT64 prefix was found in time (RFC 7050)")
+            case .resolving: .init(.resolutionTimedOut, "name resolution timed out")
+            case .connecting: .init(.timedOut, "no connection within \(check.timeout)")
+            case .reading, .done: .init(.timedOut, "no answer within \(check.timeout)")
+            }
+            actions += finish(index, reason, now: now)
+        }
+        actions += roles.keys.sorted().map { .close(fd: $0) }
+        roles.removeAll()
+        if cancelled { return actions + [.finish(ConnectivityResult(connectivity: .unknown, failure: .init(.cancelled, "the check was cancelled")))] }
+        let outcomes = runs.map { ($0.endpoint, $0.resolved, $0.verdict, $0.error, $0.finishedAt.map { ($0 - start) * 1000 }) }
+        var result = ProbeVerdict.of(outcomes, elapsed: (now - start) * 1000)
+        if case .found(let prefix) = discovery { result.nat64Prefix = prefix.description }
+        return actions + [.finish(result)]
+    }
+}
+#endif

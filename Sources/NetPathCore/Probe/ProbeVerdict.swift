@@ -1,0 +1,54 @@
+/// The check's verdict from the outcome of each endpoint. Pure.
+package enum ProbeVerdict {
+    /// `full` if one endpoint passed; `portal` if one answered as a portal does (an
+    /// unexpected 2xx/3xx, a redirect, 511); `limited` if one answered with an HTTP error
+    /// (its status in the result) or a name resolved; else `local`.
+    package static func of(
+        _ outcomes: [(endpoint: ConnectivityCheck.Endpoint, resolved: Bool, verdict: HTTPResponseClassifier.Verdict?, error: ConnectivityFailure?, latency: Double?)],
+        elapsed: Double = 0
+    ) -> ConnectivityResult {
+        for outcome in outcomes {
+            if case .pass(let status) = outcome.verdict {
+                return ConnectivityResult(connectivity: .full, url: outcome.endpoint.url, httpStatus: status, latencyMilliseconds: outcome.latency ?? elapsed)
+            }
+        }
+        let answered = outcomes.compactMap { outcome -> (ConnectivityCheck.Endpoint, Int, String?, String, Double?)? in
+            guard case .unexpected(let status, let location, let reason) = outcome.verdict else { return nil }
+            return (outcome.endpoint, status, location, reason, outcome.latency)
+        }
+        if let portal = answered.first(where: { $0.2 != nil }) ?? answered.first {
+            return ConnectivityResult(connectivity: .portal, portalURL: portal.2.map { absolute($0, from: portal.0.target) },
+                                      url: portal.0.url, httpStatus: portal.1, latencyMilliseconds: portal.4 ?? elapsed, failure: ConnectivityFailure(.unexpectedAnswer, portal.3))
+        }
+        // An endpoint that answered with an HTTP error is there but broken: `limited`, with
+        // its status, not a portal.
+        for outcome in outcomes {
+            if case .httpError(let status, let reason) = outcome.verdict {
+                return ConnectivityResult(connectivity: .limited, url: outcome.endpoint.url, httpStatus: status,
+                                          latencyMilliseconds: outcome.latency ?? elapsed, failure: ConnectivityFailure(.httpError, reason))
+            }
+        }
+        // A failure of the network's is the reason before a local one (no route for the
+        // connection): `noRoute` is the result's kind only when every endpoint failed so.
+        let first = outcomes.first { $0.resolved && $0.error?.isLocal != true } ?? outcomes.first { $0.resolved } ?? outcomes.first
+        let error = first?.error
+        if outcomes.contains(where: \.resolved) {
+            return ConnectivityResult(connectivity: .limited, url: first?.endpoint.url, latencyMilliseconds: elapsed,
+                                      failure: error ?? ConnectivityFailure(.connectionFailed, "no endpoint answered HTTP"))
+        }
+        return ConnectivityResult(connectivity: .local, url: first?.endpoint.url, latencyMilliseconds: elapsed,
+                                  failure: error ?? ConnectivityFailure(.nameNotResolved, "no endpoint's name resolved"))
+    }
+
+    /// A `Location` made absolute against the endpoint it came from.
+    package static func absolute(_ location: String, from target: HTTPTarget) -> String {
+        let lower = location.lowercased()
+        if lower.hasPrefix("http://") || lower.hasPrefix("https://") { return location }
+        if location.hasPrefix("//") { return "http:" + location }
+        let base = "http://\(target.hostHeader)"
+        if location.hasPrefix("/") { return base + location }
+        let directory = target.path.split(separator: "?", maxSplits: 1).first.map(String.init) ?? "/"
+        return base + String(directory[...(directory.lastIndex(of: "/") ?? directory.startIndex)]) + location
+    }
+
+}

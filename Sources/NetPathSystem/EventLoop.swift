@@ -1,0 +1,387 @@
+import NetPathCore
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+#if os(Linux) || os(Android)
+import CNetlink
+#endif
+
+/// One thread's wait for everything it serves (swift-nio's `SelectorEpoll`): descriptors
+/// registered with a handler, a timer heap of deadlines, and one wake descriptor through
+/// which other threads hand it work (``execute(_:)``) or stop it (``stop()``). The package's
+/// one wait: a netlink reader with its resolver watch and IPsec policy socket, a
+/// connectivity check's sockets, the tool's HTTP server, namespace watch and signals all
+/// register on a loop instead of polling for themselves.
+///
+/// Level-triggered: a handler that leaves its descriptor readable is called again on the
+/// next turn. Idle, with no timer, the loop never wakes.
+///
+/// Everything but ``execute(_:)``, ``stop()`` and ``wake()`` is called on the thread that runs
+/// the loop (from its handlers, or before ``run()``).
+package final class EventLoop: @unchecked Sendable {
+    // `@unchecked`: the registrations, timers and deferred work are the loop thread's alone;
+    // `inbox` (its own lock) is what other threads touch.
+
+    /// What a descriptor is waited for, and what it reported.
+    package struct Events: OptionSet, Hashable, Sendable {
+        package let rawValue: UInt8
+        package init(rawValue: UInt8) { self.rawValue = rawValue }
+        package static let readable = Events(rawValue: 1)
+        package static let writable = Events(rawValue: 2)
+        /// `POLLPRI`/`EPOLLPRI`: `/proc/self/mountinfo` reports a mount table change so.
+        package static let priority = Events(rawValue: 4)
+        /// The peer hung up or the descriptor failed (always reported, never asked for).
+        package static let hangup = Events(rawValue: 8)
+        package static let error = Events(rawValue: 16)
+    }
+
+    /// A registered descriptor, to change or remove its registration.
+    package struct Registration: Hashable, Sendable { fileprivate let id: UInt64 }
+    /// A scheduled deadline, to cancel it.
+    package struct Timer: Hashable, Sendable { fileprivate let id: UInt64 }
+
+    private struct Entry {
+        package let descriptor: Int32
+        package var events: Events
+        package let handler: (Events) -> Void
+    }
+
+    private let selector: Selector
+    private var entries: [UInt64: Entry] = [:]
+    private var timers = TimerHeap()
+    private var timerHandlers: [UInt64: () -> Void] = [:]
+    private var nextID: UInt64 = 1
+    /// Work for the end of the current batch of events (``deferred(_:)``).
+    private var deferredWork: [() -> Void] = []
+    private let inbox = Locked(Inbox())
+    private struct Inbox {
+        package var tasks: [@Sendable () -> Void] = []
+        package var stopped = false
+    }
+
+    /// - Throws: The errno of `epoll_create1` or of the wake descriptor.
+    package init() throws(Errno) {
+        selector = try Selector()
+    }
+
+    deinit { close() }
+
+    // MARK: - On the loop's thread
+
+    /// Calls `handler` on the loop's thread whenever `descriptor` reports one of `events`
+    /// (or hangs up, or fails).
+    @discardableResult
+    package func register(_ descriptor: Int32, for events: Events, _ handler: @escaping (Events) -> Void) -> Registration {
+        let id = takeID()
+        entries[id] = Entry(descriptor: descriptor, events: events, handler: handler)
+        selector.add(descriptor, id: id, events: events)
+        return Registration(id: id)
+    }
+
+    /// Waits for `events` of a registered descriptor from now on (none: it stays registered
+    /// but silent).
+    package func change(_ registration: Registration, to events: Events) {
+        guard var entry = entries[registration.id], entry.events != events else { return }
+        entry.events = events
+        entries[registration.id] = entry
+        selector.modify(entry.descriptor, id: registration.id, events: events)
+    }
+
+    /// Forgets a descriptor; events already taken for it are dropped. Call it before
+    /// closing the descriptor (its number may name another one next).
+    package func deregister(_ registration: Registration) {
+        guard let entry = entries.removeValue(forKey: registration.id) else { return }
+        selector.remove(entry.descriptor)
+    }
+
+    /// Calls `handler` on the loop's thread once the monotonic clock reaches `deadline`
+    /// (nanoseconds, ``SystemClock/monotonicNanoseconds()``).
+    @discardableResult
+    package func schedule(at deadline: UInt64, _ handler: @escaping () -> Void) -> Timer {
+        let id = takeID()
+        timerHandlers[id] = handler
+        timers.insert(deadline: deadline, id: id)
+        return Timer(id: id)
+    }
+
+    /// Cancels a timer that has not fired (a fired one is ignored).
+    package func cancel(_ timer: Timer) {
+        timerHandlers[timer.id] = nil
+    }
+
+    /// Runs `work` on the loop's thread after the handlers of the current batch of events:
+    /// several events of one batch that each need the same follow-up ask for it once.
+    package func deferred(_ work: @escaping () -> Void) {
+        deferredWork.append(work)
+    }
+
+    /// Waits and dispatches until ``stop()``.
+    package func run() {
+        while runOnce(until: nil) {}
+    }
+
+    /// One wait (until a descriptor reports, a timer fires, work arrives, or `deadline`),
+    /// then its handlers, due timers and deferred work.
+    ///
+    /// - Returns: `false` once the loop is stopped.
+    @discardableResult
+    package func runOnce(until deadline: UInt64?) -> Bool {
+        guard takeInbox() else { return false }
+        let now = SystemClock.monotonicNanoseconds()
+        let next = [timers.earliest(valid: { timerHandlers[$0] != nil }), deadline].compactMap { $0 }.min()
+        let timeout = next.map { $0 <= now ? 0 : Int32(clamping: ($0 - now + 999_999) / 1_000_000) } ?? -1
+        for (id, events) in selector.wait(milliseconds: timeout) {
+            // An entry deregistered by an earlier handler of this batch is skipped.
+            guard let entry = entries[id] else { continue }
+            entry.handler(events)
+        }
+        fireTimers(at: SystemClock.monotonicNanoseconds())
+        while !deferredWork.isEmpty {
+            let work = deferredWork
+            deferredWork = []
+            for item in work { item() }
+        }
+        return takeInbox()
+    }
+
+    private func fireTimers(at now: UInt64) {
+        while let id = timers.popDue(at: now) {
+            if let handler = timerHandlers.removeValue(forKey: id) { handler() }
+        }
+    }
+
+    /// Runs the work handed over by other threads; `false` once stopped.
+    private func takeInbox() -> Bool {
+        let (tasks, stopped) = inbox.withLock { inbox in
+            defer { inbox.tasks = [] }
+            return (inbox.tasks, inbox.stopped)
+        }
+        for task in tasks { task() }
+        return !stopped
+    }
+
+    private func takeID() -> UInt64 {
+        defer { nextID += 1 }
+        return nextID
+    }
+
+    private var closed = false
+
+    /// Closes the loop's own descriptors (not the registered ones: their owners close them).
+    /// Called by the thread that ran it, after ``run()`` returned; again, it does nothing.
+    package func close() {
+        guard !closed else { return }
+        closed = true
+        selector.close()
+    }
+
+    // MARK: - From any thread
+
+    /// Runs `task` on the loop's thread at its next turn.
+    package func execute(_ task: @escaping @Sendable () -> Void) {
+        inbox.withLock { $0.tasks.append(task) }
+        selector.wake()
+    }
+
+    /// Ends ``run()`` at its next turn (work handed over before runs first).
+    package func stop() {
+        inbox.withLock { $0.stopped = true }
+        selector.wake()
+    }
+
+    /// Whether ``stop()`` was called.
+    package var isStopped: Bool { inbox.withLock { $0.stopped } }
+
+    /// Makes the loop turn now (its wait returns).
+    package func wake() {
+        selector.wake()
+    }
+}
+
+/// The deadlines of an ``EventLoop``: a binary min-heap of (deadline, id). Cancelled timers
+/// stay in it until they come up and are skipped. Pure.
+package struct TimerHeap {
+    private var items: [(deadline: UInt64, id: UInt64)] = []
+
+    package var isEmpty: Bool { items.isEmpty }
+
+    package mutating func insert(deadline: UInt64, id: UInt64) {
+        items.append((deadline, id))
+        var child = items.count - 1
+        while child > 0 {
+            let parent = (child - 1) / 2
+            guard items[child].deadline < items[parent].deadline else { break }
+            items.swapAt(child, parent)
+            child = parent
+        }
+    }
+
+    /// The earliest deadline whose id is still `valid`; invalid ones on top are dropped.
+    package mutating func earliest(valid: (UInt64) -> Bool) -> UInt64? {
+        while let top = items.first {
+            if valid(top.id) { return top.deadline }
+            _ = removeTop()
+        }
+        return nil
+    }
+
+    /// The id of a timer due at `now`, removed from the heap; `nil` when none is due.
+    package mutating func popDue(at now: UInt64) -> UInt64? {
+        guard let top = items.first, top.deadline <= now else { return nil }
+        return removeTop().id
+    }
+
+    private mutating func removeTop() -> (deadline: UInt64, id: UInt64) {
+        let top = items[0]
+        let last = items.removeLast()
+        guard !items.isEmpty else { return top }
+        items[0] = last
+        var parent = 0
+        while true {
+            let left = 2 * parent + 1, right = left + 1
+            var smallest = parent
+            if left < items.count && items[left].deadline < items[smallest].deadline { smallest = left }
+            if right < items.count && items[right].deadline < items[smallest].deadline { smallest = right }
+            if smallest == parent { break }
+            items.swapAt(parent, smallest)
+            parent = smallest
+        }
+        return top
+    }
+}
+
+#if os(Linux) || os(Android)
+/// The loop's wait on Linux: one epoll instance, with an eventfd registered first (id 0).
+private struct Selector {
+    package let epoll: Int32
+    package let wakeSignal: EventSignal
+    private static let wakeID: UInt64 = 0
+    private static let batch = 64
+
+    package init() throws(Errno) {
+        epoll = try Syscall.epollCreate().get()
+        do {
+            wakeSignal = try EventSignal()
+        } catch {
+            Syscall.close(epoll)
+            throw error
+        }
+        _ = Syscall.epollControl(epoll, Int32(EPOLL_CTL_ADD), wakeSignal.descriptor, events: EPOLLIN.rawValue, id: Selector.wakeID)
+    }
+
+    package func add(_ descriptor: Int32, id: UInt64, events: EventLoop.Events) {
+        _ = Syscall.epollControl(epoll, Int32(EPOLL_CTL_ADD), descriptor, events: Selector.mask(events), id: id)
+    }
+
+    package func modify(_ descriptor: Int32, id: UInt64, events: EventLoop.Events) {
+        _ = Syscall.epollControl(epoll, Int32(EPOLL_CTL_MOD), descriptor, events: Selector.mask(events), id: id)
+    }
+
+    package func remove(_ descriptor: Int32) {
+        _ = Syscall.epollControl(epoll, Int32(EPOLL_CTL_DEL), descriptor, events: 0, id: 0)
+    }
+
+    private static func mask(_ events: EventLoop.Events) -> UInt32 {
+        var mask: UInt32 = 0
+        if events.contains(.readable) { mask |= EPOLLIN.rawValue }
+        if events.contains(.writable) { mask |= EPOLLOUT.rawValue }
+        if events.contains(.priority) { mask |= EPOLLPRI.rawValue }
+        return mask
+    }
+
+    /// The ready registrations (the wake descriptor is not among them); none after a
+    /// failed wait (`ENOMEM`), which the next turn repeats.
+    package func wait(milliseconds: Int32) -> [(UInt64, EventLoop.Events)] {
+        var ready: [(UInt64, EventLoop.Events)] = []
+        Syscall.epollWait(epoll, maximum: Selector.batch, milliseconds: milliseconds) { id, mask in
+            guard id != Selector.wakeID else {
+                wakeSignal.clear()
+                return
+            }
+            var events: EventLoop.Events = []
+            if mask & EPOLLIN.rawValue != 0 { events.insert(.readable) }
+            if mask & EPOLLOUT.rawValue != 0 { events.insert(.writable) }
+            if mask & EPOLLPRI.rawValue != 0 { events.insert(.priority) }
+            if mask & EPOLLHUP.rawValue != 0 { events.insert(.hangup) }
+            if mask & EPOLLERR.rawValue != 0 { events.insert(.error) }
+            ready.append((id, events))
+        }
+        return ready
+    }
+
+    package func wake() { wakeSignal.signal() }
+
+    package func close() {
+        Syscall.close(epoll)
+        wakeSignal.close()
+    }
+}
+#else
+/// The loop's wait elsewhere (the tool on macOS): `poll(2)` over the registrations, and a
+/// non-blocking pipe to wake it.
+private final class Selector {
+    private var registered: [UInt64: (descriptor: Int32, events: Int16)] = [:]
+    private let wakeRead: Int32
+    private let wakeWrite: Int32
+
+    package init() throws(Errno) {
+        (wakeRead, wakeWrite) = try Syscall.pipe(nonBlocking: true).get()
+    }
+
+    package func add(_ descriptor: Int32, id: UInt64, events: EventLoop.Events) {
+        registered[id] = (descriptor, Selector.mask(events))
+    }
+
+    package func modify(_ descriptor: Int32, id: UInt64, events: EventLoop.Events) {
+        registered[id] = (descriptor, Selector.mask(events))
+    }
+
+    package func remove(_ descriptor: Int32) {
+        registered = registered.filter { $0.value.descriptor != descriptor }
+    }
+
+    private static func mask(_ events: EventLoop.Events) -> Int16 {
+        var mask: Int16 = 0
+        if events.contains(.readable) { mask |= Int16(POLLIN) }
+        if events.contains(.writable) { mask |= Int16(POLLOUT) }
+        if events.contains(.priority) { mask |= Int16(POLLPRI) }
+        return mask
+    }
+
+    package func wait(milliseconds: Int32) -> [(UInt64, EventLoop.Events)] {
+        let ids = Array(registered.keys)
+        var entries = [Syscall.PollEntry(wakeRead, events: Int16(POLLIN))]
+        entries += ids.compactMap { registered[$0].map { Syscall.PollEntry($0.descriptor, events: $0.events) } }
+        guard case .success = Syscall.poll(&entries, milliseconds: milliseconds) else { return [] }
+        if entries[0].ready != 0 {
+            var scratch = [UInt8](repeating: 0, count: 64)
+            while case .success(let count) = scratch.withUnsafeMutableBytes({ Syscall.read(wakeRead, into: $0) }), count > 0 {}
+        }
+        var ready: [(UInt64, EventLoop.Events)] = []
+        for (id, entry) in zip(ids, entries.dropFirst()) where entry.ready != 0 {
+            var events: EventLoop.Events = []
+            if entry.ready & Int16(POLLIN) != 0 { events.insert(.readable) }
+            if entry.ready & Int16(POLLOUT) != 0 { events.insert(.writable) }
+            if entry.ready & Int16(POLLPRI) != 0 { events.insert(.priority) }
+            if entry.ready & Int16(POLLHUP) != 0 { events.insert(.hangup) }
+            if entry.ready & Int16(POLLERR) != 0 { events.insert(.error) }
+            ready.append((id, events))
+        }
+        return ready
+    }
+
+    package func wake() {
+        var one: UInt8 = 1
+        _ = withUnsafeBytes(of: &one) { Syscall.write(wakeWrite, $0) }
+    }
+
+    package func close() {
+        Syscall.close(wakeRead)
+        Syscall.close(wakeWrite)
+    }
+}
+#endif

@@ -1,0 +1,70 @@
+import NetPathCore
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+#if os(Linux) || os(Android)
+import CNetlink
+#endif
+
+/// Runs work on a thread of our own, never a Dispatch or Swift-concurrency pool thread:
+/// `setns` switches only the calling thread (SPEC §2.10), a monitor's blocking read loop
+/// must not hold a pool thread, and the tool takes its signals with `sigwait` on one.
+package enum OwnThread {
+    private final class Box {
+        package let body: () -> Void
+        package let name: String
+        package init(_ body: @escaping () -> Void, name: String) {
+            self.body = body
+            self.name = name
+        }
+    }
+
+    /// Starts `body` on a new joinable thread named `name` (at most 15 bytes show).
+    ///
+    /// - Returns: The thread, or `nil` when `pthread_create` failed (no memory, too many
+    ///   threads).
+    package static func start(name: String, _ body: @escaping @Sendable () -> Void) -> pthread_t? {
+        let box = Unmanaged.passRetained(Box(body, name: String(name.prefix(15)))).toOpaque()
+        #if canImport(Darwin)
+        var thread: pthread_t?
+        #else
+        var thread = pthread_t()
+        #endif
+        let result = pthread_create(&thread, nil, { context in
+            #if canImport(Darwin)
+            let box = Unmanaged<Box>.fromOpaque(context).takeRetainedValue()
+            _ = pthread_setname_np(box.name)  // Darwin names only the calling thread
+            #else
+            let box = Unmanaged<Box>.fromOpaque(context!).takeRetainedValue()
+            #endif
+            box.body()
+            return nil
+        }, box)
+        guard result == 0 else {
+            Unmanaged<Box>.fromOpaque(box).release()
+            return nil
+        }
+        #if os(Linux) || os(Android)
+        _ = cnetlink_set_thread_name(thread, String(name.prefix(15)))
+        #endif
+        return thread
+    }
+
+    /// Runs `body` on a short-lived thread of our own and returns its result.
+    package static func run<T: Sendable>(name: String, _ body: @escaping @Sendable () -> T) -> T? {
+        let result = ResultBox<T>()
+        guard let thread = start(name: name, { result.value = body() }) else { return nil }
+        pthread_join(thread, nil)
+        return result.value
+    }
+
+    // Written by the short-lived thread before pthread_join returns, read after:
+    // the join orders the two, so no lock is needed.
+    private final class ResultBox<T>: @unchecked Sendable {
+        package var value: T?
+    }
+}

@@ -1,0 +1,608 @@
+import NetPathCore
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+#if canImport(CNetlink)
+import CNetlink  // on Linux, timespec, timeval and sockaddr_nl come through the shim's headers
+#endif
+
+/// The one layer over the system calls the package and the `netpath` tool make (swift-nio's
+/// `syscall(blocking:)`, swift-system's `valueOrErrno`): errno is read right after the call
+/// and nowhere else, `EINTR` is retried, and `EBADF` or `EFAULT` — a descriptor or pointer
+/// the package itself got wrong — stops the process rather than being reported as a
+/// condition of the environment. `package`: the `netpath` tool uses it too.
+///
+/// The first part is POSIX and builds on Apple platforms too (the tool's wait for signals
+/// and its pipes); the Linux part follows.
+package enum Syscall {
+    /// Runs `call` until it does not fail with `EINTR`; returns its result or the errno.
+    @inline(__always)
+    package static func retrying<T: BinaryInteger>(_ call: () -> T) -> Result<T, Errno> {
+        while true {
+            let result = call()
+            if result >= 0 { return .success(result) }
+            let code = errno
+            if code == Errno.interrupted.rawValue { continue }
+            checkProgrammerError(code)
+            return .failure(Errno(code))
+        }
+    }
+
+    /// Stops on an errno that only a bug in the package can cause.
+    @inline(__always)
+    package static func checkProgrammerError(_ code: Int32) {
+        precondition(code != EBADF && code != EFAULT, "a system call failed with \(Errno(code).name): a bug in NetPath")
+    }
+
+    package static func close(_ descriptor: Int32) {
+        // Linux closes the descriptor even when close fails with EINTR: never retry.
+        if systemClose(descriptor) != 0 {
+            let code = errno
+            if code != EINTR { checkProgrammerError(code) }
+        }
+    }
+
+    /// `read(2)`: the bytes read, 0 at end of file, or the errno (`EAGAIN` when a
+    /// non-blocking descriptor has nothing).
+    package static func read(_ descriptor: Int32, into buffer: UnsafeMutableRawBufferPointer) -> Result<Int, Errno> {
+        retrying { systemRead(descriptor, buffer.baseAddress, buffer.count) }
+    }
+
+    /// `write(2)`: the bytes written, or the errno.
+    package static func write(_ descriptor: Int32, _ buffer: UnsafeRawBufferPointer) -> Result<Int, Errno> {
+        retrying { systemWrite(descriptor, buffer.baseAddress, buffer.count) }
+    }
+
+    /// Writes all of `buffer` unless the descriptor fails (`EPIPE`: its reader left). A
+    /// standard stream (`standardStream`) may have been closed by the user (`>&-`): its
+    /// `EBADF` is the environment's, not a bug.
+    package static func writeAll(_ descriptor: Int32, _ buffer: UnsafeRawBufferPointer, standardStream: Bool = false) -> Result<Void, Errno> {
+        guard let base = buffer.baseAddress else { return .success(()) }
+        var offset = 0
+        while offset < buffer.count {
+            let written = systemWrite(descriptor, base + offset, buffer.count - offset)
+            if written < 0 {
+                let code = errno
+                if code == EINTR { continue }
+                if !(standardStream && code == EBADF) { checkProgrammerError(code) }
+                return .failure(Errno(code))
+            }
+            offset += written
+        }
+        return .success(())
+    }
+
+    /// `poll(2)`: the number of ready descriptors (0 after `milliseconds`; -1 waits for
+    /// ever), or the errno.
+    package static func poll(_ descriptors: inout [pollfd], milliseconds: Int32) -> Result<Int32, Errno> {
+        let count = nfds_t(descriptors.count)
+        return descriptors.withUnsafeMutableBufferPointer { buffer in
+            retrying { systemPoll(buffer.baseAddress, count, milliseconds) }
+        }
+    }
+
+    /// One descriptor for `poll` as the tool polls: the events
+    /// wanted (`POLLIN`, …) and, after the call, those that came. The tool polls with it, so
+    /// no C library type crosses the package's boundary.
+    package struct PollEntry: Sendable {
+        package var descriptor: Int32
+        package var events: Int16
+        package var ready: Int16 = 0
+        package init(_ descriptor: Int32, events: Int16) {
+            self.descriptor = descriptor
+            self.events = events
+        }
+    }
+
+    /// `poll(2)` of ``PollEntry`` values; each one's `ready` is set.
+    package static func poll(_ entries: inout [PollEntry], milliseconds: Int32) -> Result<Int32, Errno> {
+        var descriptors = entries.map { pollfd(fd: $0.descriptor, events: $0.events, revents: 0) }
+        let result = poll(&descriptors, milliseconds: milliseconds)
+        for index in entries.indices { entries[index].ready = descriptors[index].revents }
+        return result
+    }
+
+    /// A pipe, both ends close-on-exec and, with `nonBlocking`, non-blocking.
+    package static func pipe(nonBlocking: Bool) -> Result<(read: Int32, write: Int32), Errno> {
+        var ends: [Int32] = [-1, -1]
+        if case .failure(let error) = retrying({ systemPipe(&ends) }) { return .failure(error) }
+        for end in ends {
+            _ = retrying { fcntl(end, F_SETFD, FD_CLOEXEC) }
+            if nonBlocking { setNonBlocking(end) }
+        }
+        return .success((ends[0], ends[1]))
+    }
+
+    /// Sets `O_NONBLOCK` on a descriptor.
+    package static func setNonBlocking(_ descriptor: Int32) {
+        if case .success(let flags) = retrying({ fcntl(descriptor, F_GETFL) }) {
+            _ = retrying { fcntl(descriptor, F_SETFL, flags | O_NONBLOCK) }
+        }
+    }
+}
+
+extension Syscall {
+    /// `unlink(2)`.
+    @discardableResult
+    package static func unlink(_ path: String) -> Result<Int32, Errno> {
+        retrying { systemUnlink(path) }
+    }
+
+    /// `rename(2)`: atomically replaces `destination`.
+    package static func rename(_ source: String, to destination: String) -> Result<Int32, Errno> {
+        retrying { systemRename(source, destination) }
+    }
+
+    /// `mkdir(2)`.
+    @discardableResult
+    package static func makeDirectory(_ path: String, mode: mode_t = 0o755) -> Result<Int32, Errno> {
+        retrying { mkdir(path, mode) }
+    }
+
+    /// The names in a directory (without `.` and `..`); `nil` when it cannot be opened.
+    package static func directoryNames(_ path: String) -> [String]? {
+        guard let directory = opendir(path) else { return nil }
+        defer { closedir(directory) }
+        var names: [String] = []
+        while let entry = readdir(directory) {
+            let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
+                String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self)
+            }
+            if name != "." && name != ".." { names.append(name) }
+        }
+        return names
+    }
+
+    /// Whether `descriptor` is a terminal (`isatty`).
+    package static func isTerminal(_ descriptor: Int32) -> Bool { isatty(descriptor) == 1 }
+
+    /// Whether `descriptor` is a pipe (`fstat`, `S_IFIFO`).
+    package static func isPipe(_ descriptor: Int32) -> Bool {
+        var info = stat()
+        return fstat(descriptor, &info) == 0 && info.st_mode & S_IFMT == S_IFIFO
+    }
+
+    /// Ignores `signal` (`SIGPIPE`: a write to a pipe whose reader left fails with `EPIPE`).
+    package static func ignoreSignal(_ number: Int32) {
+        signal(number, SIG_IGN)
+    }
+
+    /// Blocks `numbers` in the calling thread (and the threads it starts); the set.
+    package static func blockSignals(_ numbers: [Int32]) -> sigset_t {
+        var set = sigset_t()
+        sigemptyset(&set)
+        for number in numbers { sigaddset(&set, number) }
+        pthread_sigmask(SIG_BLOCK, &set, nil)
+        return set
+    }
+
+    /// Unblocks the signals of `set` in the calling thread.
+    package static func unblockSignals(_ set: sigset_t) {
+        var set = set
+        pthread_sigmask(SIG_UNBLOCK, &set, nil)
+    }
+
+    /// `sigwait`: the next of the blocked signals in `set`, or the errno.
+    package static func waitForSignal(in set: sigset_t) -> Result<Int32, Errno> {
+        var set = set
+        var received: Int32 = 0
+        let code = sigwait(&set, &received)
+        return code == 0 ? .success(received) : .failure(Errno(code))
+    }
+
+    /// The effective user id (`uidrange` rules select on it).
+    package static func effectiveUserID() -> UInt32 { UInt32(geteuid()) }
+}
+
+// At file scope, where `Syscall`'s members of the same names do not hide the C library's.
+private func systemClose(_ descriptor: Int32) -> Int32 { close(descriptor) }
+private func systemRead(_ descriptor: Int32, _ buffer: UnsafeMutableRawPointer?, _ count: Int) -> Int {
+    read(descriptor, buffer, count)
+}
+private func systemWrite(_ descriptor: Int32, _ buffer: UnsafeRawPointer?, _ count: Int) -> Int {
+    write(descriptor, buffer, count)
+}
+private func systemPoll(_ descriptors: UnsafeMutablePointer<pollfd>?, _ count: nfds_t, _ timeout: Int32) -> Int32 {
+    poll(descriptors, count, timeout)
+}
+private func systemPipe(_ ends: UnsafeMutablePointer<Int32>) -> Int32 { pipe(ends) }
+private func systemUnlink(_ path: String) -> Int32 { unlink(path) }
+private func systemRename(_ source: String, _ destination: String) -> Int32 { rename(source, destination) }
+
+/// The package's one clock: `CLOCK_MONOTONIC` for deadlines and durations (the monitor's
+/// engine takes it as a value, so its tests use a manual clock), `CLOCK_REALTIME` for
+/// timestamps.
+package enum SystemClock {
+    /// Monotonic nanoseconds.
+    package static func monotonicNanoseconds() -> UInt64 {
+        let time = read(CLOCK_MONOTONIC)
+        return UInt64(time.tv_sec) * 1_000_000_000 + UInt64(time.tv_nsec)
+    }
+
+    /// Monotonic seconds.
+    package static func monotonicSeconds() -> Double {
+        let time = read(CLOCK_MONOTONIC)
+        return Double(time.tv_sec) + Double(time.tv_nsec) / 1e9
+    }
+
+    /// Seconds since 1970 (the wall clock), and the milliseconds of the current second.
+    package static func unixTime() -> (seconds: Int64, milliseconds: Int) {
+        let time = read(CLOCK_REALTIME)
+        return (Int64(time.tv_sec), Int(time.tv_nsec / 1_000_000))
+    }
+
+    /// Seconds since 1970, with their fraction.
+    package static func unixSeconds() -> Double {
+        let time = read(CLOCK_REALTIME)
+        return Double(time.tv_sec) + Double(time.tv_nsec) / 1e9
+    }
+
+    /// `clock_gettime`, which cannot fail for these clocks.
+    private static func read(_ clock: clockid_t) -> timespec {
+        var time = timespec()
+        clock_gettime(clock, &time)
+        return time
+    }
+}
+
+extension Errno: CustomStringConvertible {
+    /// The system's words for it (`strerror`), as messages show it.
+    package var description: String { String(cString: strerror(rawValue)) }
+
+    /// `EBADF`, `EINTR`, …: the C name, for messages that must name it.
+    package var name: String {
+        switch rawValue {
+        case EBADF: "EBADF"
+        case EFAULT: "EFAULT"
+        case EINTR: "EINTR"
+        case EAGAIN: "EAGAIN"
+        default: "errno \(rawValue)"
+        }
+    }
+}
+
+// The Linux part. It needs the shim's headers; without them (the fuzz harnesses, which
+// build only the pure files and this one) the POSIX part above is all there is.
+#if (os(Linux) || os(Android)) && canImport(CNetlink)
+extension Syscall {
+    /// `socket(2)`, close-on-exec.
+    package static func socket(_ domain: Int32, _ type: Int32, _ protocolNumber: Int32 = 0) -> Result<Int32, Errno> {
+        retrying { Glibc.socket(domain, type | Int32(SOCK_CLOEXEC.rawValue), protocolNumber) }
+    }
+
+    /// `recv(2)`: the bytes read, 0 at end of stream, or the errno.
+    package static func receive(_ descriptor: Int32, into buffer: UnsafeMutableRawBufferPointer, flags: Int32 = 0) -> Result<Int, Errno> {
+        retrying { recv(descriptor, buffer.baseAddress, buffer.count, flags) }
+    }
+
+    /// `connect(2)`. On a non-blocking socket `EINPROGRESS` is a failure here, for the
+    /// caller to take as "in progress".
+    package static func connect(_ descriptor: Int32, to address: UnsafePointer<sockaddr>, length: socklen_t) -> Result<Int32, Errno> {
+        retrying { Glibc.connect(descriptor, address, length) }
+    }
+
+    /// `connect(2)` to an IP address and port.
+    package static func connect(_ descriptor: Int32, to address: SocketAddress) -> Result<Int32, Errno> {
+        address.withPointer { connect(descriptor, to: $0, length: $1) }
+    }
+
+    /// Dissolves a datagram socket's association (`connect` to `AF_UNSPEC`).
+    package static func disconnect(_ descriptor: Int32) {
+        var unspecified = sockaddr()
+        unspecified.sa_family = sa_family_t(AF_UNSPEC)
+        _ = connect(descriptor, to: &unspecified, length: socklen_t(MemoryLayout<sockaddr>.size))
+    }
+
+    /// `bind(2)` to an address.
+    package static func bind(_ descriptor: Int32, to address: UnsafePointer<sockaddr>, length: socklen_t) -> Result<Int32, Errno> {
+        retrying { Glibc.bind(descriptor, address, length) }
+    }
+
+    /// `bind(2)` to an IP address and port.
+    package static func bind(_ descriptor: Int32, to address: SocketAddress) -> Result<Int32, Errno> {
+        address.withPointer { bind(descriptor, to: $0, length: $1) }
+    }
+
+    /// `bind(2)` of a netlink socket to `groups` (its port id chosen by the kernel).
+    package static func bind(_ descriptor: Int32, netlinkGroups groups: UInt32) -> Result<Int32, Errno> {
+        var address = sockaddr_nl()
+        address.nl_family = sa_family_t(AF_NETLINK)
+        address.nl_groups = groups
+        return withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(descriptor, to: $0, length: socklen_t(MemoryLayout<sockaddr_nl>.size)) }
+        }
+    }
+
+    /// The port id the kernel gave a netlink socket (`getsockname`).
+    package static func netlinkPort(_ descriptor: Int32) -> Result<UInt32, Errno> {
+        var address = sockaddr_nl()
+        var length = socklen_t(MemoryLayout<sockaddr_nl>.size)
+        let named = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { pointer in retrying { getsockname(descriptor, pointer, &length) } }
+        }
+        return named.map { _ in address.nl_pid }
+    }
+
+    /// `sendto(2)` to the kernel on a netlink socket.
+    package static func sendToKernel(_ descriptor: Int32, _ bytes: [UInt8]) -> Result<Int, Errno> {
+        var kernel = sockaddr_nl()
+        kernel.nl_family = sa_family_t(AF_NETLINK)
+        return bytes.withUnsafeBytes { payload in
+            withUnsafePointer(to: &kernel) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { address in
+                    retrying { sendto(descriptor, payload.baseAddress, payload.count, 0, address, socklen_t(MemoryLayout<sockaddr_nl>.size)) }
+                }
+            }
+        }
+    }
+
+    /// The address a socket is bound to (`getsockname`).
+    package static func localAddress(_ descriptor: Int32) -> Result<SocketAddress, Errno> {
+        var address = SocketAddress()
+        let named = withUnsafeMutablePointer(to: &address.storage) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { pointer in retrying { getsockname(descriptor, pointer, &address.length) } }
+        }
+        return named.map { _ in address }
+    }
+
+    /// `send(2)`: the bytes sent, or the errno.
+    package static func send(_ descriptor: Int32, _ bytes: [UInt8], flags: Int32 = 0) -> Result<Int, Errno> {
+        bytes.withUnsafeBytes { send(descriptor, $0, flags: flags) }
+    }
+
+    /// `send(2)` from a buffer.
+    package static func send(_ descriptor: Int32, _ buffer: UnsafeRawBufferPointer, flags: Int32 = 0) -> Result<Int, Errno> {
+        retrying { Glibc.send(descriptor, buffer.baseAddress, buffer.count, flags) }
+    }
+
+    /// `listen(2)`.
+    package static func listen(_ descriptor: Int32, backlog: Int32) -> Result<Int32, Errno> {
+        retrying { Glibc.listen(descriptor, backlog) }
+    }
+
+    /// `accept(2)`: the connection, close-on-exec and non-blocking, or the errno (`EAGAIN`
+    /// when none is pending).
+    package static func accept(_ descriptor: Int32) -> Result<Int32, Errno> {
+        let accepted = retrying { Glibc.accept(descriptor, nil, nil) }
+        if case .success(let connection) = accepted {
+            _ = retrying { fcntl(connection, F_SETFD, FD_CLOEXEC) }
+            setNonBlocking(connection)
+        }
+        return accepted
+    }
+
+    /// `shutdown(2)` of the sending side.
+    package static func shutdownWrite(_ descriptor: Int32) {
+        _ = retrying { shutdown(descriptor, Int32(SHUT_WR)) }
+    }
+
+    /// `setsockopt(2)` of an `int` option.
+    package static func setOption(_ descriptor: Int32, _ level: Int32, _ name: Int32, _ value: Int32) -> Result<Int32, Errno> {
+        var value = value
+        return retrying { setsockopt(descriptor, level, name, &value, socklen_t(MemoryLayout<Int32>.size)) }
+    }
+
+    /// `SO_RCVTIMEO`: bounds a blocking receive (0 waits for ever).
+    package static func setReceiveTimeout(_ descriptor: Int32, nanoseconds: UInt64) {
+        var value = timeval(tv_sec: Int(nanoseconds / 1_000_000_000), tv_usec: Int(nanoseconds % 1_000_000_000 / 1000))
+        if nanoseconds != 0 && value.tv_sec == 0 && value.tv_usec == 0 { value.tv_usec = 1 }
+        _ = retrying { setsockopt(descriptor, SOL_SOCKET, SO_RCVTIMEO, &value, socklen_t(MemoryLayout<timeval>.size)) }
+    }
+
+    /// How a non-blocking `connect` ended: the socket's pending error (`getsockopt` of
+    /// `SO_ERROR`, which also clears it), `nil` when the connection is made.
+    package static func pendingError(_ descriptor: Int32) -> Errno? {
+        var code: Int32 = 0
+        var length = socklen_t(MemoryLayout<Int32>.size)
+        switch retrying({ getsockopt(descriptor, SOL_SOCKET, SO_ERROR, &code, &length) }) {
+        case .success: return code == 0 ? nil : Errno(code)
+        case .failure(let error): return error
+        }
+    }
+
+    /// Binds a socket to the interface named `name` (`SO_BINDTODEVICE`): its traffic then
+    /// goes out there whatever the routes say.
+    package static func bind(_ descriptor: Int32, toDevice name: String) -> Result<Int32, Errno> {
+        name.withCString { pointer in
+            retrying { setsockopt(descriptor, SOL_SOCKET, SO_BINDTODEVICE, pointer, socklen_t(name.utf8.count + 1)) }
+        }
+    }
+
+    /// `open(2)`, close-on-exec; `mode` for a file it creates.
+    package static func open(_ path: String, _ flags: Int32, mode: mode_t = 0o644) -> Result<Int32, Errno> {
+        retrying { Glibc.open(path, flags | O_CLOEXEC, mode) }
+    }
+
+    /// Moves a file's offset back to its start.
+    package static func rewind(_ descriptor: Int32) {
+        _ = retrying { lseek(descriptor, 0, SEEK_SET) }
+    }
+
+    /// Reads a whole small file (at most `limit` bytes); `nil` when it cannot be read.
+    package static func readFile(_ path: String, limit: Int = 1024 * 1024) -> [UInt8]? {
+        try? readWholeFile(path, limit: limit).get()
+    }
+
+    /// Reads a whole small file (at most `limit` bytes), or says why it cannot.
+    package static func readWholeFile(_ path: String, limit: Int = 1024 * 1024) -> Result<[UInt8], Errno> {
+        let opened = open(path, O_RDONLY)
+        guard case .success(let descriptor) = opened else { return opened.map { _ in [] } }
+        defer { close(descriptor) }
+        var bytes: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 4096)
+        while bytes.count < limit {
+            let count = chunk.withUnsafeMutableBytes { read(descriptor, into: $0) }
+            guard case .success(let read) = count else { return count.map { _ in [] } }
+            if read == 0 { break }
+            bytes.append(contentsOf: chunk[0..<min(read, limit - bytes.count)])
+        }
+        return .success(bytes)
+    }
+
+    /// `recvmmsg` of up to `count` datagrams into slots of `size` bytes from `buffer`, with
+    /// each one's length and flags (the shim's `cnetlink_recv_batch`); with `blocking`,
+    /// waits for the first (at most the socket's receive timeout).
+    package static func receiveBatch(_ descriptor: Int32, into buffer: UnsafeMutableRawPointer?, slotSize: Int, count: Int,
+                             lengths: UnsafeMutablePointer<UInt32>?, flags: UnsafeMutablePointer<Int32>?, blocking: Bool) -> Result<Int32, Errno> {
+        retrying { cnetlink_recv_batch(descriptor, buffer, slotSize, UInt32(count), lengths, flags, blocking ? 1 : 0) }
+    }
+
+    /// `setns(descriptor, CLONE_NEWNET)`: the calling thread enters the network namespace.
+    package static func enterNetworkNamespace(_ descriptor: Int32) -> Result<Int32, Errno> {
+        retrying { cnetlink_setns_net(descriptor) }
+    }
+
+    /// Whether interface `name` answers the wireless-extensions ioctl on `socket` (in the
+    /// socket's namespace).
+    package static func isWireless(_ name: String, socket: Int32) -> Bool {
+        cnetlink_is_wireless(socket, name) != 0
+    }
+
+    /// A signalfd for the (blocked) signals of `set`.
+    package static func signalDescriptor(_ set: sigset_t) -> Result<Int32, Errno> {
+        var set = set
+        return retrying { cnetlink_signalfd(&set) }
+    }
+
+    /// One malloc arena for the whole process (`mallopt(M_ARENA_MAX, 1)`).
+    package static func useOneMallocArena() {
+        _ = cnetlink_single_malloc_arena()
+    }
+
+    /// `epoll_create1(EPOLL_CLOEXEC)`.
+    package static func epollCreate() -> Result<Int32, Errno> {
+        retrying { epoll_create1(Int32(EPOLL_CLOEXEC)) }
+    }
+
+    /// `epoll_ctl`: `operation` (`EPOLL_CTL_ADD`, `_MOD`, `_DEL`) of `descriptor`, whose
+    /// events carry `id`.
+    package static func epollControl(_ epoll: Int32, _ operation: Int32, _ descriptor: Int32, events: UInt32, id: UInt64) -> Result<Int32, Errno> {
+        var event = epoll_event()
+        event.events = events
+        event.data.u64 = id
+        return retrying { epoll_ctl(epoll, operation, descriptor, &event) }
+    }
+
+    /// `epoll_wait` for at most `maximum` events and `milliseconds` (-1: no limit); `body`
+    /// gets each ready event's id and mask. A failure (`ENOMEM`) reports nothing.
+    package static func epollWait(_ epoll: Int32, maximum: Int, milliseconds: Int32, _ body: (UInt64, UInt32) -> Void) {
+        withUnsafeTemporaryAllocation(of: epoll_event.self, capacity: maximum) { events in
+            guard case .success(let count) = retrying({ epoll_wait(epoll, events.baseAddress, Int32(maximum), milliseconds) }) else { return }
+            for index in 0..<Int(count) { body(events[index].data.u64, events[index].events) }
+        }
+    }
+
+    /// Reads until the descriptor has nothing more (`EAGAIN`) or ends: what it held is
+    /// not needed, only that it was emptied.
+    package static func drain(_ descriptor: Int32) {
+        var scratch = [UInt8](repeating: 0, count: 4096)
+        while case .success(let count) = scratch.withUnsafeMutableBytes({ read(descriptor, into: $0) }), count > 0 {}
+    }
+
+    /// The target of the symlink `path`; `nil` when it is not one.
+    package static func readLink(_ path: String) -> String? {
+        var buffer = [CChar](repeating: 0, count: 4096)
+        guard case .success(let count) = retrying({ readlink(path, &buffer, buffer.count - 1) }), count > 0 else { return nil }
+        return String(decoding: buffer[0..<count].map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    }
+
+    package static func exists(_ path: String) -> Bool {
+        access(path, F_OK) == 0
+    }
+
+    // MARK: inotify
+
+    /// `inotify_init1(2)`, non-blocking and close-on-exec.
+    package static func inotifyInit() -> Result<Int32, Errno> {
+        retrying { inotify_init1(Int32(IN_NONBLOCK | IN_CLOEXEC)) }
+    }
+
+    /// `inotify_add_watch(2)`: the watch descriptor, or the errno.
+    package static func inotifyAddWatch(_ descriptor: Int32, _ path: String, mask: UInt32) -> Result<Int32, Errno> {
+        retrying { inotify_add_watch(descriptor, path, mask) }
+    }
+
+    /// `inotify_rm_watch(2)`.
+    package static func inotifyRemoveWatch(_ descriptor: Int32, _ watch: Int32) {
+        _ = retrying { inotify_rm_watch(descriptor, watch) }
+    }
+}
+
+/// An IPv4 or IPv6 socket address (`sockaddr_in`, `sockaddr_in6`), made from an
+/// ``IPAddress``'s bytes: the one encoder of addresses for the system calls.
+package struct SocketAddress {
+    package var storage = sockaddr_storage()
+    package var length = socklen_t(MemoryLayout<sockaddr_storage>.size)
+
+    package init() {}
+
+    /// `address` and `port`; `scopeID`, an IPv6 link-local address's interface.
+    package init(_ address: IPAddress, port: UInt16, scopeID: UInt32 = 0) {
+        let bytes = address.bytes
+        if address.family == IPAddress.inet {
+            withUnsafeMutablePointer(to: &storage) {
+                $0.withMemoryRebound(to: sockaddr_in.self, capacity: 1) { pointer in
+                    pointer.pointee.sin_family = sa_family_t(AF_INET)
+                    pointer.pointee.sin_port = port.bigEndian
+                    withUnsafeMutableBytes(of: &pointer.pointee.sin_addr) { $0.copyBytes(from: bytes) }
+                }
+            }
+            length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        } else {
+            withUnsafeMutablePointer(to: &storage) {
+                $0.withMemoryRebound(to: sockaddr_in6.self, capacity: 1) { pointer in
+                    pointer.pointee.sin6_family = sa_family_t(AF_INET6)
+                    pointer.pointee.sin6_port = port.bigEndian
+                    pointer.pointee.sin6_scope_id = scopeID
+                    withUnsafeMutableBytes(of: &pointer.pointee.sin6_addr) { $0.copyBytes(from: bytes) }
+                }
+            }
+            length = socklen_t(MemoryLayout<sockaddr_in6>.size)
+        }
+    }
+
+    /// An address in text (`192.0.2.1`, `::1`: IPv6 when it has a colon), as the system
+    /// reads it (`inet_pton`), and a port; `nil` when the text is not one.
+    package init?(text: String, port: UInt16) {
+        let family = text.contains(":") ? AF_INET6 : AF_INET
+        var bytes = [UInt8](repeating: 0, count: 16)
+        let count = family == AF_INET ? 4 : 16
+        guard inet_pton(family, text, &bytes) == 1,
+              let address = bytes.withUnsafeBytes({ IPAddress(family: UInt8(family), bytes: UnsafeRawBufferPointer(rebasing: $0.prefix(count))) })
+        else { return nil }
+        self.init(address, port: port)
+    }
+
+    /// The wildcard IPv6 address `::` and `port` (with `IPV6_V6ONLY` off, every address).
+    package static func anyIPv6(port: UInt16) -> SocketAddress {
+        SocketAddress(IPAddress(family: IPAddress.inet6, high: 0, low: 0), port: port)
+    }
+
+    /// Whether it is IPv6.
+    package var isIPv6: Bool { storage.ss_family == sa_family_t(AF_INET6) }
+
+    /// The IP address (`getsockname`'s answer), `nil` for another family.
+    package var address: IPAddress? {
+        withUnsafeBytes(of: storage) { bytes in
+            switch Int32(storage.ss_family) {
+            case AF_INET: IPAddress(family: IPAddress.inet, bytes: UnsafeRawBufferPointer(rebasing: bytes[4..<8]))
+            case AF_INET6: IPAddress(family: IPAddress.inet6, bytes: UnsafeRawBufferPointer(rebasing: bytes[8..<24]))
+            default: nil
+            }
+        }
+    }
+
+    /// The port (`sin_port` and `sin6_port` sit at the same offset).
+    package var port: UInt16 {
+        withUnsafeBytes(of: storage) { UInt16(bigEndian: $0.loadUnaligned(fromByteOffset: 2, as: UInt16.self)) }
+    }
+
+    package func withPointer<T>(_ body: (UnsafePointer<sockaddr>, socklen_t) -> T) -> T {
+        withUnsafePointer(to: storage) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { body($0, length) } }
+    }
+}
+#endif
