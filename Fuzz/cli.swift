@@ -6,6 +6,8 @@
 // must give a check whose URLs parse and whose bounds hold; interface patterns
 // (--metered, --constrained) are well formed and match as documented.
 
+@testable import NetPathCore
+
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     let bytes = UnsafeBufferPointer(start: data, count: size)

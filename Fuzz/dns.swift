@@ -6,6 +6,8 @@
 // carries, so every input reaches the question and answer sections. The input also goes
 // through DNSMessage.query as a host name (names come from user-given URLs).
 
+@testable import NetPathCore
+
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     let bytes = Array(UnsafeBufferPointer(start: data, count: size))

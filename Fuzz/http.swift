@@ -7,6 +7,8 @@
 // and on the whole, with and without `finished`; a portal's Location is made absolute
 // against the endpoint's URL, as ProbeVerdict does for `portalURL`.
 
+@testable import NetPathCore
+
 let expectations: [ConnectivityCheck.Expectation] = ConnectivityCheck.defaultEndpoints.map(\.expectation) + [
     ConnectivityCheck.Expectation(status: 204),
     ConnectivityCheck.Expectation(status: 302, header: .init(name: "location", value: "http://portal/")),

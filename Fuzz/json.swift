@@ -4,6 +4,8 @@
 // A path read back must survive a round trip through its fields (the reader is what app
 // tests feed recorded traces to).
 
+@testable import NetPathCore
+
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     let text = String(decoding: UnsafeBufferPointer(start: data, count: size), as: UTF8.self)
@@ -14,7 +16,7 @@ public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
         _ = path.usesInterfaceType(.wifi)
         _ = path.physicalInterface
         // What the writer makes of it reads back to the same path.
-        precondition((try? NetworkPath(jsonLine: path.jsonLine(time: "t"))) == path, "a path did not survive its own line")
+        precondition((try? NetworkPath(jsonLine: path.jsonLine(at: "t", includingConnectivity: true))) == path, "a path did not survive its own line")
         _ = path.hashValue
     }
     return 0

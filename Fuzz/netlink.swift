@@ -7,6 +7,8 @@
 // as the pure tests do. Any trap, overflow or ASan report is a bug: the parser promises
 // that nothing can trap on any input.
 
+@testable import NetPathCore
+
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     let datagram = UnsafeRawBufferPointer(start: data, count: size)

@@ -6,6 +6,8 @@
 // IPAddress's text parser and printer — servers(read:) and hasServer(read:), including
 // the systemd-resolved stub rule.
 
+@testable import NetPathCore
+
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     let bytes = Array(UnsafeBufferPointer(start: data, count: size))

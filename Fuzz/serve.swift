@@ -8,6 +8,8 @@
 // Content-Length is its body's length, every header line is `Name: value`;
 // a listen address prints and parses back to itself.
 
+@testable import NetPathCore
+
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     let bytes = Array(UnsafeBufferPointer(start: data, count: size))

@@ -7,6 +7,8 @@
 // order, a CA file whenever certificates are verified, only the allowed headers; every
 // refusal names a line of the file; decoded base64 has the length its text implies.
 
+@testable import NetPathCore
+
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     let bytes = Array(UnsafeBufferPointer(start: data, count: size))

@@ -72,7 +72,8 @@ triple=$(swift -print-target-info | python3 -c 'import json, sys; print(json.loa
 rm -rf "$graphs" && mkdir -p "$graphs/NetPath" "$graphs/NetPathPrometheus" "$graphs/NetPathUI"
 for module in NetPath NetPathPrometheus; do
   swift-symbolgraph-extract -module-name "$module" -target "$triple" -I "$modules" -I "$bin/CNetlink.build" \
-    -minimum-access-level public -emit-extension-block-symbols -output-dir "$graphs/$module"
+    -minimum-access-level public -emit-extension-block-symbols -experimental-allowed-reexported-modules=NetPathCore \
+    -output-dir "$graphs/$module"
 done
 took
 

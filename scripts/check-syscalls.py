@@ -1,15 +1,14 @@
 #!/usr/bin/env python3
 """Lists calls to the C library or the C shims made outside the syscall layer (STYLE.md 9):
-every system call goes through `Syscall`, which reads errno at the call, retries EINTR and
-stops on EBADF/EFAULT. Exit 1 when there is any. Run by .ci/run."""
+every system call goes through `Syscall` (NetPathSystem), which reads errno at the call,
+retries EINTR and stops on EBADF/EFAULT; and any import of a C library, a shim or Foundation
+in the pure core (NetPathCore). Exit 1 when there is any. Run by .ci/run."""
 import pathlib, re, sys
 
-# The layer: the syscall wrappers, the clock, the event loop and its wake-up, inotify,
-# threads and the lock. (The C adapter for TLS, CTLS, is called only from WebSecurity.swift.)
-LAYER = {"Sources/NetPath/Linux/Syscalls.swift", "Sources/NetPath/Linux/EventLoop.swift",
-         "Sources/NetPath/Linux/EventSignal.swift", "Sources/NetPath/Linux/Inotify.swift",
-         "Sources/NetPath/Monitor/Lock.swift", "Sources/NetPath/Monitor/OwnThread.swift",
-         "Sources/netpath/WebSecurity.swift"}
+# The layer: NetPathSystem (the syscall wrappers, the clock, the event loop and its wake-up,
+# inotify, threads and the lock). The C adapter for TLS, CTLS, is called only from
+# WebSecurity.swift.
+LAYER = {str(path) for path in pathlib.Path("Sources/NetPathSystem").glob("*.swift")} | {"Sources/netpath/WebSecurity.swift"}
 CALLS = """socket bind connect listen accept accept4 recv recvfrom recvmsg recvmmsg send sendto sendmsg
 read write close open openat poll epoll_create1 epoll_ctl epoll_wait ioctl fcntl setsockopt
 getsockopt getsockname shutdown pipe pipe2 eventfd signalfd inotify_init1 inotify_add_watch
@@ -32,6 +31,11 @@ for path in sorted(pathlib.Path("Sources").rglob("*.swift")):
             if match.group(1) in own:
                 continue
             print(f"{path}:{number}: {match.group(1)}() outside the syscall layer")
+            found += 1
+for path in sorted(pathlib.Path("Sources/NetPathCore").rglob("*.swift")):
+    for number, line in enumerate(path.read_text().splitlines(), 1):
+        if re.match(r"\s*(@\w+\s+)*import\s+(Glibc|Musl|Darwin|Foundation|Dispatch|CNetlink|CTLS)\b", line):
+            print(f"{path}:{number}: the pure core imports {line.split()[-1]}")
             found += 1
 print(f"check-syscalls: {found} call(s) to the C library or the shims outside the layer")
 sys.exit(1 if found else 0)

@@ -1,5 +1,4 @@
 import NetPath
-import NetPathSystem
 
 /// The command line, parsed: a command and its options. Pure, so it is fuzzed and tested
 /// without running anything.

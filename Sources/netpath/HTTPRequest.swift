@@ -1,4 +1,3 @@
-import NetPathSystem
 /// What `netpath serve`'s HTTP server makes of the bytes a client sent so far: pure, so it
 /// is fuzzed and tested without sockets.
 enum HTTPRequest: Equatable {

@@ -1,4 +1,3 @@
-import NetPathSystem
 /// The `--help` texts, made from ``Arguments/options``: every option a command takes is
 /// listed, with the limits the parser enforces.
 enum Help {

@@ -1,5 +1,4 @@
 import NetPath
-import NetPathSystem
 
 extension NetPathCommand {
     /// `probe`: one check now.

@@ -1,5 +1,4 @@
 import NetPath
-import NetPathSystem
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)

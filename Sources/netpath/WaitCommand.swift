@@ -1,5 +1,4 @@
 import NetPath
-import NetPathSystem
 
 extension NetPathCommand {
     /// `wait`: exit 0 once the path is satisfied (with `--probe`, the Internet answers).

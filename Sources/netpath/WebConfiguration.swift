@@ -1,4 +1,3 @@
-import NetPathSystem
 /// `netpath serve --web-config FILE`: the web configuration file of Prometheus'
 /// exporter-toolkit (node_exporter's `--web.config.file`), so that one file and one
 /// scrape configuration serve both. What NetPath reads:

@@ -1,4 +1,3 @@
-import NetPathSystem
 /// The part of YAML that web configuration files use: block mappings and block lists by
 /// indentation, plain, single- and double-quoted scalars, comments, and `[]`/`{}` for empty
 /// collections. Anything else (flow collections with items, block scalars `|`/`>`,
