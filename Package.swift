@@ -34,20 +34,22 @@ let package = Package(
         // The pure core: the path model, the netlink codec, the engine and the kernel-state
         // rules, the probe's state machines, the DNS and JSON codecs. No C library, no shim:
         // bytes and values in, values and actions out. Re-exported by NetPath.
-        .target(name: "NetPathCore", swiftSettings: strict),
+        .target(name: "NetPathCore", path: "Sources/NetPath/Core", swiftSettings: strict),
         // The system: the one syscall layer, the clock, the lock, threads and the event loop.
         .target(
             name: "NetPathSystem",
             dependencies: ["NetPathCore", .target(name: "CNetlink", condition: .when(platforms: [.linux, .android]))],
+            path: "Sources/NetPath/System",
             swiftSettings: strict
         ),
         .target(
             name: "NetPath",
             dependencies: ["NetPathCore", "NetPathSystem",
                            .target(name: "CNetlink", condition: .when(platforms: [.linux, .android]))],
+            exclude: ["Core", "System"],
             swiftSettings: strict
         ),
-        .target(name: "NetPathTestKit", dependencies: ["NetPath", "NetPathSystem"], swiftSettings: strict),
+        .target(name: "NetPathTestKit", dependencies: ["NetPath"], swiftSettings: strict),
         .target(name: "NetPathPrometheus", dependencies: ["NetPath"], swiftSettings: strict),
         // SwiftUI views and modifiers; compiled empty where SwiftUI does not exist.
         .target(
@@ -58,7 +60,7 @@ let package = Package(
         ),
         .executableTarget(
             name: "netpath",
-            dependencies: ["NetPath", "NetPathSystem", "NetPathPrometheus", .target(name: "CNetlink", condition: .when(platforms: [.linux, .android])),
+            dependencies: ["NetPath", "NetPathPrometheus", .target(name: "CNetlink", condition: .when(platforms: [.linux, .android])),
                            .target(name: "CTLS", condition: .when(platforms: [.linux]))],
             exclude: ["StaticLink"],
             swiftSettings: strict,

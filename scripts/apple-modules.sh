@@ -32,9 +32,17 @@ import Foundation
 extension Foundation.Bundle { static let module: Bundle = .main }
 SWIFT
 
+  local module_sources
+  for module in Core System; do
+    echo "== NetPath$module"
+    mapfile -t module_sources < <(find "Sources/NetPath/$module" -name '*.swift' | sort)
+    command swiftc "${flags[@]}" -warnings-as-errors -emit-module -module-name "NetPath$module" -I "$out/CNetlink" \
+      "${module_sources[@]}" -emit-module-path "$out/NetPath$module.swiftmodule" || return 1
+  done
+
   echo "== NetPath (Network backend, Combine publisher) against the stubs"
   local netpath_sources
-  mapfile -t netpath_sources < <(find Sources/NetPath -name '*.swift' | sort)
+  mapfile -t netpath_sources < <(find Sources/NetPath -name '*.swift' -not -path '*/Core/*' -not -path '*/System/*' | sort)
   command swiftc "${flags[@]}" -warnings-as-errors -emit-module -module-name NetPath -I "$out/CNetlink" \
     "${netpath_sources[@]}" -emit-module-path "$out/NetPath.swiftmodule" || return 1
 

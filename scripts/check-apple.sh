@@ -55,14 +55,15 @@ for file in Sources/netpath/*.swift; do
 done
 swiftc -warnings-as-errors -typecheck -module-name netpath -I "$out/darwin" -I "$out" -I "$out/CNetlink" "$out"/darwin/cli/*.swift
 
-# The syscall layer's POSIX part, which the tool uses on macOS too, as it compiles there:
-# with Darwin (the stub) in place of Glibc and without the shim's Linux part.
-echo "== the syscall layer's POSIX part as compiled for macOS"
-mkdir -p "$out/darwin/layer"
-for file in Sources/NetPath/Linux/Syscalls.swift Sources/NetPath/Linux/Errno.swift; do
+# NetPathSystem (the syscall layer's POSIX part, the event loop with its poll selector, the
+# lock, threads), which the tool uses on macOS too, as it compiles there: with Darwin (the
+# stub) in place of Glibc and without the shim's Linux part.
+echo "== NetPathSystem as compiled for macOS"
+mkdir -p "$out/darwin/system"
+for file in Sources/NetPath/System/{Core,Syscalls,EventLoop,Lock}.swift; do
   sed -E -e 's/canImport\((Glibc|Musl|CNetlink)\)/false/g' -e 's/os\((Linux|Android)\)/false/g' \
-    -e 's/canImport\(Darwin\)/true/g' "$file" >"$out/darwin/layer/$(basename "$file")"
+    -e 's/canImport\(Darwin\)/true/g' "$file" >"$out/darwin/system/$(basename "$file")"
 done
-swiftc -parse-as-library -warnings-as-errors -typecheck -module-name NetPath -I "$out/darwin" "$out"/darwin/layer/*.swift
+swiftc -parse-as-library -warnings-as-errors -typecheck -module-name NetPathSystem -I "$out/darwin" -I "$out" "$out"/darwin/system/*.swift
 
 echo "Apple code type-checks."

@@ -8,7 +8,7 @@ import pathlib, re, sys
 # The layer: NetPathSystem (the syscall wrappers, the clock, the event loop and its wake-up,
 # inotify, threads and the lock). The C adapter for TLS, CTLS, is called only from
 # WebSecurity.swift.
-LAYER = {str(path) for path in pathlib.Path("Sources/NetPathSystem").glob("*.swift")} | {"Sources/netpath/WebSecurity.swift"}
+LAYER = {str(path) for path in pathlib.Path("Sources/NetPath/System").glob("*.swift")} | {"Sources/netpath/WebSecurity.swift"}
 CALLS = """socket bind connect listen accept accept4 recv recvfrom recvmsg recvmmsg send sendto sendmsg
 read write close open openat poll epoll_create1 epoll_ctl epoll_wait ioctl fcntl setsockopt
 getsockopt getsockname shutdown pipe pipe2 eventfd signalfd inotify_init1 inotify_add_watch
@@ -32,7 +32,7 @@ for path in sorted(pathlib.Path("Sources").rglob("*.swift")):
                 continue
             print(f"{path}:{number}: {match.group(1)}() outside the syscall layer")
             found += 1
-for path in sorted(pathlib.Path("Sources/NetPathCore").rglob("*.swift")):
+for path in sorted(pathlib.Path("Sources/NetPath/Core").rglob("*.swift")):
     for number, line in enumerate(path.read_text().splitlines(), 1):
         if re.match(r"\s*(@\w+\s+)*import\s+(Glibc|Musl|Darwin|Foundation|Dispatch|CNetlink|CTLS)\b", line):
             print(f"{path}:{number}: the pure core imports {line.split()[-1]}")

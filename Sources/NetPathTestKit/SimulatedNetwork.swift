@@ -1,5 +1,4 @@
 import NetPath
-import NetPathSystem
 
 /// A network that exists only in a test: it plays scripted paths, or a trace recorded with
 /// `netpath watch --json`, to every ``PathMonitor`` and ``NetworkMonitor`` built on it.

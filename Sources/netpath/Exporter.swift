@@ -1,7 +1,6 @@
 #if os(Linux)
 import Glibc
 import NetPath
-import NetPathSystem
 import NetPathPrometheus
 
 /// `netpath serve`: the path of this host and of every namespace asked for, as Prometheus

@@ -1,7 +1,6 @@
 #if os(Linux)
 import Glibc
 import NetPath
-import NetPathSystem
 
 /// Why the server could not start: one line naming the address; exit status 3.
 struct ListenFailure: Error {

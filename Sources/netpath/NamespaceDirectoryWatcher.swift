@@ -1,7 +1,6 @@
 #if os(Linux)
 import Glibc
 import NetPath
-import NetPathSystem
 
 /// Follows `/run/netns` (the `ip netns` directory) on a thread of its own, on an
 /// ``EventLoop``: its names with the package's ``Inotify``, and the mount table

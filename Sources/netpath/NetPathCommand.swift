@@ -2,7 +2,6 @@
 import CNetlink
 #endif
 import NetPath
-import NetPathSystem
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)

@@ -1,7 +1,6 @@
 #if os(Linux)
 import Glibc
 import NetPath
-import NetPathSystem
 import NetPathPrometheus
 
 extension NetPathCommand {

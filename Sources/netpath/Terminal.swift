@@ -1,5 +1,4 @@
 import NetPath
-import NetPathSystem
 
 /// Unbuffered, whole-line writes: each line reaches a pipe as soon as it is produced.
 enum Terminal {

@@ -2,7 +2,6 @@
 import CNetlink
 #endif
 import NetPath
-import NetPathSystem
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -56,7 +55,7 @@ final class Signals: Sendable {
     /// Blocks `numbers` in the calling thread (and the threads it will start).
     ///
     /// - Throws: The errno of the event loop's descriptors (none left).
-    init(_ numbers: [Int32]) throws(Errno) {
+    init(_ numbers: [Int32]) throws {
         loop = try EventLoop()
         let set = Syscall.blockSignals(numbers)
         #if os(Linux)
@@ -75,7 +74,7 @@ final class Signals: Sendable {
 
     #if !os(Linux)
     /// The thread in `sigwait` that passes each signal through the pipe.
-    private static func startWaiting(for waited: sigset_t, writingTo writeEnd: Int32) {
+    private static func startWaiting(for waited: Syscall.SignalSet, writingTo writeEnd: Int32) {
         _ = OwnThread.start(name: "netpath-signal") {
             while true {
                 guard case .success(var received) = Syscall.waitForSignal(in: waited) else { continue }

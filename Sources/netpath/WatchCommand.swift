@@ -1,5 +1,4 @@
 import NetPath
-import NetPathSystem
 
 extension NetPathCommand {
     /// `watch`: a line now and one per change, until a signal, `--count` lines, or the

@@ -2,7 +2,6 @@
 import CTLS
 import Glibc
 import NetPath
-import NetPathSystem
 
 /// The text a C adapter wrote into `buffer` (up to its NUL).
 private func text(of buffer: [CChar]) -> String {

@@ -51,6 +51,10 @@ public struct pollfd {
     public init(fd: Int32, events: Int16, revents: Int16) { self.fd = fd; self.events = events; self.revents = revents }
 }
 public var POLLIN: Int32 { 1 }
+public var POLLPRI: Int32 { 2 }
+public var POLLOUT: Int32 { 4 }
+public var POLLERR: Int32 { 8 }
+public var POLLHUP: Int32 { 16 }
 @discardableResult public func poll(_ descriptors: UnsafeMutablePointer<pollfd>!, _ count: nfds_t, _ timeout: Int32) -> Int32 { fatalError() }
 @discardableResult public func isatty(_ descriptor: Int32) -> Int32 { fatalError() }
 public func _exit(_ status: Int32) -> Never { fatalError() }
@@ -69,3 +73,26 @@ public struct clockid_t: Equatable, RawRepresentable {
 public var CLOCK_REALTIME: clockid_t { clockid_t(rawValue: 0) }
 public var CLOCK_MONOTONIC: clockid_t { clockid_t(rawValue: 6) }
 @discardableResult public func clock_gettime(_ clock: clockid_t, _ time: UnsafeMutablePointer<timespec>!) -> Int32 { fatalError() }
+
+public struct pthread_mutex_t { public init() {} }
+public struct pthread_mutexattr_t { public init() {} }
+public func pthread_mutex_init(_ mutex: UnsafeMutablePointer<pthread_mutex_t>!, _ attributes: UnsafePointer<pthread_mutexattr_t>!) -> Int32 { fatalError() }
+public func pthread_mutex_lock(_ mutex: UnsafeMutablePointer<pthread_mutex_t>!) -> Int32 { fatalError() }
+public func pthread_mutex_unlock(_ mutex: UnsafeMutablePointer<pthread_mutex_t>!) -> Int32 { fatalError() }
+@discardableResult public func pthread_mutex_destroy(_ mutex: UnsafeMutablePointer<pthread_mutex_t>!) -> Int32 { fatalError() }
+
+public var SIG_UNBLOCK: Int32 { 2 }
+public var S_IFMT: mode_t { 0o170000 }
+public var S_IFIFO: mode_t { 0o010000 }
+public struct stat { public var st_mode: mode_t; public init() { st_mode = 0 } }
+public func fstat(_ descriptor: Int32, _ buffer: UnsafeMutablePointer<stat>!) -> Int32 { fatalError() }
+public func geteuid() -> UInt32 { fatalError() }
+public func unlink(_ path: UnsafePointer<CChar>!) -> Int32 { fatalError() }
+public func rename(_ old: UnsafePointer<CChar>!, _ new: UnsafePointer<CChar>!) -> Int32 { fatalError() }
+public func mkdir(_ path: UnsafePointer<CChar>!, _ mode: mode_t) -> Int32 { fatalError() }
+// Only the shape matters here: Darwin's `d_name` is a tuple of 1,024 CChar.
+public struct dirent { public var d_name: (CChar, CChar) }
+public struct DIR {}
+public func opendir(_ path: UnsafePointer<CChar>!) -> UnsafeMutablePointer<DIR>! { fatalError() }
+public func readdir(_ directory: UnsafeMutablePointer<DIR>!) -> UnsafeMutablePointer<dirent>! { fatalError() }
+@discardableResult public func closedir(_ directory: UnsafeMutablePointer<DIR>!) -> Int32 { fatalError() }

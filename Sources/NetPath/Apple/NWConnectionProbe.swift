@@ -1,5 +1,3 @@
-import NetPathCore
-import NetPathSystem
 #if canImport(Network)
 import Dispatch
 import Foundation

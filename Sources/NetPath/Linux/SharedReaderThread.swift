@@ -1,5 +1,3 @@
-import NetPathCore
-import NetPathSystem
 #if os(Linux) || os(Android)
 import CNetlink
 import Dispatch

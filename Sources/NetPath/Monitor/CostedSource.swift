@@ -1,5 +1,3 @@
-import NetPathCore
-import NetPathSystem
 extension InterfaceCosts {
     /// Wraps a source factory so that every path its sources report, the first included,
     /// carries the configured costs: the one place a monitor applies them, before a

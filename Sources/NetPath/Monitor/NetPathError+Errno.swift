@@ -1,5 +1,3 @@
-import NetPathCore
-import NetPathSystem
 
 extension NetPathError {
     /// Creates an error.

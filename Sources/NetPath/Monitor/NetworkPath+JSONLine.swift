@@ -1,5 +1,3 @@
-import NetPathCore
-import NetPathSystem
 
 extension NetworkPath {
     /// The path as one line of `netpath watch --json`, without the newline.

@@ -1,5 +1,3 @@
-import NetPathCore
-import NetPathSystem
 #if canImport(Combine)
 import Combine
 import Dispatch

@@ -1,5 +1,3 @@
-import NetPathCore
-import NetPathSystem
 extension PathMonitor {
     /// What a ``PathMonitor`` watches and how: its interface filter, its namespace, its
     /// connectivity check and the interfaces it treats as metered or constrained.

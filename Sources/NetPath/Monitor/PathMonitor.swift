@@ -1,5 +1,3 @@
-import NetPathCore
-import NetPathSystem
 import Dispatch
 
 /// Watches the network path and reports each change: the shape of `NWPathMonitor`,

@@ -1,5 +1,3 @@
-import NetPathCore
-import NetPathSystem
 /// A running backend that produces paths: the Linux netlink source, Apple's
 /// `NWPathMonitor`, or a simulation (NetPathTestKit). Package-wide, not public: users pick
 /// one through ``PathMonitor``'s initialisers.

@@ -1,5 +1,3 @@
-import NetPathCore
-import NetPathSystem
 import Dispatch
 
 /// What a ``PathMonitor`` knows: its running source, the current path, the handlers, the

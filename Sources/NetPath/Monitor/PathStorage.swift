@@ -1,5 +1,3 @@
-import NetPathCore
-import NetPathSystem
 import Dispatch
 
 /// The shared state of a ``PathMonitor``: a ``PathStateMachine`` behind one lock. Every

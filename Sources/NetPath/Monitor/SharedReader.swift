@@ -1,5 +1,3 @@
-import NetPathCore
-import NetPathSystem
 /// One thread that reads the kernel for any number of ``PathMonitor``s: give the same
 /// reader to every monitor of a service that watches many network namespaces, and the
 /// service keeps one thread for all of them instead of two per monitor.

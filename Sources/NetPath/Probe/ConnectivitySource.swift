@@ -1,5 +1,3 @@
-import NetPathCore
-import NetPathSystem
 import Dispatch
 
 /// A timer that can be cancelled: how the connectivity check waits, so tests can drive

@@ -40,6 +40,11 @@ package struct HTTPResponseClassifier {
     package let expectation: ConnectivityCheck.Expectation
     package let limit: Int
 
+    package init(expectation: ConnectivityCheck.Expectation, limit: Int) {
+        self.expectation = expectation
+        self.limit = limit
+    }
+
     /// Parses the status line and headers, or tells why it cannot.
     package static func parseHead(_ bytes: [UInt8], limit: Int) -> HeadParse? {
         // The end of the head: CRLF CRLF (a bare LF LF is accepted, as browsers do).

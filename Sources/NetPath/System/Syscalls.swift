@@ -1,4 +1,3 @@
-import NetPathCore
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Musl)
@@ -171,26 +170,32 @@ extension Syscall {
         signal(number, SIG_IGN)
     }
 
+    /// A set of signals (`sigset_t`, which differs between C libraries, kept inside).
+    package struct SignalSet: @unchecked Sendable {
+        // `@unchecked`: a plain value of the C library's, copied, never shared.
+        fileprivate var set = sigset_t()
+    }
+
     /// Blocks `numbers` in the calling thread (and the threads it starts); the set.
-    package static func blockSignals(_ numbers: [Int32]) -> sigset_t {
-        var set = sigset_t()
-        sigemptyset(&set)
-        for number in numbers { sigaddset(&set, number) }
-        pthread_sigmask(SIG_BLOCK, &set, nil)
-        return set
+    package static func blockSignals(_ numbers: [Int32]) -> SignalSet {
+        var signals = SignalSet()
+        sigemptyset(&signals.set)
+        for number in numbers { sigaddset(&signals.set, number) }
+        pthread_sigmask(SIG_BLOCK, &signals.set, nil)
+        return signals
     }
 
-    /// Unblocks the signals of `set` in the calling thread.
-    package static func unblockSignals(_ set: sigset_t) {
-        var set = set
-        pthread_sigmask(SIG_UNBLOCK, &set, nil)
+    /// Unblocks the signals of `signals` in the calling thread.
+    package static func unblockSignals(_ signals: SignalSet) {
+        var signals = signals
+        pthread_sigmask(SIG_UNBLOCK, &signals.set, nil)
     }
 
-    /// `sigwait`: the next of the blocked signals in `set`, or the errno.
-    package static func waitForSignal(in set: sigset_t) -> Result<Int32, Errno> {
-        var set = set
+    /// `sigwait`: the next of the blocked signals in `signals`, or the errno.
+    package static func waitForSignal(in signals: SignalSet) -> Result<Int32, Errno> {
+        var signals = signals
         var received: Int32 = 0
-        let code = sigwait(&set, &received)
+        let code = sigwait(&signals.set, &received)
         return code == 0 ? .success(received) : .failure(Errno(code))
     }
 
@@ -462,10 +467,10 @@ extension Syscall {
         cnetlink_is_wireless(socket, name) != 0
     }
 
-    /// A signalfd for the (blocked) signals of `set`.
-    package static func signalDescriptor(_ set: sigset_t) -> Result<Int32, Errno> {
-        var set = set
-        return retrying { cnetlink_signalfd(&set) }
+    /// A signalfd for the (blocked) signals of `signals`.
+    package static func signalDescriptor(_ signals: SignalSet) -> Result<Int32, Errno> {
+        var signals = signals
+        return retrying { cnetlink_signalfd(&signals.set) }
     }
 
     /// One malloc arena for the whole process (`mallopt(M_ARENA_MAX, 1)`).

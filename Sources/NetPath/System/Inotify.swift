@@ -1,4 +1,3 @@
-import NetPathCore
 #if os(Linux) || os(Android)
 #if canImport(Glibc)
 import Glibc

@@ -1,4 +1,3 @@
-import NetPathCore
 #if os(Linux) || os(Android)
 import CNetlink
 

@@ -1,4 +1,3 @@
-import NetPathCore
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Musl)

@@ -1,4 +1,3 @@
-import NetPathCore
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Musl)
@@ -63,8 +62,9 @@ package final class EventLoop: @unchecked Sendable {
         package var stopped = false
     }
 
-    /// - Throws: The errno of `epoll_create1` or of the wake descriptor.
-    package init() throws(Errno) {
+    /// - Throws: The ``Errno`` of `epoll_create1` or of the wake descriptor. (Untyped: SILGen
+    ///   crashes on a typed throw against an Apple SDK before iOS 18, scripts/apple-link.sh.)
+    package init() throws {
         selector = try Selector()
     }
 
@@ -262,7 +262,7 @@ private struct Selector {
     private static let wakeID: UInt64 = 0
     private static let batch = 64
 
-    package init() throws(Errno) {
+    package init() throws {
         epoll = try Syscall.epollCreate().get()
         do {
             wakeSignal = try EventSignal()
@@ -328,8 +328,12 @@ private final class Selector {
     private let wakeRead: Int32
     private let wakeWrite: Int32
 
-    package init() throws(Errno) {
-        (wakeRead, wakeWrite) = try Syscall.pipe(nonBlocking: true).get()
+    package init() throws {
+        // A switch, not `get()`: before iOS 18's standard library `get()` throws `any Error`.
+        switch Syscall.pipe(nonBlocking: true) {
+        case .success(let ends): (wakeRead, wakeWrite) = ends
+        case .failure(let error): throw error
+        }
     }
 
     package func add(_ descriptor: Int32, id: UInt64, events: EventLoop.Events) {
