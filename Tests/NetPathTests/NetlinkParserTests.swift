@@ -114,3 +114,26 @@ struct SplitMix: RandomNumberGenerator {
         return z ^ (z >> 31)
     }
 }
+
+/// The request builder computes what iproute2's `addattr_l` computes: lengths and padding.
+@Suite struct NetlinkRequestTests {
+    @Test func lengthsAndPaddingAreComputed() {
+        var request = NetlinkRequest()
+        request.begin(type: 26, flags: 1, sequence: 9)
+        request.append(contentsOf: [2, 32, 0, 0, 0, 0, 0, 0])
+        request.append(UInt32(0))
+        request.attribute(27, [17])
+        request.attribute(4, Int32(3))
+        request.end()
+        request.begin(type: 18, flags: 0x301, sequence: 10)
+        request.append(contentsOf: repeatElement(0, count: 16))
+        request.end()
+        let bytes = request.bytes
+        // 16 header + 12 rtmsg + 8 (5 padded) + 8; then 16 + 16.
+        #expect(bytes.count == 44 + 32)
+        #expect(Array(bytes[0..<4]) == Fixture.u32(44) && Array(bytes[44..<48]) == Fixture.u32(32))
+        #expect(Array(bytes[28..<36]) == Fixture.u16(5) + Fixture.u16(27) + [17, 0, 0, 0])
+        #expect(Array(bytes[36..<44]) == Fixture.u16(8) + Fixture.u16(4) + Fixture.i32(3))
+        #expect(NetlinkParser.parse(bytes).map(\.sequence) == [9, 10])
+    }
+}

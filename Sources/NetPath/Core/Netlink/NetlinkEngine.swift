@@ -660,19 +660,12 @@ package struct NetlinkEngine {
         case .addresses, .nexthops: 8
         case .routes, .rules: 12
         }
-        let length = UInt32(NetlinkParser.headerLength + bodyLength)
-        var bytes: [UInt8] = []
-        bytes.reserveCapacity(Int(length))
-        func append<T: FixedWidthInteger>(_ value: T) {
-            withUnsafeBytes(of: value) { bytes.append(contentsOf: $0) }
-        }
-        append(length)
-        append(request.dump.messageType)
-        append(Netlink.HeaderFlag.request | Netlink.HeaderFlag.dump)
-        append(request.sequence)
-        append(UInt32(0))  // port id: the kernel fills it in
-        bytes.append(contentsOf: repeatElement(0, count: bodyLength))
-        return bytes
+        var message = NetlinkRequest()
+        message.begin(type: request.dump.messageType, flags: Netlink.HeaderFlag.request | Netlink.HeaderFlag.dump,
+                      sequence: request.sequence)
+        message.append(contentsOf: repeatElement(0, count: bodyLength))
+        message.end()
+        return message.bytes
     }
 
     /// The bytes of route lookups, all in one datagram (the kernel answers each in turn):
@@ -681,45 +674,22 @@ package struct NetlinkEngine {
     /// picked, and `RTA_OIF` when bound. The answer names the table it came from
     /// (`RTM_F_LOOKUP_TABLE`).
     package static func encode(lookups: [(sequence: UInt32, lookup: RouteLookup, tableEntry: Bool, source: IPAddress?)]) -> [UInt8] {
-        var bytes: [UInt8] = []
-        func append<T: FixedWidthInteger>(_ value: T) {
-            withUnsafeBytes(of: value) { bytes.append(contentsOf: $0) }
-        }
+        var message = NetlinkRequest()
         for (sequence, lookup, tableEntry, source) in lookups {
             let destination = Netlink.internetDestination(family: lookup.family)
-            let addressLength = lookup.family == IPAddress.inet ? 4 : 16
+            let prefixLength = UInt8(destination.bytes.count * 8)
             let source = source.flatMap { $0.family == lookup.family && !$0.isUnspecified ? $0 : nil }
-            let length = NetlinkParser.headerLength + 12 + 4 + addressLength + 8 + 8
-                + (source == nil ? 0 : 4 + addressLength) + (lookup.interfaceIndex == nil ? 0 : 8)
-            append(UInt32(length))
-            append(Netlink.MessageType.getRoute)
-            append(Netlink.HeaderFlag.request)
-            append(sequence)
-            append(UInt32(0))
+            message.begin(type: Netlink.MessageType.getRoute, flags: Netlink.HeaderFlag.request, sequence: sequence)
             // struct rtmsg: family, dst_len, src_len, tos, table, protocol, scope, type, flags.
-            bytes.append(contentsOf: [lookup.family, UInt8(addressLength * 8), source == nil ? 0 : UInt8(addressLength * 8), 0, 0, 0, 0, 0])
-            append(Netlink.RouteFlag.lookupTable | (tableEntry ? Netlink.RouteFlag.fibMatch : 0))
-            append(UInt16(4 + addressLength))
-            append(Netlink.RouteAttribute.destination)
-            bytes.append(contentsOf: destination.bytes)
-            if let source {
-                append(UInt16(4 + addressLength))
-                append(Netlink.RouteAttribute.sourcePrefix)
-                bytes.append(contentsOf: source.bytes)
-            }
-            append(UInt16(5))
-            append(Netlink.RouteAttribute.ipProtocol)
-            bytes.append(contentsOf: [Netlink.udpProtocol, 0, 0, 0])
-            append(UInt16(6))
-            append(Netlink.RouteAttribute.destinationPort)
-            append(Netlink.questionPort.bigEndian)
-            bytes.append(contentsOf: [0, 0])
-            if let index = lookup.interfaceIndex {
-                append(UInt16(8))
-                append(Netlink.RouteAttribute.outputInterface)
-                append(index)
-            }
+            message.append(contentsOf: [lookup.family, prefixLength, source == nil ? 0 : prefixLength, 0, 0, 0, 0, 0])
+            message.append(Netlink.RouteFlag.lookupTable | (tableEntry ? Netlink.RouteFlag.fibMatch : 0))
+            message.attribute(Netlink.RouteAttribute.destination, destination.bytes)
+            if let source { message.attribute(Netlink.RouteAttribute.sourcePrefix, source.bytes) }
+            message.attribute(Netlink.RouteAttribute.ipProtocol, [Netlink.udpProtocol])
+            message.attribute(Netlink.RouteAttribute.destinationPort, Netlink.questionPort.bigEndian)
+            if let index = lookup.interfaceIndex { message.attribute(Netlink.RouteAttribute.outputInterface, index) }
+            message.end()
         }
-        return bytes
+        return message.bytes
     }
 }
