@@ -62,8 +62,9 @@ package final class EventLoop: @unchecked Sendable {
         var stopped = false
     }
 
-    /// - Throws: The errno of `epoll_create1` or of the wake descriptor.
-    package init() throws(Errno) {
+    /// - Throws: The `Errno` of `epoll_create1` or of the wake descriptor. (Not declared
+    ///   `throws(Errno)`: the Apple SDKs before iOS 18 cannot compile a typed throw.)
+    package init() throws {
         selector = try Selector()
     }
 
@@ -327,7 +328,7 @@ private final class Selector {
     private let wakeRead: Int32
     private let wakeWrite: Int32
 
-    init() throws(Errno) {
+    init() throws {
         (wakeRead, wakeWrite) = try Syscall.pipe(nonBlocking: true).get()
     }
 
