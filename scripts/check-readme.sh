@@ -1,36 +1,21 @@
 #!/usr/bin/env bash
-# Type-checks every ```swift block of README.md, taken from README.md itself, each on its own
-# and as a reader would use it: Swift 6 language mode, none of the package's own flags.
-#
-# - A block is checked against NetPath and NetPathTestKit as the last debug build made them
-#   (run `swift build` or `swift test` first), and against Swift Testing where it imports it.
-# - A block with `import` lines is a whole file and is compiled exactly as written: a
-#   main.swift when it has top-level statements, else a library file. A block without imports
-#   is a fragment: it gets `import NetPath` and `import NetPathTestKit`, nothing else.
-# - An HTML comment on the line before a block says more: <!-- check: WORD, WORD -->.
-#     apple       against the Apple API stubs (scripts/apple-stubs) and NetPath, NetPathTestKit
-#                 and NetPathUI compiled against them (scripts/apple-modules.sh, as
-#                 check-apple.sh does); a fragment also gets NetPathUI, SwiftUI and Combine
-#     continues   the block goes on with the program of the ```swift block before it
-#     view-body   the block is the body of a SwiftUI view that has a `networkMonitor`
-#                 (FeedList and SettingsForm stand for the reader's own views)
-#     method      the block is the body of a method of the reader's own main-actor class,
-#                 which has a `var canDownload`
-#     manifest    a whole Package.swift: SwiftPM loads it with this checkout at the path it
-#                 names (../NetPath), once as named and once in lower case, as a clone's
-#                 folder may be; made-up folders stand for its targets' sources
-#     none: WHY   not compiled, for the reason given (a block that is not Swift to compile)
-#
-# Diagnostics name README.md's own lines. Warnings fail too, except "is unused" and "never
-# used" ([#no-usage]), which a fragment that shows a value (`network.connectivity  // .portal`)
-# has by nature.
+# Type-checks every ```swift block of README.md as a reader would use it (Swift 6, none of the
+# package's flags) against NetPath and NetPathTestKit as the last `swift build` made them. A
+# block with `import` lines is a whole file (a main.swift if it has top-level statements); one
+# without gets `import NetPath` and `import NetPathTestKit`. <!-- check: WORD, … --> before it:
+#   apple      against the Apple stubs (apple-modules.sh); a fragment also gets NetPathUI, SwiftUI, Combine
+#   continues  goes on with the program of the ```swift block before it
+#   view-body  the body of a SwiftUI view with a `networkMonitor` (FeedList and SettingsForm exist)
+#   method     the body of a method of a main-actor class with a `var canDownload`
+#   manifest   a Package.swift, loaded and resolved with this checkout at ../NetPath and ../netpath
+# Diagnostics name README.md's lines; warnings fail, except unused values ([#no-usage]).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export PATH="/opt/swift/usr/bin:$PATH"
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
 
-# 1. The blocks: $out/src/N.swift, and "N<TAB>first line<TAB>marker" for each in $out/index.
+# The blocks, as $out/src/N.swift, and "N<TAB>first line<TAB>words" for each in $out/index.
 mkdir -p "$out/src"
 awk -v src="$out/src" -v index_file="$out/index" '
   function fail(message) { print "README.md:" NR ": " message > "/dev/stderr"; failed = 1 }
@@ -60,118 +45,90 @@ awk -v src="$out/src" -v index_file="$out/index" '
   }
 ' README.md
 
-# 2. Each block made into a unit to compile: units[i] = "KIND PLATFORM FILE LINES", KIND being
-#    program (a main.swift), library or manifest, LINES the first line of each block in it.
+# Each block made into a unit: "KIND PLATFORM FILE LINES", KIND program, library or manifest.
 source_location() { printf '#sourceLocation(file: "README.md", line: %d)\n' "$1"; }
 fragment_imports() {
-  echo "import NetPath"; echo "import NetPathTestKit"
-  if [ "$1" = apple ]; then echo "import Combine"; echo "import NetPathUI"; echo "import SwiftUI"; fi
+  printf 'import NetPath\nimport NetPathTestKit\n'
+  [ "$1" = apple ] && printf 'import Combine\nimport NetPathUI\nimport SwiftUI\n' || true
 }
-# Top-level statements (not only declarations) make a block a program.
 has_statements() {
   grep -vE '^([[:space:]]|$|//|/\*|[])}]|import |@|((public|private|fileprivate|internal|package|final|nonisolated) )*(struct|class|enum|extension|func|protocol|actor|typealias) )' "$1" | grep -q .
 }
-
 units=()
-last_program=""   # the index in units of the program a `continues` block goes on with
-blocks=0
+last_program=""  # the index in units of the program a `continues` block goes on with
+mkdir -p "$out/units"
 while IFS=$'\t' read -r n line marker; do
-  block="$out/src/$n.swift"
-  blocks=$((blocks + 1))
-  platform=linux wrap="" continues=""
+  block=$out/src/$n.swift platform=linux wrap="" continues=""
   IFS=',' read -ra words <<<"$marker"
   for word in "${words[@]}"; do
-    word="${word#"${word%%[![:space:]]*}"}"; word="${word%"${word##*[![:space:]]}"}"
-    case "$word" in
+    case "${word// /}" in
       apple) platform=apple ;;
       continues) continues=1 ;;
-      view-body|method|manifest) wrap="$word" ;;
-      none:?*) echo "== README.md:$line not compiled:${word#none:}"; continue 2 ;;
+      view-body|method|manifest) wrap=${word// /} ;;
       "") ;;
       *) echo "README.md:$((line - 1)): unknown word '$word' in the check comment" >&2; exit 1 ;;
     esac
   done
-
   if [ "$wrap" = manifest ]; then
-    units+=("manifest - $block $line")
-    last_program=""
+    units+=("manifest - $block $line"); last_program=""
   elif [ -n "$continues" ]; then
     [ -n "$last_program" ] || { echo "README.md:$line: 'continues', but no program before it" >&2; exit 1; }
     read -r kind platform file lines <<<"${units[$last_program]}"
     { source_location "$line"; cat "$block"; echo; } >>"$file"
     units[$last_program]="$kind $platform $file $lines,$line"
   elif [ -n "$wrap" ]; then
-    file="$out/units/block$n.swift"; mkdir -p "$out/units"
+    file=$out/units/block$n.swift
     {
       fragment_imports "$platform"
       if [ "$wrap" = view-body ]; then
         echo 'struct FeedList: View { var body: some View { Text("Feed") } }'
         echo 'struct SettingsForm: View { var body: some View { Text("Settings") } }'
-        echo 'struct ReadersView: View {'
-        echo '    let networkMonitor: NetworkMonitor'
-        echo '    var body: some View {'
+        printf 'struct ReadersView: View {\n    let networkMonitor: NetworkMonitor\n    var body: some View {\n'
       else
-        echo '@MainActor final class ReadersViewModel {'
-        echo '    var canDownload = false'
-        echo '    func example() async throws {'
+        printf '@MainActor final class ReadersViewModel {\n    var canDownload = false\n    func example() async throws {\n'
       fi
-      source_location "$line"; cat "$block"; echo '#sourceLocation()'
-      echo '    }'; echo '}'
+      source_location "$line"; cat "$block"; printf '#sourceLocation()\n    }\n}\n'
     } >"$file"
-    units+=("library $platform $file $line")
-    last_program=""
+    units+=("library $platform $file $line"); last_program=""
   else
-    if has_statements "$block"; then
-      file="$out/units/block$n/main.swift" kind=program
-    else
-      file="$out/units/block$n.swift" kind=library
-    fi
+    kind=library file=$out/units/block$n.swift
+    has_statements "$block" && kind=program file=$out/units/block$n/main.swift
     mkdir -p "$(dirname "$file")"
-    {
-      grep -qE '^import ' "$block" || fragment_imports "$platform"
-      source_location "$line"; cat "$block"; echo
-    } >"$file"
+    { grep -qE '^import ' "$block" || fragment_imports "$platform"; source_location "$line"; cat "$block"; echo; } >"$file"
     units+=("$kind $platform $file $line")
-    if [ "$kind" = program ]; then last_program=$((${#units[@]} - 1)); else last_program=""; fi
+    last_program=""; [ "$kind" = program ] && last_program=$((${#units[@]} - 1))
   fi
 done <"$out/index"
 
-# 3. The modules to compile against.
-need() { printf '%s\n' "${units[@]}" | grep -q " $1 "; }
-if need linux; then
-  linux_modules=$(swift build --show-bin-path)/Modules
+# The modules to compile against.
+if printf '%s\n' "${units[@]}" | grep -q ' linux '; then
+  bin=$(swift build --show-bin-path)
   for module in NetPath NetPathTestKit; do
-    [ -f "$linux_modules/$module.swiftmodule" ] \
-      || { echo "check-readme: no $module module in $linux_modules: run swift build first" >&2; exit 1; }
+    [ -f "$bin/Modules/$module.swiftmodule" ] || { echo "check-readme: no $module module in $bin: run swift build first" >&2; exit 1; }
   done
-  mkdir -p "$out/linux"
-  printf 'module CNetlink {\n  header "%s/Sources/CNetlink/include/CNetlink.h"\n  export *\n}\n' "$PWD" \
-    >"$out/linux/module.modulemap"
 fi
-if need apple; then
+if printf '%s\n' "${units[@]}" | grep -q ' apple '; then
   source scripts/apple-modules.sh
   mkdir -p "$out/apple"
-  build_apple_modules "$out/apple" >/dev/null \
-    || { echo "check-readme: NetPath does not build against the Apple stubs (see scripts/check-apple.sh)" >&2; exit 1; }
+  build_apple_modules "$out/apple" >/dev/null
 fi
 
-# 4. Compile each unit.
 check_manifest() {  # FILE LINE
   local dir folder
   for folder in NetPath netpath; do
-    dir="$out/manifest$2-$folder"
+    dir=$out/manifest$2-$folder
     mkdir -p "$dir/App"
     ln -s "$PWD" "$dir/$folder"
     sed "s|\"\.\./NetPath\"|\"../$folder\"|" "$1" >"$dir/App/Package.swift"
     swift package --package-path "$dir/App" --scratch-path "$dir/scratch" dump-package >"$dir/package.json" 2>"$dir/log" \
       || { echo "README.md:$2: the Package.swift in this block does not load (folder $folder):" >&2; cat "$dir/log" >&2; return 1; }
+    # An empty source file for each target, where SwiftPM looks for it.
     python3 - "$dir/package.json" "$dir/App" <<'PY'
 import json, os, sys
-package = json.load(open(sys.argv[1]))
-for target in package["targets"]:
-    folder = target.get("path") or os.path.join("Tests" if target["type"] == "test" else "Sources", target["name"])
-    os.makedirs(os.path.join(sys.argv[2], folder), exist_ok=True)
-    open(os.path.join(sys.argv[2], folder, "main.swift" if target["type"] == "executable" else "Stand-in.swift"), "w").close()
+for target in json.load(open(sys.argv[1]))["targets"]:
+    folder = os.path.join(sys.argv[2], target.get("path") or os.path.join("Tests" if target["type"] == "test" else "Sources", target["name"]))
+    os.makedirs(folder, exist_ok=True)
+    open(os.path.join(folder, "main.swift" if target["type"] == "executable" else "Stand-in.swift"), "w").close()
 PY
     swift package --package-path "$dir/App" --scratch-path "$dir/scratch" show-dependencies >/dev/null 2>"$dir/log" \
       || { echo "README.md:$2: the Package.swift in this block does not resolve (folder $folder):" >&2; cat "$dir/log" >&2; return 1; }
@@ -181,25 +138,18 @@ PY
 failed=0
 for unit in "${units[@]}"; do
   read -r kind platform file lines <<<"$unit"
-  line=${lines%%,*}
   echo "== README.md:$lines ($kind, $platform)"
   if [ "$kind" = manifest ]; then
-    check_manifest "$file" "$line" || failed=1
+    check_manifest "$file" "$lines" || failed=1
     continue
   fi
   flags=(-swift-version 6 -typecheck -diagnostic-style=llvm)
   [ "$kind" = library ] && flags+=(-parse-as-library)
-  if [ "$platform" = apple ]; then
-    flags+=(-I "$out/apple" -I "$out/apple/CNetlink")
-  else
-    flags+=(-I "$linux_modules" -I "$out/linux")
-  fi
-  log="$file.log"
-  if ! (cd "$out" && swiftc "${flags[@]}" "$file") >"$log" 2>&1; then
-    cat "$log" >&2; failed=1
-  elif grep -E '^[^ ].*: warning: ' "$log" | grep -vqF '[#no-usage]'; then
-    cat "$log" >&2; failed=1
+  if [ "$platform" = apple ]; then flags+=(-I "$out/apple" -I "$out/apple/CNetlink"); else flags+=(-I "$bin/Modules" -I "$bin/CNetlink.build"); fi
+  if ! (cd "$out" && swiftc "${flags[@]}" "$file") >"$file.log" 2>&1 \
+     || grep -E '^[^ ].*: warning: ' "$file.log" | grep -vqF '[#no-usage]'; then
+    cat "$file.log" >&2; failed=1
   fi
 done
 [ "$failed" -eq 0 ] || { echo "check-readme: a README example does not compile (above)" >&2; exit 1; }
-echo "README examples type-check ($blocks swift blocks)."
+echo "README examples type-check ($(wc -l <"$out/index") swift blocks)."

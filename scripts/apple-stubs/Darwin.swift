@@ -1,14 +1,8 @@
-// Stub of the part of Apple's Darwin module (libc) the `netpath` tool uses, for
-// scripts/check-apple.sh: the tool's sources are type-checked as they compile on macOS,
-// with every Glibc-only call (epoll, signalfd, sigtimedwait, …) unavailable. Declarations
-// only, in Apple's spelling: each one as Swift imports it from the SDK's Darwin module
-// (<signal.h>, <time.h>, <unistd.h>, <stdlib.h>, the Darwin overlay), which
-// scripts/compare-apple-stubs.sh checks against the real SDK; nothing here is ever run. (The
-// constants' values are Darwin's, but only their types matter to a type check.)
-
+// What the tool and the syscall layer use of Apple's libc (Darwin), as Swift imports it from the iOS 17.4 SDK: a Glibc-only call fails against it.
 public typealias sigset_t = UInt32
 public typealias sig_t = @convention(c) (Int32) -> Void
 public typealias mode_t = UInt16
+public typealias nfds_t = UInt32
 
 public var SIGHUP: Int32 { 1 }
 public var SIGINT: Int32 { 2 }
@@ -21,6 +15,19 @@ public var EPIPE: Int32 { 32 }
 public var EBADF: Int32 { 9 }
 public var EFAULT: Int32 { 14 }
 public var EAGAIN: Int32 { 35 }
+public var F_GETFL: Int32 { 3 }
+public var F_SETFL: Int32 { 4 }
+public var F_SETFD: Int32 { 2 }
+public var FD_CLOEXEC: Int32 { 1 }
+public var O_NONBLOCK: Int32 { 4 }
+public var POLLIN: Int32 { 1 }
+public var POLLPRI: Int32 { 2 }
+public var POLLOUT: Int32 { 4 }
+public var POLLERR: Int32 { 8 }
+public var POLLHUP: Int32 { 16 }
+public var SIG_UNBLOCK: Int32 { 2 }
+public var S_IFMT: mode_t { 0o170000 }
+public var S_IFIFO: mode_t { 0o010000 }
 public var errno: Int32 { get { fatalError() } set { fatalError() } }
 
 @discardableResult public func sigemptyset(_ set: UnsafeMutablePointer<sigset_t>!) -> Int32 { fatalError() }
@@ -28,7 +35,6 @@ public var errno: Int32 { get { fatalError() } set { fatalError() } }
 @discardableResult public func pthread_sigmask(_ how: Int32, _ set: UnsafePointer<sigset_t>?, _ old: UnsafeMutablePointer<sigset_t>?) -> Int32 { fatalError() }
 @discardableResult public func sigwait(_ set: UnsafePointer<sigset_t>!, _ signal: UnsafeMutablePointer<Int32>!) -> Int32 { fatalError() }
 @discardableResult public func signal(_ signal: Int32, _ handler: sig_t!) -> sig_t! { fatalError() }
-
 @discardableResult public func write(_ descriptor: Int32, _ buffer: UnsafeRawPointer!, _ count: Int) -> Int { fatalError() }
 @discardableResult public func read(_ descriptor: Int32, _ buffer: UnsafeMutableRawPointer!, _ count: Int) -> Int { fatalError() }
 @discardableResult public func close(_ descriptor: Int32) -> Int32 { fatalError() }
@@ -36,35 +42,40 @@ public var errno: Int32 { get { fatalError() } set { fatalError() } }
 @discardableResult public func pipe(_ descriptors: UnsafeMutablePointer<Int32>!) -> Int32 { fatalError() }
 @discardableResult public func fcntl(_ fd: Int32, _ cmd: Int32) -> Int32 { fatalError() }
 @discardableResult public func fcntl(_ fd: Int32, _ cmd: Int32, _ value: Int32) -> Int32 { fatalError() }
-public var F_GETFL: Int32 { 3 }
-public var F_SETFL: Int32 { 4 }
-public var F_SETFD: Int32 { 2 }
-public var FD_CLOEXEC: Int32 { 1 }
-public var O_NONBLOCK: Int32 { 4 }
+@discardableResult public func poll(_ descriptors: UnsafeMutablePointer<pollfd>!, _ count: nfds_t, _ timeout: Int32) -> Int32 { fatalError() }
+@discardableResult public func isatty(_ descriptor: Int32) -> Int32 { fatalError() }
+@discardableResult public func getenv(_ name: UnsafePointer<CChar>!) -> UnsafeMutablePointer<CChar>! { fatalError() }
+@discardableResult public func clock_gettime(_ clock: clockid_t, _ time: UnsafeMutablePointer<timespec>!) -> Int32 { fatalError() }
+public func _exit(_ status: Int32) -> Never { fatalError() }
+public func fstat(_ descriptor: Int32, _ buffer: UnsafeMutablePointer<stat>!) -> Int32 { fatalError() }
+public func geteuid() -> UInt32 { fatalError() }
+public func unlink(_ path: UnsafePointer<CChar>!) -> Int32 { fatalError() }
+public func rename(_ old: UnsafePointer<CChar>!, _ new: UnsafePointer<CChar>!) -> Int32 { fatalError() }
+public func mkdir(_ path: UnsafePointer<CChar>!, _ mode: mode_t) -> Int32 { fatalError() }
+public func opendir(_ path: UnsafePointer<CChar>!) -> UnsafeMutablePointer<DIR>! { fatalError() }
+public func readdir(_ directory: UnsafeMutablePointer<DIR>!) -> UnsafeMutablePointer<dirent>! { fatalError() }
+@discardableResult public func closedir(_ directory: UnsafeMutablePointer<DIR>!) -> Int32 { fatalError() }
+public func pthread_mutex_init(_ mutex: UnsafeMutablePointer<pthread_mutex_t>!, _ attributes: UnsafePointer<pthread_mutexattr_t>!) -> Int32 { fatalError() }
+public func pthread_mutex_lock(_ mutex: UnsafeMutablePointer<pthread_mutex_t>!) -> Int32 { fatalError() }
+public func pthread_mutex_unlock(_ mutex: UnsafeMutablePointer<pthread_mutex_t>!) -> Int32 { fatalError() }
+@discardableResult public func pthread_mutex_destroy(_ mutex: UnsafeMutablePointer<pthread_mutex_t>!) -> Int32 { fatalError() }
 
-public typealias nfds_t = UInt32
 public struct pollfd {
     public var fd: Int32
     public var events: Int16
     public var revents: Int16
-    public init() { fd = 0; events = 0; revents = 0 }
     public init(fd: Int32, events: Int16, revents: Int16) { self.fd = fd; self.events = events; self.revents = revents }
 }
-public var POLLIN: Int32 { 1 }
-public var POLLPRI: Int32 { 2 }
-public var POLLOUT: Int32 { 4 }
-public var POLLERR: Int32 { 8 }
-public var POLLHUP: Int32 { 16 }
-@discardableResult public func poll(_ descriptors: UnsafeMutablePointer<pollfd>!, _ count: nfds_t, _ timeout: Int32) -> Int32 { fatalError() }
-@discardableResult public func isatty(_ descriptor: Int32) -> Int32 { fatalError() }
-public func _exit(_ status: Int32) -> Never { fatalError() }
-@discardableResult public func getenv(_ name: UnsafePointer<CChar>!) -> UnsafeMutablePointer<CChar>! { fatalError() }
-
+public struct pthread_mutex_t { public init() {} }
+public struct pthread_mutexattr_t { public init() {} }
+public struct stat { public var st_mode: mode_t; public init() { st_mode = 0 } }
+public struct DIR {}
+// Darwin's `d_name` is a tuple of 1,024 CChar; only its being a value matters here.
+public struct dirent { public var d_name: (CChar, CChar) }
 public struct timespec {
     public var tv_sec: Int
     public var tv_nsec: Int
     public init() { tv_sec = 0; tv_nsec = 0 }
-    public init(tv_sec: Int, tv_nsec: Int) { self.tv_sec = tv_sec; self.tv_nsec = tv_nsec }
 }
 public struct clockid_t: Equatable, RawRepresentable {
     public var rawValue: UInt32
@@ -72,27 +83,3 @@ public struct clockid_t: Equatable, RawRepresentable {
 }
 public var CLOCK_REALTIME: clockid_t { clockid_t(rawValue: 0) }
 public var CLOCK_MONOTONIC: clockid_t { clockid_t(rawValue: 6) }
-@discardableResult public func clock_gettime(_ clock: clockid_t, _ time: UnsafeMutablePointer<timespec>!) -> Int32 { fatalError() }
-
-public struct pthread_mutex_t { public init() {} }
-public struct pthread_mutexattr_t { public init() {} }
-public func pthread_mutex_init(_ mutex: UnsafeMutablePointer<pthread_mutex_t>!, _ attributes: UnsafePointer<pthread_mutexattr_t>!) -> Int32 { fatalError() }
-public func pthread_mutex_lock(_ mutex: UnsafeMutablePointer<pthread_mutex_t>!) -> Int32 { fatalError() }
-public func pthread_mutex_unlock(_ mutex: UnsafeMutablePointer<pthread_mutex_t>!) -> Int32 { fatalError() }
-@discardableResult public func pthread_mutex_destroy(_ mutex: UnsafeMutablePointer<pthread_mutex_t>!) -> Int32 { fatalError() }
-
-public var SIG_UNBLOCK: Int32 { 2 }
-public var S_IFMT: mode_t { 0o170000 }
-public var S_IFIFO: mode_t { 0o010000 }
-public struct stat { public var st_mode: mode_t; public init() { st_mode = 0 } }
-public func fstat(_ descriptor: Int32, _ buffer: UnsafeMutablePointer<stat>!) -> Int32 { fatalError() }
-public func geteuid() -> UInt32 { fatalError() }
-public func unlink(_ path: UnsafePointer<CChar>!) -> Int32 { fatalError() }
-public func rename(_ old: UnsafePointer<CChar>!, _ new: UnsafePointer<CChar>!) -> Int32 { fatalError() }
-public func mkdir(_ path: UnsafePointer<CChar>!, _ mode: mode_t) -> Int32 { fatalError() }
-// Only the shape matters here: Darwin's `d_name` is a tuple of 1,024 CChar.
-public struct dirent { public var d_name: (CChar, CChar) }
-public struct DIR {}
-public func opendir(_ path: UnsafePointer<CChar>!) -> UnsafeMutablePointer<DIR>! { fatalError() }
-public func readdir(_ directory: UnsafeMutablePointer<DIR>!) -> UnsafeMutablePointer<dirent>! { fatalError() }
-@discardableResult public func closedir(_ directory: UnsafeMutablePointer<DIR>!) -> Int32 { fatalError() }
