@@ -133,41 +133,11 @@ package struct NetlinkEngine {
     /// Datagrams to send, queued by the dump protocol and by a step.
     private var outbox: [[UInt8]] = []
 
-    // MARK: Timing
-
-    /// When the last datagram was handed to the reader to send, and when a reply to our own
-    /// requests (a dump part, a lookup's answer) was last handled: an awaited reply is taken
-    /// as lost a ``stallTimeout`` after the later of the two, once a read has emptied the
-    /// queue without it (``readEnded(emptied:)``).
-    package private(set) var lastSent: UInt64 = 0
-    package private(set) var lastReplyAt: UInt64 = 0
-    private var queueEmptied = true
-    /// When to ask again because a route the answers came from expires, and how many times
-    /// in a row the answer still came from a route past its expiry (bounded: then that
-    /// lifetime is forgotten, so a clock that disagrees with the kernel's cannot make the
-    /// reader spin, nor hide a later expiry).
-    package private(set) var expiry: (deadline: UInt64?, retries: Int) = (nil, 0)
-    /// When to ask again because the answers contradicted the tables, and how many times
-    /// in a row that happened.
-    package private(set) var recheck: (at: UInt64?, count: Int) = (nil, 0)
-    /// Socket errors in a row, and until when the reader leaves the socket alone.
-    private var failures = 0
-    package private(set) var pauseEnd: UInt64?
+    /// The timing rules: the reply clock, expiries, rechecks, the pause after socket errors.
+    package private(set) var timers = EngineTimers()
     /// The last path handed out, `nil` before the first.
     package private(set) var lastDelivered: NetworkPath?
 
-    /// How long an awaited reply may take before it is taken as lost (a failed send, a
-    /// dropped reply) and everything is dumped afresh.
-    package static let stallTimeout: UInt64 = 1_000_000_000
-    /// Looked up this long after a route's expiry: the kernel's clock ticks are coarser
-    /// than the lifetime it reports (1/100 s).
-    package static let expiryMargin: UInt64 = 20_000_000
-    package static let maximumExpiryRetries = 50
-    /// The first wait before asking again after answers that contradict the tables
-    /// (doubling), and how many times; then the answer is believed. The kernel finishes the
-    /// change it announced within microseconds unless its thread was preempted.
-    package static let recheckDelay: UInt64 = 1_000_000
-    package static let maximumRechecks = 7
     /// The first wait before asking again for an optional dump that failed, doubling to at
     /// most ``maximumDumpRetry``.
     package static let firstDumpRetry: UInt64 = 100_000_000
@@ -230,15 +200,14 @@ package struct NetlinkEngine {
     /// A read ended: at an empty queue, or at the batch limit with more queued (only after
     /// an empty read can an awaited reply be missing rather than queued behind events).
     package mutating func readEnded(emptied: Bool) {
-        queueEmptied = emptied
+        timers.readEnded(emptied: emptied)
     }
 
     /// A socket error other than an overrun: resynchronise, as after an overrun; while it
     /// persists, the reader pauses 1 ms doubling to about 1 s between turns, so a broken
     /// socket cannot spin it.
     package mutating func socketFailed(now: UInt64) {
-        failures += 1
-        if failures > 1 { pauseEnd = now + UInt64(1 << min(failures - 2, 10)) * 1_000_000 }
+        timers.socketFailed(at: now)
         overrun()
     }
 
@@ -249,9 +218,12 @@ package struct NetlinkEngine {
 
     /// A turn went without a socket error.
     package mutating func turnSucceeded() {
-        failures = 0
-        pauseEnd = nil
+        timers.turnSucceeded()
     }
+
+    /// Until when (monotonic nanoseconds) the reader leaves the socket alone after socket
+    /// errors in a row.
+    package var pauseEnd: UInt64? { timers.pauseEnd }
 
     /// The verdict of a socket question that the last step named.
     package mutating func answer(_ lookup: RouteLookup, _ verdict: SocketVerdict) {
@@ -262,7 +234,7 @@ package struct NetlinkEngine {
     /// Takes the datagrams queued for sending (the reader sends them at once).
     package mutating func takeRequests(now: UInt64) -> [[UInt8]] {
         guard !outbox.isEmpty else { return [] }
-        lastSent = now
+        timers.sent(at: now)
         defer { outbox = [] }
         return outbox
     }
@@ -274,7 +246,7 @@ package struct NetlinkEngine {
         self.now = now
         var actions = Actions()
         // A request still in the outbox has not been sent: it cannot have been lost.
-        if isAwaitingReply, outbox.isEmpty, queueEmptied, now >= lostReplyTime {
+        if isAwaitingReply, outbox.isEmpty, timers.isReplyLost(at: now) {
             // Waiting for a reply that did not come: ask for everything again.
             outbox.append(NetlinkEngine.encode(restart()))
         }
@@ -282,21 +254,15 @@ package struct NetlinkEngine {
             dumpingAlone = true
             outbox.append(NetlinkEngine.encode(request(dump)))
         }
-        if let at = recheck.at, now >= at {
-            recheck.at = nil
-            state.answerStale = true
-        }
-        // At the deadline plus the margin, not before: a turn that a message brings in the
-        // last tick of a lifetime would ask while the route still counts. Counted only on a
-        // step that can ask (tables complete, nothing awaited).
-        if let deadline = expiry.deadline, isAnswered, now >= deadline &+ NetlinkEngine.expiryMargin {
-            expiry.retries += 1
-            if expiry.retries < NetlinkEngine.maximumExpiryRetries {
-                expiryPassed()
-            } else {
-                // Still used long past its end by our clock: stop asking about it.
+        if timers.takeRecheck(at: now) { state.answerStale = true }
+        // Counted only on a step that can ask (tables complete, nothing awaited).
+        if isAnswered {
+            switch timers.expiryStep(at: now) {
+            case .none: break
+            case .askAgain: expiryPassed()
+            case .forget(let deadline):
                 forgetExpiries(through: deadline)
-                expiry = (nextExpiry(), 0)
+                timers.setExpiry(nextExpiry())
             }
         }
         if isSettled && pendingLookups.isEmpty {
@@ -308,16 +274,11 @@ package struct NetlinkEngine {
             }
         }
         if isAnswered, takeChanges() {
-            let consistent = decision.isConsistent()
-            if !consistent && recheck.count < NetlinkEngine.maximumRechecks {
-                recheck.at = now + NetlinkEngine.recheckDelay << UInt64(recheck.count)
-                recheck.count += 1
-            } else {
-                if consistent { recheck = (nil, 0) }
-                let deadline = nextExpiry()
-                if deadline != expiry.deadline { expiry.retries = 0 }
-                expiry.deadline = deadline
-                let path = path()
+            // One decision for the check, the expiry and the path.
+            let decision = self.decision
+            if timers.answersComplete(consistent: decision.isConsistent(), at: now) {
+                timers.setExpiry(decision.earliestExpiry())
+                let path = decision.path()
                 if path != lastDelivered {
                     lastDelivered = path
                     actions.path = path
@@ -329,26 +290,12 @@ package struct NetlinkEngine {
     }
 
     /// When the reader must step without a message (monotonic nanoseconds), or `nil` to wait
-    /// for one: while a reply is awaited, the moment it is taken as lost; else the next
-    /// expiry plus its margin; a recheck of contradicting answers; the end of a pause.
+    /// for one: the timers' next deadline (``EngineTimers/wakeTime(now:awaitingReply:answered:)``),
+    /// or an optional dump's retry.
     package func wakeTime(now: UInt64) -> UInt64? {
-        var wake: UInt64?
-        if isAwaitingReply {
-            // While a reply is awaited, its arrival brings the next step; an expiry waits.
-            wake = max(lostReplyTime, now + 1_000_000)
-        } else if isAnswered, let deadline = expiry.deadline {
-            wake = max(deadline &+ NetlinkEngine.expiryMargin, now + 1_000_000)
-        }
-        if let at = recheck.at { wake = min(wake ?? at, at) }
+        var wake = timers.wakeTime(now: now, awaitingReply: isAwaitingReply, answered: isAnswered)
         if dumping == nil, let at = optionalDumps.values.compactMap(\.retryAt).min() { wake = min(wake ?? at, max(at, now)) }
-        if let pauseEnd, pauseEnd > now { wake = min(wake ?? pauseEnd, pauseEnd) }
         return wake
-    }
-
-    /// When an awaited reply is taken as lost: a ``stallTimeout`` after the last request or
-    /// reply.
-    package var lostReplyTime: UInt64 {
-        max(lastSent, lastReplyAt) + NetlinkEngine.stallTimeout
     }
 
     /// The optional dump to ask for again alone at `now`, if one is due.
@@ -536,12 +483,12 @@ package struct NetlinkEngine {
     private mutating func apply(_ envelope: NetlinkEnvelope) -> Request? {
         let isOurs = envelope.port == port && envelope.sequence != 0
         if isOurs, let pending = pendingLookups.removeValue(forKey: envelope.sequence) {
-            lastReplyAt = now
+            timers.replied(at: now)
             handleReply(pending, envelope.message)
             return nil
         }
         let isDumpReply = isOurs && dumping != nil && envelope.sequence == dumpSequence
-        if isDumpReply { lastReplyAt = now }
+        if isDumpReply { timers.replied(at: now) }
         if isDumpReply && envelope.flags & Netlink.HeaderFlag.dumpInterrupted != 0 {
             dumpInterrupted = true
         }
