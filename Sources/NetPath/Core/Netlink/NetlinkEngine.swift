@@ -90,19 +90,15 @@ package struct NetlinkEngine {
     }
 
     package private(set) var state = KernelState()
+    /// The dump protocol, and the numbering of requests.
+    package private(set) var dumps = DumpMachine()
     /// The dump in progress, or `nil` when the state is complete and current.
-    package private(set) var dumping: Dump?
-    package private(set) var dumpSequence: UInt32 = 0
+    package var dumping: Dump? { dumps.current }
+    package var dumpSequence: UInt32 { dumps.dumpSequence }
     /// The optional dumps that failed or that the kernel refuses; absent: answered.
-    package private(set) var optionalDumps: [Dump: OptionalDump] = [:]
-    /// Whether the dump in progress is an optional one asked again alone: it ends no
-    /// synchronisation, and none follows it.
-    private var dumpingAlone = false
-    private var dumpInterrupted = false
-    private var resyncPending = false
-    private var lastSequence: UInt32 = 0
+    package var optionalDumps: [Dump: OptionalDump] { dumps.optionalDumps }
     /// How many times the state was thrown away and dumped again (overruns, interrupted dumps).
-    package private(set) var resyncCount = 0
+    package var resyncCount: Int { dumps.resyncCount }
     /// Names a link's type; called when a link appears, or its name, kind or hardware
     /// type changes.
     package var classify: (LinkMessage) -> NetworkInterface.InterfaceType
@@ -250,10 +246,7 @@ package struct NetlinkEngine {
             // Waiting for a reply that did not come: ask for everything again.
             outbox.append(NetlinkEngine.encode(restart()))
         }
-        if dumping == nil, let dump = dueOptionalDump(now: now) {
-            dumpingAlone = true
-            outbox.append(NetlinkEngine.encode(request(dump)))
-        }
+        if let request = dumps.dueOptionalDump(now: now) { outbox.append(NetlinkEngine.encode(request)) }
         if timers.takeRecheck(at: now) { state.answerStale = true }
         // Counted only on a step that can ask (tables complete, nothing awaited).
         if isAnswered {
@@ -294,13 +287,8 @@ package struct NetlinkEngine {
     /// or an optional dump's retry.
     package func wakeTime(now: UInt64) -> UInt64? {
         var wake = timers.wakeTime(now: now, awaitingReply: isAwaitingReply, answered: isAnswered)
-        if dumping == nil, let at = optionalDumps.values.compactMap(\.retryAt).min() { wake = min(wake ?? at, max(at, now)) }
+        if let at = dumps.nextRetry(now: now) { wake = min(wake ?? at, at) }
         return wake
-    }
-
-    /// The optional dump to ask for again alone at `now`, if one is due.
-    private func dueOptionalDump(now: UInt64) -> Dump? {
-        [Dump.rules, .nexthops].first { dump in optionalDumps[dump]?.retryAt.map { now >= $0 } ?? false }
     }
 
     /// Starts a round of socket questions for the families whose answer may have changed.
@@ -321,7 +309,7 @@ package struct NetlinkEngine {
     private mutating func sendLookups() {
         var lookups: [(sequence: UInt32, lookup: RouteLookup, kind: LookupKind, source: IPAddress?)] = []
         func add(_ lookup: RouteLookup, _ kind: LookupKind, _ source: IPAddress?) {
-            let sequence = nextSequence()
+            let sequence = dumps.nextSequence()
             pendingLookups[sequence] = PendingLookup(lookup: lookup, kind: kind)
             lookups.append((sequence, lookup, kind, source))
         }
@@ -434,45 +422,24 @@ package struct NetlinkEngine {
     ///
     /// - Returns: The request to send now, if any.
     package mutating func resynchronize() -> Request? {
-        if dumping != nil {
-            resyncPending = true
-            return nil
-        }
-        return startDump()
+        dumps.startOverWhenFree() ? startDump() : nil
     }
 
     /// Abandons a dump or lookups whose answers never came (the request did not reach the
     /// kernel, or its reply was dropped) and starts a full dump afresh.
     package mutating func restart() -> Request {
-        dumping = nil
+        dumps.abandon()
         return startDump()
     }
 
     private mutating func startDump() -> Request {
-        if lastSequence != 0 { resyncCount += 1 }
-        resyncPending = false
-        dumpInterrupted = false
-        dumpingAlone = false
         state.removeAll()
         // Answers to lookups asked before are about tables that no longer exist.
         pendingLookups.removeAll()
         questions = []
         verdicts = [:]
         replies = [:]
-        return request(.links)
-    }
-
-    private mutating func nextSequence() -> UInt32 {
-        lastSequence &+= 1
-        // 0 is the kernel's sequence for events; UInt32.max marks the reader's wake-ups.
-        if lastSequence == 0 || lastSequence == UInt32.max { lastSequence = 1 }
-        return lastSequence
-    }
-
-    private mutating func request(_ dump: Dump) -> Request {
-        dumping = dump
-        dumpSequence = nextSequence()
-        return Request(dump: dump, sequence: dumpSequence)
+        return dumps.start()
     }
 
     /// Applies one message; a dump's next request goes to the datagrams to send.
@@ -487,11 +454,9 @@ package struct NetlinkEngine {
             handleReply(pending, envelope.message)
             return nil
         }
-        let isDumpReply = isOurs && dumping != nil && envelope.sequence == dumpSequence
+        let isDumpReply = isOurs && dumps.isReply(sequence: envelope.sequence)
         if isDumpReply { timers.replied(at: now) }
-        if isDumpReply && envelope.flags & Netlink.HeaderFlag.dumpInterrupted != 0 {
-            dumpInterrupted = true
-        }
+        if isDumpReply && envelope.flags & Netlink.HeaderFlag.dumpInterrupted != 0 { dumps.interrupted() }
         // A late answer to a lookup of tables since thrown away is not an event.
         if isOurs && !isDumpReply { return nil }
         switch envelope.message {
@@ -556,46 +521,25 @@ package struct NetlinkEngine {
     }
 
     /// A dump ended: with `DONE`, or refused with an errno (an optional dump), or `failed`
-    /// (a required one refused: everything is dumped afresh).
+    /// (a required one refused: everything is dumped afresh). The tables follow its end.
     private mutating func finishDump(refusedWith refusal: Errno?, failed: Bool = false) -> Request? {
-        guard let current = dumping else { return nil }
-        if failed || dumpInterrupted || resyncPending {
-            dumping = nil
+        let finishing = dumps.current
+        guard let end = dumps.finish(refusedWith: refusal, failed: failed, now: now) else { return nil }
+        if end != .startOver, refusal == nil, finishing == .rules { state.rulesKnown = true }
+        switch end {
+        case .startOver:
             return startDump()
-        }
-        if let refusal {
-            optionalDumpRefused(current, refusal)
-        } else if current.isOptional {
-            optionalDumps[current] = nil
-            if current == .rules { state.rulesKnown = true }
-        }
-        if dumpingAlone {
+        case .next(let request):
+            return request
+        case .complete:
+            // Complete: the lifetimes known before it are in the tables again, or gone.
+            state.formerExpiries = [:]
+            return nil
+        case .aloneEnded(let refused):
             // Asked again alone: its objects came as they would in a synchronisation.
-            dumpingAlone = false
-            dumping = nil
-            if refusal == nil { state.answerStale = true }
+            if !refused { state.answerStale = true }
             return nil
         }
-        var next = current.next
-        while let skipped = next, optionalDumps[skipped]?.unsupported == true { next = skipped.next }
-        if let next { return request(next) }
-        dumping = nil
-        // Complete: the lifetimes known before it are in the tables again, or gone.
-        state.formerExpiries = [:]
-        return nil
-    }
-
-    /// An optional dump was refused: for good with `EOPNOTSUPP`, else asked again later.
-    private mutating func optionalDumpRefused(_ dump: Dump, _ error: Errno) {
-        var record = optionalDumps[dump] ?? OptionalDump()
-        if error == .notSupported {
-            record.unsupported = true
-            record.retryAt = nil
-        } else {
-            record.failures += 1
-            record.retryAt = now + NetlinkEngine.dumpRetryDelay(afterFailures: record.failures)
-        }
-        optionalDumps[dump] = record
     }
 
     /// The bytes of `request`: a netlink header and the family-neutral body of its type.

@@ -1,0 +1,62 @@
+import Testing
+@testable import NetPathCore
+
+/// The dump protocol on its own: the order of a synchronisation, a start over after an
+/// interruption, optional dumps refused for good or asked again alone.
+@Suite struct DumpMachineTests {
+    typealias End = DumpMachine.End
+
+    /// Runs a synchronisation to its end, each dump answered by `answer` (nil: DONE).
+    func synchronise(_ machine: inout DumpMachine, answer: (NetlinkEngine.Dump) -> Errno? = { _ in nil }) -> [NetlinkEngine.Dump] {
+        var asked = [machine.start().dump]
+        while let current = machine.current {
+            let refusal = answer(current)
+            guard case .next(let request)? = machine.finish(refusedWith: refusal, failed: false, now: 0) else { break }
+            asked.append(request.dump)
+        }
+        return asked
+    }
+
+    @Test func aSynchronisationDumpsEveryTableInOrderAndSkipsWhatTheKernelLacks() {
+        var machine = DumpMachine()
+        #expect(synchronise(&machine) == [.links, .addresses, .routes, .rules, .nexthops])
+        #expect(machine.state == .idle && machine.resyncCount == 0)
+        // A kernel without nexthop objects answers EOPNOTSUPP: never asked again.
+        var old = DumpMachine()
+        #expect(synchronise(&old) { $0 == .nexthops ? .notSupported : nil } == [.links, .addresses, .routes, .rules, .nexthops])
+        #expect(old.optionalDumps[.nexthops]?.unsupported == true && old.nextRetry(now: 0) == nil)
+        #expect(synchronise(&old) == [.links, .addresses, .routes, .rules])
+        #expect(old.resyncCount == 1)
+    }
+
+    @Test func anInterruptedDumpOrAnOverrunStartsOverWhenItEnds() {
+        var machine = DumpMachine()
+        let first = machine.start()
+        #expect(machine.isReply(sequence: first.sequence) && !machine.isReply(sequence: first.sequence + 1))
+        machine.interrupted()
+        let interrupted = machine.finish(refusedWith: nil, failed: false, now: 0)
+        #expect(interrupted == .startOver && machine.state == .idle)
+        _ = machine.start()
+        let whileDumping = machine.startOverWhenFree()
+        let overrun = machine.finish(refusedWith: nil, failed: false, now: 0)
+        let whenIdle = machine.startOverWhenFree()
+        #expect(!whileDumping && overrun == .startOver && whenIdle)
+    }
+
+    @Test func aFailedOptionalDumpIsAskedAgainAloneWithBackOff() {
+        var machine = DumpMachine()
+        _ = synchronise(&machine) { $0 == .rules ? Errno(16) : nil }
+        let retry = NetlinkEngine.dumpRetryDelay(afterFailures: 1)
+        #expect(machine.nextRetry(now: 0) == retry)
+        let early = machine.dueOptionalDump(now: retry - 1)
+        let again = machine.dueOptionalDump(now: retry)
+        #expect(early == nil && again?.dump == .rules)
+        let refusedAgain = machine.finish(refusedWith: Errno(16), failed: false, now: retry)
+        #expect(refusedAgain == .aloneEnded(refused: true))
+        #expect(machine.nextRetry(now: retry) == retry + NetlinkEngine.dumpRetryDelay(afterFailures: 2))
+        _ = machine.dueOptionalDump(now: 10_000_000_000)
+        let answered = machine.finish(refusedWith: nil, failed: false, now: 10_000_000_000)
+        #expect(answered == .aloneEnded(refused: false))
+        #expect(machine.optionalDumps.isEmpty && machine.nextRetry(now: 0) == nil)
+    }
+}
