@@ -112,20 +112,12 @@ package struct NetlinkEngine {
     /// route lifetimes. The reader sets it before each batch; a step sets it too.
     package var now: UInt64 = 0
 
-    /// The socket questions of the round in progress, and the verdicts given so far.
-    package private(set) var questions: [RouteLookup] = []
-    private var verdicts: [RouteLookup: SocketVerdict] = [:]
-    /// The lookups sent and not answered yet, by sequence number.
-    package private(set) var pendingLookups: [UInt32: PendingLookup] = [:]
-    private var replies: [PendingLookup: KernelAnswer] = [:]
-    /// The answers of the last complete round.
-    package private(set) var answers: [RouteLookup: KernelAnswer] = [:]
-    private var collecting: [RouteLookup: KernelAnswer] = [:]
-    /// Ask for the table entries too (an expiry passed: learn the lifetimes now in force,
-    /// which router advertisements renew without a message).
-    private var refreshLifetimes = false
-    /// How many rounds of questions were asked (tests check the coalescing).
-    package private(set) var lookupRounds = 0
+    /// The question protocol: socket questions, route lookups, the answers.
+    package private(set) var round = QuestionRound()
+    package var questions: [RouteLookup] { round.questions }
+    package var pendingLookups: [UInt32: PendingLookup] { round.pendingLookups }
+    package var answers: [RouteLookup: KernelAnswer] { round.answers }
+    package var lookupRounds: Int { round.lookupRounds }
     /// Datagrams to send, queued by the dump protocol and by a step.
     private var outbox: [[UInt8]] = []
 
@@ -155,7 +147,7 @@ package struct NetlinkEngine {
     package var isSettled: Bool { dumping == nil }
 
     /// Whether the tables are complete and every question answered: ``path()`` is current.
-    package var isAnswered: Bool { isSettled && questions.isEmpty && pendingLookups.isEmpty && !state.answerStale }
+    package var isAnswered: Bool { isSettled && round.isIdle && !state.answerStale }
 
     /// Whether a reply from the kernel is awaited (a dump, or lookups).
     package var isAwaitingReply: Bool { dumping != nil || !pendingLookups.isEmpty }
@@ -223,8 +215,7 @@ package struct NetlinkEngine {
 
     /// The verdict of a socket question that the last step named.
     package mutating func answer(_ lookup: RouteLookup, _ verdict: SocketVerdict) {
-        guard questions.contains(lookup) else { return }
-        verdicts[lookup] = verdict
+        round.answer(lookup, verdict)
     }
 
     /// Takes the datagrams queued for sending (the reader sends them at once).
@@ -260,7 +251,7 @@ package struct NetlinkEngine {
         }
         if isSettled && pendingLookups.isEmpty {
             if !questions.isEmpty {
-                if questions.allSatisfy({ verdicts[$0] != nil }) { sendLookups() } else { actions.questions = questions }
+                if round.hasEveryVerdict { sendLookups() } else { actions.questions = questions }
             } else if state.answerStale {
                 startRound()
                 actions.questions = questions
@@ -295,93 +286,34 @@ package struct NetlinkEngine {
     private mutating func startRound() {
         let stale = state.staleFamilies
         state.staleFamilies = 0
-        lookupRounds += 1
-        // The other family's answers still hold.
-        collecting = answers.filter { KernelState.familyBit($0.key.family) & stale == 0 }
-        questions = PathDecision.lookups(for: state, filter: filter).filter { KernelState.familyBit($0.family) & stale != 0 }
-        verdicts = [:]
-        replies = [:]
+        round.start(PathDecision.lookups(for: state, filter: filter).filter { KernelState.familyBit($0.family) & stale != 0 }, stale: stale)
     }
 
-    /// Every verdict is in: one datagram of route lookups for the sockets that connected
-    /// (from their source; for IPv6 also without one, which decides when it succeeds), and
-    /// the table entries when an expiry passed.
+    /// Every verdict is in: one datagram of the round's route lookups, each numbered.
     private mutating func sendLookups() {
-        var lookups: [(sequence: UInt32, lookup: RouteLookup, kind: LookupKind, source: IPAddress?)] = []
-        func add(_ lookup: RouteLookup, _ kind: LookupKind, _ source: IPAddress?) {
+        var lookups: [(sequence: UInt32, lookup: RouteLookup, tableEntry: Bool, source: IPAddress?)] = []
+        for planned in round.plannedLookups() {
             let sequence = dumps.nextSequence()
-            pendingLookups[sequence] = PendingLookup(lookup: lookup, kind: kind)
-            lookups.append((sequence, lookup, kind, source))
-        }
-        let refresh = refreshLifetimes
-        refreshLifetimes = false
-        for lookup in questions {
-            switch verdicts[lookup] {
-            case .connected(let source)?:
-                if lookup.family == IPAddress.inet6 { add(lookup, .sourceless, nil) }
-                add(lookup, .fromSource, source)
-                if refresh && lookup.family == IPAddress.inet6 {
-                    // Each IPv6 question again for the table entry that answers it, bound as
-                    // it is (a filtered monitor's answers may come from routes an unbound one
-                    // never uses).
-                    add(RouteLookup(family: lookup.family, interfaceIndex: lookup.interfaceIndex, tableEntry: true), .tableEntry, nil)
-                }
-            case .refused(Errno.addressNotAvailable)?:
-                // No source (IPv6 off, or only tentative addresses): whether a route exists
-                // at all decides between noAddress and noDefaultRoute.
-                add(lookup, .sourceless, nil)
-            case .refused(let code)?:
-                collecting[lookup] = .refused(errno: code)
-            case nil:
-                break
-            }
+            round.sent(sequence, PendingLookup(lookup: planned.lookup, kind: planned.kind))
+            lookups.append((sequence, planned.lookup, planned.kind == .tableEntry, planned.source))
         }
         if lookups.isEmpty {
             finishRound()
         } else {
-            outbox.append(NetlinkEngine.encode(lookups: lookups.map { ($0.sequence, $0.lookup, $0.kind == .tableEntry, $0.source) }))
+            outbox.append(NetlinkEngine.encode(lookups: lookups))
         }
     }
 
-    /// Every reply is in: each question's answer is where the socket's packets go.
+    /// Every reply is in: the round's answers are the path's.
     private mutating func finishRound() {
-        for lookup in questions {
-            let sourceless = replies[PendingLookup(lookup: lookup, kind: .sourceless)]
-            guard case .connected(let source)? = verdicts[lookup] else {
-                // A socket with no source: a route without one is noAddress; no route, noRoute.
-                if case .route(var route)? = sourceless {
-                    route.source = nil
-                    collecting[lookup] = .route(route)
-                } else if let sourceless {
-                    collecting[lookup] = sourceless
-                }
-                continue
-            }
-            let fromSource = replies[PendingLookup(lookup: lookup, kind: .fromSource)]
-            // A connected IPv6 socket keeps the route of its source-less lookup when that one
-            // succeeds; IPv4 looks again from the source it picked.
-            var chosen = fromSource
-            if case .route(let route)? = sourceless, route.type == Netlink.RouteType.unicast { chosen = sourceless }
-            if case .route(var route)? = chosen {
-                if !source.isUnspecified { route.source = source }
-                collecting[lookup] = .route(route)
-            } else if let chosen {
-                collecting[lookup] = chosen
-            }
-        }
-        questions = []
-        verdicts = [:]
-        replies = [:]
-        answers = collecting
+        round.finish()
         state.changed = true
     }
 
     /// Forgets questions and lookups whose answers did not come and marks the answer
     /// stale, so the next round asks again.
     package mutating func abandonLookups() {
-        pendingLookups.removeAll()
-        questions = []
-        verdicts = [:]
+        round.abandon()
         state.answerStale = true
     }
 
@@ -393,23 +325,8 @@ package struct NetlinkEngine {
 
     /// An expiry passed: ask the kernel again, and for the lifetimes now in force.
     package mutating func expiryPassed() {
-        refreshLifetimes = true
+        round.refreshLifetimesNext()
         state.answerStale = true
-    }
-
-    private mutating func handleReply(_ pending: PendingLookup, _ message: NetlinkMessage) {
-        switch message {
-        case .newRoute(let route) where pending.kind == .tableEntry:
-            // The table entry itself, with the lifetime in force now: not a change.
-            state.refreshLifetime(route, now: now)
-        case .newRoute(let route):
-            replies[pending] = .route(route)
-        case .error(let code) where code < 0:
-            if pending.kind != .tableEntry { replies[pending] = .refused(errno: Errno(-code)) }
-        default:
-            break
-        }
-        if pendingLookups.isEmpty { finishRound() }
     }
 
     /// Sets whether the resolver configuration names a server.
@@ -435,10 +352,7 @@ package struct NetlinkEngine {
     private mutating func startDump() -> Request {
         state.removeAll()
         // Answers to lookups asked before are about tables that no longer exist.
-        pendingLookups.removeAll()
-        questions = []
-        verdicts = [:]
-        replies = [:]
+        round.abandon()
         return dumps.start()
     }
 
@@ -449,10 +363,20 @@ package struct NetlinkEngine {
 
     private mutating func apply(_ envelope: NetlinkEnvelope) -> Request? {
         let isOurs = envelope.port == port && envelope.sequence != 0
-        if isOurs, let pending = pendingLookups.removeValue(forKey: envelope.sequence) {
-            timers.replied(at: now)
-            handleReply(pending, envelope.message)
-            return nil
+        if isOurs {
+            switch round.reply(to: envelope.sequence, envelope.message) {
+            case .notOurs:
+                break
+            case .tableEntry(let route):
+                timers.replied(at: now)
+                state.refreshLifetime(route, now: now)
+                if round.isComplete { finishRound() }
+                return nil
+            case .recorded(let complete):
+                timers.replied(at: now)
+                if complete { finishRound() }
+                return nil
+            }
         }
         let isDumpReply = isOurs && dumps.isReply(sequence: envelope.sequence)
         if isDumpReply { timers.replied(at: now) }
