@@ -99,15 +99,29 @@ package struct NetlinkEngine {
     package var optionalDumps: [Dump: OptionalDump] { dumps.optionalDumps }
     /// How many times the state was thrown away and dumped again (overruns, interrupted dumps).
     package var resyncCount: Int { dumps.resyncCount }
-    /// Names a link's type; called when a link appears, or its name, kind or hardware
-    /// type changes.
-    package var classify: (LinkMessage) -> NetworkInterface.InterfaceType
-    /// The monitor's interface-type filter (which questions are asked, and the path).
-    package var filter: InterfaceFilter
-    /// The port id of our socket: answers to our requests carry it.
-    package var port: UInt32 = 0
-    /// The monitor's effective uid (`uidrange` rules, in the diagnosis).
-    package var uid: UInt32 = 0
+    /// What the engine knows of its monitor and socket.
+    package struct Context {
+        /// Names a link's type; called when a link appears, or its name, kind or hardware
+        /// type changes.
+        package var classify: (LinkMessage) -> NetworkInterface.InterfaceType
+        /// The monitor's interface-type filter (which questions are asked, and the path).
+        package var filter: InterfaceFilter
+        /// The port id of our socket: answers to our requests carry it.
+        package var port: UInt32 = 0
+        /// The monitor's effective uid (`uidrange` rules, in the diagnosis).
+        package var uid: UInt32 = 0
+    }
+    package var context: Context
+    package var classify: (LinkMessage) -> NetworkInterface.InterfaceType { context.classify }
+    package var filter: InterfaceFilter { context.filter }
+    package var port: UInt32 {
+        get { context.port }
+        set { context.port = newValue }
+    }
+    package var uid: UInt32 {
+        get { context.uid }
+        set { context.uid = newValue }
+    }
     /// When the messages being handled were read (CLOCK_MONOTONIC nanoseconds), for
     /// route lifetimes. The reader sets it before each batch; a step sets it too.
     package var now: UInt64 = 0
@@ -139,8 +153,7 @@ package struct NetlinkEngine {
     }
 
     package init(filter: InterfaceFilter = .none, classify: @escaping (LinkMessage) -> NetworkInterface.InterfaceType) {
-        self.filter = filter
-        self.classify = classify
+        context = Context(classify: classify, filter: filter)
     }
 
     /// Whether the state is complete (no dump in progress).
