@@ -94,11 +94,9 @@ final class LinuxPathSource: @unchecked Sendable {
         self.namespace = namespace
         self.shared = shared
         let ioctlSocket = socket.ioctlDescriptor, foreign = namespace != nil
-        engine = NetlinkEngine(filter: filter) { link in
+        engine = NetlinkEngine(filter: filter, port: socket.port, uid: Syscall.effectiveUserID()) { link in
             InterfaceClassifier.classify(link, ioctlSocket: ioctlSocket, foreign: foreign)
         }
-        engine.port = socket.port
-        engine.uid = Syscall.effectiveUserID()
     }
 
     // MARK: - Opening
@@ -128,7 +126,8 @@ final class LinuxPathSource: @unchecked Sendable {
                     contentPaths: resolver.watchedFiles
                 )
             }
-            source.engine.setHasDNSServer(resolver.hasServer(read: { Syscall.readFile($0) }))
+            _ = source.engine.handle(.resolverRead(hasServer: resolver.hasServer(read: { Syscall.readFile($0) })),
+                                     at: SystemClock.monotonicNanoseconds())
             source.initialPath = try source.synchronizeNow()
             return source
         } catch {
@@ -144,7 +143,7 @@ final class LinuxPathSource: @unchecked Sendable {
     ///
     /// - Returns: The first path.
     private func synchronizeNow() throws -> NetworkPath {
-        engine.begin()
+        _ = engine.handle(.start, at: SystemClock.monotonicNanoseconds())
         let deadline = SystemClock.monotonicNanoseconds() + 10_000_000_000
         while true {
             if let path = try settle() { return path }
@@ -152,7 +151,7 @@ final class LinuxPathSource: @unchecked Sendable {
             guard now < deadline else {
                 throw NetPathError(.netlinkFailure, "the kernel did not answer the netlink requests within 10 s")
             }
-            let until = min(engine.wakeTime(now: now) ?? deadline, deadline)
+            let until = min(engine.schedule(now: now).wake ?? deadline, deadline)
             socket.setReceiveTimeout(nanoseconds: max(until > now ? until - now : 1, 1_000_000))
             try drain(blocking: true)
         }
@@ -166,12 +165,23 @@ final class LinuxPathSource: @unchecked Sendable {
     private func settle() throws -> NetworkPath? {
         var delivered: NetworkPath?
         for _ in 0..<32 {
-            let actions = engine.step(now: SystemClock.monotonicNanoseconds())
-            for question in actions.questions { engine.answer(question, socket.questions.ask(question)) }
-            for request in actions.requests { try socket.send(request) }
-            if let path = actions.path { delivered = path }
-            if actions.questions.isEmpty && actions.requests.isEmpty { break }
-            if !actions.requests.isEmpty { try drain(blocking: false) }
+            var asked = false, sent = false
+            for action in engine.handle(.step, at: SystemClock.monotonicNanoseconds()) {
+                switch action {
+                case .ask(let question):
+                    asked = true
+                    _ = engine.handle(.verdict(question, socket.questions.ask(question)), at: SystemClock.monotonicNanoseconds())
+                case .send(let request):
+                    sent = true
+                    try socket.send(request)
+                case .deliver(let path):
+                    delivered = path
+                case .stopReading:
+                    break
+                }
+            }
+            if !asked && !sent { break }
+            if sent { try drain(blocking: false) }
         }
         return delivered
     }
@@ -185,29 +195,32 @@ final class LinuxPathSource: @unchecked Sendable {
         for batch in 0..<256 {
             if initialPath == nil { options.beforeDumpRead?() }
             let received = try socket.receive(blocking: blocking && batch == 0)
-            engine.now = SystemClock.monotonicNanoseconds()
+            let now = SystemClock.monotonicNanoseconds()
+            var full = true
             switch received {
             case .empty:
-                engine.readEnded(emptied: true)
+                _ = engine.handle(.readEnded(emptied: true), at: now)
                 return
             case .overrun:
                 // Events were lost: the state may be stale. Dump everything again.
-                engine.overrun()
+                _ = engine.handle(.overrun, at: now)
             case .datagrams(let count):
-                socket.forEachDatagram(count: count, truncated: { engine.overrun() }) { datagram in
-                    NetlinkParser.parse(datagram) { envelope in engine.handle(envelope) }
+                socket.forEachDatagram(count: count, truncated: { _ = engine.handle(.overrun, at: now) }) { datagram in
+                    NetlinkParser.parse(datagram) { envelope in _ = engine.handle(.message(envelope), at: now) }
                 }
-                // A batch that did not fill every slot emptied the queue: back to waiting,
-                // without a read that would only say EAGAIN (a storm is mostly single events).
-                if count < NetlinkSocket.slotCount && engine.isSettled {
-                    for request in engine.takeRequests(now: engine.now) { try socket.send(request) }
-                    engine.readEnded(emptied: true)
-                    return
+                full = count == NetlinkSocket.slotCount
+            }
+            var stop = false
+            for action in engine.handle(.batchEnded(full: full), at: now) {
+                switch action {
+                case .send(let request): try socket.send(request)
+                case .stopReading: stop = true
+                case .ask, .deliver: break
                 }
             }
-            for request in engine.takeRequests(now: engine.now) { try socket.send(request) }
+            if stop { return }
         }
-        engine.readEnded(emptied: false)
+        _ = engine.handle(.readEnded(emptied: false), at: SystemClock.monotonicNanoseconds())
     }
 
     /// Starts reading: attaches the source to a reader of its own, or to the shared one in
@@ -215,7 +228,7 @@ final class LinuxPathSource: @unchecked Sendable {
     func startReading() -> Bool {
         shared.withLock { control in
             guard control.reader == nil, !control.stopped else { return false }
-            resyncsSeen = engine.resyncCount
+            resyncsSeen = engine.counts.resyncs
             control.publishedResyncs = resyncsSeen
             let reader = options.sharedReader ?? SharedReaderThread(threadName: options.threadName)
             guard reader.attach(self) else { return false }
@@ -268,10 +281,7 @@ final class LinuxPathSource: @unchecked Sendable {
     private func arm(_ loop: EventLoop, onEnd: @escaping () -> Void) {
         if let timer { loop.cancel(timer) }
         timer = nil
-        let now = SystemClock.monotonicNanoseconds()
-        var wake = engine.wakeTime(now: now)
-        let paused = engine.pauseEnd.map { $0 > now } ?? false
-        if paused, let pauseEnd = engine.pauseEnd { wake = min(wake ?? .max, pauseEnd) }
+        let (wake, paused) = engine.schedule(now: SystemClock.monotonicNanoseconds())
         if let socketRegistration { loop.change(socketRegistration, to: paused ? [] : .readable) }
         if let wake { timer = loop.schedule(at: wake) { [self] in askTurn(loop, onEnd: onEnd) } }
     }
@@ -299,31 +309,34 @@ final class LinuxPathSource: @unchecked Sendable {
         var path: NetworkPath?
         do {
             try drain(blocking: false)
-            if policiesChanged { engine.policiesChanged() }
+            if policiesChanged { _ = engine.handle(.policiesChanged, at: SystemClock.monotonicNanoseconds()) }
             policiesChanged = false
             if resolverChanged {
                 resolverChanged = false
                 if let namespace, !Syscall.exists(namespace.path) {
                     // Deleted: its interfaces are gone for everyone else; a defined last path,
                     // then the reason, then the source ends.
-                    let gone = NetworkPath(status: .unsatisfied, unsatisfiedReason: .notAvailable, diagnosis: .noInterface)
-                    if gone != engine.lastDelivered { deliver(gone) }
+                    for case .deliver(let gone) in engine.handle(.namespaceDeleted, at: SystemClock.monotonicNanoseconds()) {
+                        deliver(gone)
+                    }
                     terminate(NetPathError(.namespaceNotFound, "\(namespace) was deleted"))
                     return false
                 }
-                engine.setHasDNSServer(resolver.hasServer(read: { Syscall.readFile($0) }))
+                _ = engine.handle(.resolverRead(hasServer: resolver.hasServer(read: { Syscall.readFile($0) })),
+                                  at: SystemClock.monotonicNanoseconds())
             }
             path = try settle()
-            engine.turnSucceeded()
+            _ = engine.handle(.turnEnded(socketFailed: false), at: SystemClock.monotonicNanoseconds())
         } catch {
             // A socket error other than an overrun: resynchronise and carry on (the engine
             // spaces the turns while it persists).
-            engine.socketFailed(now: SystemClock.monotonicNanoseconds())
-            for request in engine.takeRequests(now: SystemClock.monotonicNanoseconds()) { try? socket.send(request) }
+            for case .send(let request) in engine.handle(.turnEnded(socketFailed: true), at: SystemClock.monotonicNanoseconds()) {
+                try? socket.send(request)
+            }
         }
         if shared.withLock({ $0.stopped }) { return false }
-        if engine.resyncCount != resyncsSeen {
-            resyncsSeen = engine.resyncCount
+        if engine.counts.resyncs != resyncsSeen {
+            resyncsSeen = engine.counts.resyncs
             shared.withLock { [resyncsSeen] in $0.publishedResyncs = resyncsSeen }
         }
         if let path { deliver(path) }
@@ -335,7 +348,7 @@ final class LinuxPathSource: @unchecked Sendable {
     var resyncCount: Int { shared.withLock { $0.publishedResyncs } }
 
     /// How many rounds of route lookups were asked. Read by tests after the reader settled.
-    var lookupRounds: Int { engine.lookupRounds }
+    var lookupRounds: Int { engine.counts.lookupRounds }
 
     /// Detaches the source from its reader, which closes its descriptors: waits for that
     /// (and, for a reader of its own, for its thread to end), unless called on the reader's

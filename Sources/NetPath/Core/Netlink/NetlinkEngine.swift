@@ -152,8 +152,9 @@ package struct NetlinkEngine {
         return min(firstDumpRetry << UInt64(min(failures - 1, 16)), maximumDumpRetry)
     }
 
-    package init(filter: InterfaceFilter = .none, classify: @escaping (LinkMessage) -> NetworkInterface.InterfaceType) {
-        context = Context(classify: classify, filter: filter)
+    package init(filter: InterfaceFilter = .none, port: UInt32 = 0, uid: UInt32 = 0,
+                 classify: @escaping (LinkMessage) -> NetworkInterface.InterfaceType) {
+        context = Context(classify: classify, filter: filter, port: port, uid: uid)
     }
 
     /// Whether the state is complete (no dump in progress).

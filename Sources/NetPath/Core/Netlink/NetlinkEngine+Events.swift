@@ -1,0 +1,102 @@
+/// The engine as its reader drives it (STYLE: `handle(event, at:) -> [Action]`): every
+/// event the reader sees goes in with the time it was seen, and what the reader must do
+/// comes out, in order. The reader (``LinuxPathSource``) uses nothing else of the engine but
+/// ``schedule(now:)`` and ``counts``.
+extension NetlinkEngine {
+    /// What the reader tells the engine.
+    package enum Event: Sendable {
+        /// The monitor starts: dump the tables, then ask the kernel.
+        case start
+        /// A message read from the socket.
+        case message(NetlinkEnvelope)
+        /// Events were lost (`ENOBUFS`, or a datagram larger than its slot): dump everything
+        /// again.
+        case overrun
+        /// A batch read was applied; `full` when it filled every slot (more may be queued).
+        case batchEnded(full: Bool)
+        /// A read found the queue empty (`true`), or the reader stopped at its batch limit.
+        case readEnded(emptied: Bool)
+        /// The verdict of a socket question the engine asked for.
+        case verdict(RouteLookup, SocketVerdict)
+        /// The time passed, or something was answered: apply the timing rules and move the
+        /// protocols on.
+        case step
+        /// An IPsec policy changed (no rtnetlink message says so).
+        case policiesChanged
+        /// The resolver files were read again.
+        case resolverRead(hasServer: Bool)
+        /// The watched namespace was deleted: a last path.
+        case namespaceDeleted
+        /// A turn of the reader ended, with a socket error or without.
+        case turnEnded(socketFailed: Bool)
+    }
+
+    /// What the reader must do, in order.
+    package enum Action: Equatable, Sendable {
+        /// Ask what an app's socket gets for this lookup; pass the verdict back.
+        case ask(RouteLookup)
+        /// Send this datagram to the kernel.
+        case send([UInt8])
+        /// Deliver this path (it differs from the last one delivered).
+        case deliver(NetworkPath)
+        /// The queue is empty: stop reading until the socket is readable again.
+        case stopReading
+    }
+
+    /// Takes one event seen at `now` (monotonic nanoseconds).
+    ///
+    /// - Returns: What the reader must do now.
+    package mutating func handle(_ event: Event, at now: UInt64) -> [Action] {
+        self.now = now
+        switch event {
+        case .start:
+            begin()
+        case .message(let envelope):
+            handle(envelope)
+        case .overrun:
+            overrun()
+        case .batchEnded(let full):
+            let sends = takeRequests(now: now).map(Action.send)
+            // A batch that did not fill every slot emptied the queue: back to waiting, without
+            // a read that would only say EAGAIN (a storm is mostly single events).
+            guard !full && isSettled else { return sends }
+            readEnded(emptied: true)
+            return sends + [.stopReading]
+        case .readEnded(let emptied):
+            readEnded(emptied: emptied)
+        case .verdict(let lookup, let verdict):
+            answer(lookup, verdict)
+        case .step:
+            let actions = step(now: now)
+            return actions.questions.map(Action.ask) + actions.requests.map(Action.send) + (actions.path.map { [.deliver($0)] } ?? [])
+        case .policiesChanged:
+            policiesChanged()
+        case .resolverRead(let hasServer):
+            setHasDNSServer(hasServer)
+        case .namespaceDeleted:
+            // Its interfaces are gone for everyone else.
+            let gone = NetworkPath(status: .unsatisfied, unsatisfiedReason: .notAvailable, diagnosis: .noInterface)
+            return gone == lastDelivered ? [] : [.deliver(gone)]
+        case .turnEnded(let socketFailed):
+            guard socketFailed else {
+                turnSucceeded()
+                return []
+            }
+            // Resynchronise, as after an overrun; while it persists, the reader pauses.
+            self.socketFailed(now: now)
+            return takeRequests(now: now).map(Action.send)
+        }
+        return []
+    }
+
+    /// When the reader must turn without a message (an expiry, an awaited reply taken as
+    /// lost, a recheck, an optional dump's retry, the end of a pause), and whether it leaves
+    /// the socket alone until then (paused after socket errors).
+    package func schedule(now: UInt64) -> (wake: UInt64?, paused: Bool) {
+        (wakeTime(now: now), pauseEnd.map { $0 > now } ?? false)
+    }
+
+    /// How many times the tables were dumped again, and how many rounds of questions were
+    /// asked (tests check the coalescing).
+    package var counts: (resyncs: Int, lookupRounds: Int) { (resyncCount, lookupRounds) }
+}
