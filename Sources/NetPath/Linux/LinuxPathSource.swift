@@ -46,15 +46,15 @@ struct LinuxSourceOptions: Sendable {
 /// ``join(_:onEnd:)`` and then turns the source when one of its descriptors is readable or
 /// its timer fires; ``stop()`` detaches it, and the reader's thread closes its descriptors.
 final class LinuxPathSource: @unchecked Sendable {
-    // `@unchecked`: `engine`, `resyncsSeen`, `watcher` and the loop state below are not behind
+    // `@unchecked`: `engine`, `watcher` and `place` are not behind
     // a lock. Until `startReading`, only the opening thread touches them; afterwards only the
     // reader's thread does. `shared` (one lock) guards what other threads touch.
     private let socket: NetlinkSocket
     private var engine: NetlinkEngine
     private let resolver: ResolverConfiguration
     private let options: LinuxSourceOptions
-    private let deliver: @Sendable (NetworkPath) -> Void
-    private let terminate: @Sendable (NetPathError) -> Void
+    /// Where paths go, and the reason when the source ends on its own.
+    private let deliver: (path: @Sendable (NetworkPath) -> Void, end: @Sendable (NetPathError) -> Void)
     private let namespace: NetworkNamespace?
     private var watcher: ResolverWatcher?
     /// What the reader shares with the threads that stop the source or read its counts.
@@ -66,17 +66,20 @@ final class LinuxPathSource: @unchecked Sendable {
         var publishedResyncs = 0
     }
     private let shared: Locked<Shared>
-    /// The re-dump count last published.
-    private var resyncsSeen = 0
-    /// On the reader's loop: the registrations, the timer, whether a turn is asked for,
-    /// what changed since the last turn, and whether the source has left.
-    private var registrations: [EventLoop.Registration] = []
-    private var socketRegistration: EventLoop.Registration?
-    private var timer: EventLoop.Timer?
-    private var turnAsked = false
-    private var policiesChanged = false
-    private var resolverChanged = false
-    private var left = false
+    /// The source's place on its reader's loop: the registrations, the timer, whether a turn
+    /// is asked for, what changed since the last turn, whether the source has left, and the
+    /// re-dump count last published.
+    private struct Place {
+        var registrations: [EventLoop.Registration] = []
+        var socketRegistration: EventLoop.Registration?
+        var timer: EventLoop.Timer?
+        var turnAsked = false
+        var policiesChanged = false
+        var resolverChanged = false
+        var left = false
+        var resyncsSeen = 0
+    }
+    private var place = Place()
 
     /// The first path, computed by `open` before the reader thread exists.
     private(set) var initialPath: NetworkPath?
@@ -89,8 +92,7 @@ final class LinuxPathSource: @unchecked Sendable {
         self.socket = socket
         self.resolver = resolver
         self.options = options
-        self.deliver = deliver
-        self.terminate = terminate
+        self.deliver = (deliver, terminate)
         self.namespace = namespace
         self.shared = shared
         let ioctlSocket = socket.ioctlDescriptor, foreign = namespace != nil
@@ -228,8 +230,8 @@ final class LinuxPathSource: @unchecked Sendable {
     func startReading() -> Bool {
         shared.withLock { control in
             guard control.reader == nil, !control.stopped else { return false }
-            resyncsSeen = engine.counts.resyncs
-            control.publishedResyncs = resyncsSeen
+            place.resyncsSeen = engine.counts.resyncs
+            control.publishedResyncs = place.resyncsSeen
             let reader = options.sharedReader ?? SharedReaderThread(threadName: options.threadName)
             guard reader.attach(self) else { return false }
             control.reader = reader
@@ -240,23 +242,23 @@ final class LinuxPathSource: @unchecked Sendable {
     /// On the reader's thread: registers the source's descriptors on `loop` and arms its
     /// timer. `onEnd` is called there when the source ends on its own.
     func join(_ loop: EventLoop, onEnd: @escaping () -> Void) {
-        guard !left else { return }
+        guard !place.left else { return }
         let ask = { [self] in askTurn(loop, onEnd: onEnd) }
         let netlink = loop.register(socket.descriptor, for: .readable) { _ in ask() }
-        socketRegistration = netlink
-        registrations = [netlink]
+        place.socketRegistration = netlink
+        place.registrations = [netlink]
         if let watcher {
-            registrations.append(loop.register(watcher.descriptor, for: .readable) { [self] _ in
+            place.registrations.append(loop.register(watcher.descriptor, for: .readable) { [self] _ in
                 // Events for other names in a watched directory (every `ip netns add` in
                 // /run/netns) cost no turn.
                 guard watcher.handleReadable() else { return }
-                resolverChanged = true
+                place.resolverChanged = true
                 ask()
             })
         }
         if socket.policyDescriptor >= 0 {
-            registrations.append(loop.register(socket.policyDescriptor, for: .readable) { [self] _ in
-                if socket.drainPolicies() { policiesChanged = true }
+            place.registrations.append(loop.register(socket.policyDescriptor, for: .readable) { [self] _ in
+                if socket.drainPolicies() { place.policiesChanged = true }
                 ask()
             })
         }
@@ -266,11 +268,11 @@ final class LinuxPathSource: @unchecked Sendable {
     /// Asks for one turn after the loop's current batch: a message and a resolver change
     /// that arrive together make one turn.
     private func askTurn(_ loop: EventLoop, onEnd: @escaping () -> Void) {
-        guard !turnAsked else { return }
-        turnAsked = true
+        guard !place.turnAsked else { return }
+        place.turnAsked = true
         loop.deferred { [self] in
-            turnAsked = false
-            guard !left else { return }
+            place.turnAsked = false
+            guard !place.left else { return }
             if turn() { arm(loop, onEnd: onEnd) } else { onEnd() }
         }
     }
@@ -279,23 +281,23 @@ final class LinuxPathSource: @unchecked Sendable {
     /// lost, the end of a pause after socket errors); while paused, the netlink socket is
     /// not waited on.
     private func arm(_ loop: EventLoop, onEnd: @escaping () -> Void) {
-        if let timer { loop.cancel(timer) }
-        timer = nil
+        if let timer = place.timer { loop.cancel(timer) }
+        place.timer = nil
         let (wake, paused) = engine.schedule(now: SystemClock.monotonicNanoseconds())
-        if let socketRegistration { loop.change(socketRegistration, to: paused ? [] : .readable) }
-        if let wake { timer = loop.schedule(at: wake) { [self] in askTurn(loop, onEnd: onEnd) } }
+        if let registration = place.socketRegistration { loop.change(registration, to: paused ? [] : .readable) }
+        if let wake { place.timer = loop.schedule(at: wake) { [self] in askTurn(loop, onEnd: onEnd) } }
     }
 
     /// On the reader's thread: deregisters the source from `loop` and closes its
     /// descriptors. Again, it does nothing.
     func leave(_ loop: EventLoop) {
-        guard !left else { return }
-        left = true
-        for registration in registrations { loop.deregister(registration) }
-        registrations = []
-        socketRegistration = nil
-        if let timer { loop.cancel(timer) }
-        timer = nil
+        guard !place.left else { return }
+        place.left = true
+        for registration in place.registrations { loop.deregister(registration) }
+        place.registrations = []
+        place.socketRegistration = nil
+        if let timer = place.timer { loop.cancel(timer) }
+        place.timer = nil
         closeDescriptors()
     }
 
@@ -309,17 +311,17 @@ final class LinuxPathSource: @unchecked Sendable {
         var path: NetworkPath?
         do {
             try drain(blocking: false)
-            if policiesChanged { _ = engine.handle(.policiesChanged, at: SystemClock.monotonicNanoseconds()) }
-            policiesChanged = false
-            if resolverChanged {
-                resolverChanged = false
+            if place.policiesChanged { _ = engine.handle(.policiesChanged, at: SystemClock.monotonicNanoseconds()) }
+            place.policiesChanged = false
+            if place.resolverChanged {
+                place.resolverChanged = false
                 if let namespace, !Syscall.exists(namespace.path) {
                     // Deleted: its interfaces are gone for everyone else; a defined last path,
                     // then the reason, then the source ends.
                     for case .deliver(let gone) in engine.handle(.namespaceDeleted, at: SystemClock.monotonicNanoseconds()) {
-                        deliver(gone)
+                        deliver.path(gone)
                     }
-                    terminate(NetPathError(.namespaceNotFound, "\(namespace) was deleted"))
+                    deliver.end(NetPathError(.namespaceNotFound, "\(namespace) was deleted"))
                     return false
                 }
                 _ = engine.handle(.resolverRead(hasServer: resolver.hasServer(read: { Syscall.readFile($0) })),
@@ -335,11 +337,11 @@ final class LinuxPathSource: @unchecked Sendable {
             }
         }
         if shared.withLock({ $0.stopped }) { return false }
-        if engine.counts.resyncs != resyncsSeen {
-            resyncsSeen = engine.counts.resyncs
-            shared.withLock { [resyncsSeen] in $0.publishedResyncs = resyncsSeen }
+        if engine.counts.resyncs != place.resyncsSeen {
+            place.resyncsSeen = engine.counts.resyncs
+            shared.withLock { [seen = place.resyncsSeen] in $0.publishedResyncs = seen }
         }
-        if let path { deliver(path) }
+        if let path { deliver.path(path) }
         return true
     }
 
