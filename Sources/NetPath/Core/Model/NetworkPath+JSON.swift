@@ -4,7 +4,7 @@ extension NetworkPath {
     /// check. `Codable` uses the same keys. A reader takes lines without the keys added
     /// later (`tunnelInterface`, `underlyingInterface`, `isUltraConstrained`, `linkQuality`)
     /// as they were before: no tunnel, `false`, `unknown`.
-    public enum JSONKey: String, CodingKey, CaseIterable, Sendable {
+    package enum JSONKey: String, CodingKey, CaseIterable, Sendable {
         case time, status, unsatisfiedReason, diagnosis, interfaces, tunnelInterface, underlyingInterface
         case isExpensive, isConstrained, isUltraConstrained, linkQuality
         case supportsIPv4, supportsIPv6, supportsDNS, gateways, connectivity, portalURL
@@ -42,7 +42,7 @@ extension NetworkPath: Codable {
         )
     }
 
-    /// Encodes the keys of ``JSONKey`` but `time` (a path has none); absent values as `null`.
+    /// Encodes the keys of a `netpath watch --json` line but `time` (a path has none); absent values as `null`.
     public func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: JSONKey.self)
         try container.encode(status, forKey: .status)

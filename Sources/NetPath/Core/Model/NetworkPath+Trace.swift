@@ -2,7 +2,7 @@ extension NetworkPath {
     /// Reads one line of `netpath watch --json` (or `status --json`) back into a path.
     ///
     /// - Parameters:
-    ///   - line: One JSON object with the keys of ``JSONKey``; `connectivity` and
+    ///   - line: One JSON object with the keys `netpath watch --json` writes; `connectivity` and
     ///     `portalURL` when present (`--probe`); `time` and unknown keys are ignored.
     /// - Throws: ``NetPathError`` with code ``NetPathError/Code/invalidInput`` naming the
     ///   key at fault.
