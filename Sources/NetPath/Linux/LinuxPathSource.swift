@@ -17,6 +17,10 @@ struct LinuxSourceOptions: Sendable {
     /// Called on the opening thread before each read until the first path; tests flood the
     /// kernel from it to overrun the socket in the middle of the dump.
     var beforeDumpRead: (@Sendable () -> Void)?
+    /// Stands between the reader and each read of the netlink socket (`read` does the read):
+    /// a test without root, on the process's own namespace, gives the reader an overrun
+    /// (`ENOBUFS`) where it wants one, in the middle of a dump, by dropping what was read.
+    var receive: (@Sendable (_ read: () throws -> NetlinkSocket.Received) throws -> NetlinkSocket.Received)?
     /// Resolver files to use instead of the system's (tests).
     var resolver: ResolverConfiguration?
     /// The reader thread's name (at most 15 bytes show); tests give theirs a unique one to
@@ -196,7 +200,8 @@ final class LinuxPathSource: @unchecked Sendable {
     private func drain(blocking: Bool) throws {
         for batch in 0..<256 {
             if initialPath == nil { options.beforeDumpRead?() }
-            let received = try socket.receive(blocking: blocking && batch == 0)
+            let read = { try self.socket.receive(blocking: blocking && batch == 0) }
+            let received = try options.receive.map { try $0(read) } ?? read()
             let now = SystemClock.monotonicNanoseconds()
             var full = true
             switch received {

@@ -12,8 +12,7 @@ import Musl
 ///
 /// `@unchecked Sendable` without a lock: it is used by one thread at a time (made on the
 /// namespace thread and handed over by its join, then the opening thread, then the
-/// reader); ``wake(_:)`` and ``drainPolicies()`` (by the resolver watch thread) are the calls
-/// made from other threads, and touch no state of the object's.
+/// reader's).
 final class NetlinkSocket: @unchecked Sendable {
     let descriptor: Int32
     /// An `AF_INET` datagram socket in the same namespace (wireless ioctl), or -1.
