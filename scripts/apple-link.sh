@@ -13,8 +13,7 @@ sdk=$A/iPhoneOS17.4-network26.sdk
 interface=System/Library/Frameworks/Network.framework/Modules/Network.swiftmodule/arm64-apple-ios.swiftinterface
 rm -rf "$sdk"
 cp -as "$A/iPhoneOS17.4.sdk" "$sdk"
-rm "$sdk/$interface"
-cp "$A/iPhoneOS17.4-backport.sdk/$interface" "$sdk/$interface"
+cp --remove-destination "$A/iPhoneOS17.4-backport.sdk/$interface" "$sdk/$interface"  # the link goes, not its target
 ios26='NWPathV(11LinkQuality|11linkQuality|18isUltraConstrained)'
 mkdir -p "$A/out"
 cat >"$A/out/ld64-ios26-weak" <<LD

@@ -16,12 +16,11 @@ docc=$(command -v docc || echo "$(dirname "$(readlink -f "$(command -v swift)")"
 step() { echo "== $1 (after $SECONDS s)"; }
 
 step "NetPath and NetPathPrometheus: swift build, then their symbol graphs"
-mkdir -p "$work"
+rm -rf "$graphs" "$stubs" "$samples" "$archives" && mkdir -p "$graphs"/{NetPath,NetPathPrometheus,NetPathUI} "$stubs" "$samples" "$archives"
 swift build --scratch-path "$work/build" --target NetPathPrometheus >"$work/build.log" 2>&1 || { cat "$work/build.log"; exit 1; }
 grep -vE '^\[[0-9]+/[0-9]+\] |^Building for|^Build of target|^Compiling|^Write ' "$work/build.log" || true
 bin=$(swift build --scratch-path "$work/build" --show-bin-path)
 triple=$(swift -print-target-info | python3 -c 'import json, sys; print(json.load(sys.stdin)["target"]["triple"])')
-rm -rf "$graphs" "$stubs" "$samples" "$archives" && mkdir -p "$graphs"/{NetPath,NetPathPrometheus,NetPathUI} "$stubs" "$samples" "$archives"
 for module in NetPath NetPathPrometheus; do
   # NetPath re-exports its core: the core's values are documented as NetPath's.
   swift-symbolgraph-extract -module-name "$module" -target "$triple" -I "$bin/Modules" -I "$bin/CNetlink.build" \
@@ -40,18 +39,13 @@ python3 - "$samples" Sources/*/*.docc <<'PY'
 import pathlib, re, sys
 count = 0
 for article in sorted(p for catalog in sys.argv[2:] for p in pathlib.Path(catalog).glob("*.md")):
-    block = None
-    for number, line in enumerate(article.read_text().split("\n"), 1):
-        if block is None and re.fullmatch(r"\s*```swift\s*", line):
-            block, start = [], number
-        elif block is not None and re.fullmatch(r"\s*```\s*", line):
-            if block and not block[0].strip().startswith("// Package.swift"):
-                text = f'#sourceLocation(file: "{article}", line: {start + 1})\n' + "\n".join(block) + "\n"
-                (pathlib.Path(sys.argv[1]) / f"{article.stem}-line{start}.swift").write_text(text)
-                count += 1
-            block = None
-        elif block is not None:
-            block.append(line)
+    text = article.read_text()
+    for listing in re.finditer(r"^[ \t]*```swift[ \t]*\n((?:.*\n)*?)[ \t]*```[ \t]*$", text, re.M):  # lines up to the next ```
+        start = text.count("\n", 0, listing.start()) + 1
+        if listing[1] and not listing[1].lstrip(" \t").startswith("// Package.swift"):
+            swift = f'#sourceLocation(file: "{article}", line: {start + 1})\n' + listing[1]
+            (pathlib.Path(sys.argv[1]) / f"{article.stem}-line{start}.swift").write_text(swift)
+            count += 1
 print(f"   {count} listings")
 PY
 check_sample() {  # as in an app's target: Swift 6, none of the package's upcoming features

@@ -4,7 +4,7 @@ unless each page has its static HTML file, renders a heading equal to its title 
 landing page's), shows no error view, makes no failed request and throws no script error, and
 every link to /documentation/… in it reaches a page of the site. Serves the site on loopback;
 drives one Chromium over the DevTools pipe (fds 3 and 4), several tabs at once."""
-import concurrent.futures, fcntl, functools, http.server, json, os, pathlib, posixpath, subprocess, sys, tempfile, threading, time, urllib.parse
+import collections, concurrent.futures, fcntl, functools, http.server, json, os, pathlib, posixpath, subprocess, sys, tempfile, threading, time, urllib.parse
 
 PAGE_TIMEOUT, TOTAL_TIMEOUT, TABS = 20.0, 300.0, 4
 OPTIONAL_FILES = {"/theme-settings.json"}  # asked for by DocC's app, need not exist
@@ -25,46 +25,40 @@ class Browser:
         self._from_browser, from_browser_write = os.pipe()
 
         def give_fds():  # both moved above 10 first, so that neither dup2 overwrites the other pipe's end
-            read_end, write_end = [fcntl.fcntl(fd, fcntl.F_DUPFD, 10) for fd in (to_browser_read, from_browser_write)]
-            os.dup2(read_end, 3)
-            os.dup2(write_end, 4)
+            for high, fd in zip([fcntl.fcntl(fd, fcntl.F_DUPFD, 10) for fd in (to_browser_read, from_browser_write)], (3, 4)):
+                os.dup2(high, fd)
 
-        self._log = open(os.path.join(profile, "chromium.log"), "wb")
-        self.process = subprocess.Popen(
-            ["chromium", "--headless", "--no-sandbox", "--disable-gpu", "--remote-debugging-pipe", "--no-first-run", "--mute-audio",
-             "--disable-extensions", "--disable-background-networking", "--disable-component-update", "--user-data-dir=" + profile, "about:blank"],
-            stdin=subprocess.DEVNULL, stdout=self._log, stderr=subprocess.STDOUT,
-            preexec_fn=give_fds, close_fds=False)  # Python's own fds are not inheritable
+        with open(os.path.join(profile, "chromium.log"), "wb") as log:  # Chromium writes to its own copy
+            self.process = subprocess.Popen(
+                ["chromium", "--headless", "--no-sandbox", "--disable-gpu", "--remote-debugging-pipe", "--no-first-run", "--mute-audio",
+                 "--disable-extensions", "--disable-background-networking", "--disable-component-update", "--user-data-dir=" + profile, "about:blank"],
+                stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT,
+                preexec_fn=give_fds, close_fds=False)  # Python's own fds are not inheritable
         os.close(to_browser_read)
         os.close(from_browser_write)
         self._lock = threading.Lock()
-        self._next_id, self._waiting, self._events, self._closed = 0, {}, {}, None
+        self._next_id, self._waiting, self._events, self._closed = 0, {}, collections.defaultdict(list), None
         threading.Thread(target=self._read_loop, daemon=True).start()
 
     def _read_loop(self):
         buffer = b""
         try:
-            while True:
-                chunk = os.read(self._from_browser, 1 << 16)
-                if not chunk:
-                    raise RuntimeError("Chromium closed its DevTools pipe (see chromium.log)")
-                buffer += chunk
-                while b"\0" in buffer:
-                    raw, buffer = buffer.split(b"\0", 1)
-                    message = json.loads(raw)
+            while chunk := os.read(self._from_browser, 1 << 16):
+                *messages, buffer = (buffer + chunk).split(b"\0")
+                for message in map(json.loads, messages):
                     with self._lock:
                         if message.get("id") in self._waiting:
                             slot = self._waiting.pop(message["id"])
                             slot[1] = message
                             slot[0].set()
-                        elif "method" in message and message.get("sessionId") in self._events:
-                            self._events[message["sessionId"]].append(message)
+                        elif "method" in message:  # an event, kept for its tab (sessionId)
+                            self._events[message.get("sessionId")].append(message)
+            raise RuntimeError("Chromium closed its DevTools pipe (see chromium.log)")
         except Exception as error:  # the browser is gone: fail every waiting command
             with self._lock:
                 self._closed = error
-                for slot in self._waiting.values():
-                    slot[0].set()
-                self._waiting.clear()
+                while self._waiting:
+                    self._waiting.popitem()[1][0].set()
 
     def send(self, method, params=None, session=None, timeout=30.0):
         with self._lock:
@@ -72,9 +66,7 @@ class Browser:
                 raise RuntimeError(str(self._closed))
             self._next_id += 1
             slot = self._waiting[self._next_id] = [threading.Event(), None]
-            message = {"id": self._next_id, "method": method, "params": params or {}}
-            if session:
-                message["sessionId"] = session
+            message = {"id": self._next_id, "method": method, "params": params or {}} | ({"sessionId": session} if session else {})
             os.write(self._to_browser, json.dumps(message).encode() + b"\0")
         if not slot[0].wait(timeout):
             raise TimeoutError(f"Chromium did not answer {method} within {timeout:.0f} s")
@@ -87,16 +79,13 @@ class Browser:
     def open_tab(self):
         target = self.send("Target.createTarget", {"url": "about:blank"})["targetId"]
         session = self.send("Target.attachToTarget", {"targetId": target, "flatten": True})["sessionId"]
-        with self._lock:
-            self._events[session] = []
         for domain in ("Page", "Runtime", "Network"):
             self.send(f"{domain}.enable", session=session)
         return session
 
     def take_events(self, session):
         with self._lock:
-            events, self._events[session] = self._events[session], []
-        return events
+            return self._events.pop(session, [])
 
     def close(self):
         try:
@@ -106,7 +95,6 @@ class Browser:
             self.process.kill()
             self.process.wait()
         os.close(self._to_browser)
-        self._log.close()
 
 
 def normalize(text):
@@ -129,30 +117,26 @@ def check(browser, session, site, origin, path, title):
         try:
             state = browser.send("Runtime.evaluate", {"expression": PROBE, "returnByValue": True},
                                  session=session).get("result", {}).get("value")
-        except RuntimeError as error:  # a redirect (the root) replaced the document meanwhile
+        except RuntimeError as error:  # a redirect (the root) replaced the document meanwhile: poll again
             if "navigated" not in str(error):
                 raise
-            continue
         if state and page_path(state["location"]) != arrival:
             state = None  # still the previous document
         elif state and (state["error"] or normalize(state["heading"]) == normalize(title)):
             break
-    links = []
     if not state:
         problems.append("the page did not load")
-    else:
-        if state["error"]:
-            problems.append(f"error view: {state['error'][:120]}")
-        elif normalize(state["heading"]) != normalize(title):
-            problems.append(f"heading {state['heading']!r} is not the title {title!r}")
-        links = [page_path(link) for link in state["links"]
-                 if link.startswith(origin + "/") and page_path(link).startswith("/documentation")]
+    elif state["error"]:
+        problems.append(f"error view: {state['error'][:120]}")
+    elif normalize(state["heading"]) != normalize(title):
+        problems.append(f"heading {state['heading']!r} is not the title {title!r}")
+    links = [page_path(link) for link in (state["links"] if state else [])
+             if link.startswith(origin + "/") and page_path(link).startswith("/documentation")]
     for event in browser.take_events(session):
         params = event.get("params", {})
-        if event["method"] == "Network.responseReceived":
-            response = params.get("response", {})
-            if response.get("status", 0) >= 400 and page_path(response.get("url", "")) not in OPTIONAL_FILES:
-                problems.append(f"HTTP {response['status']} for {page_path(response.get('url', ''))}")
+        status, url = params.get("response", {}).get("status", 0), page_path(params.get("response", {}).get("url", ""))
+        if event["method"] == "Network.responseReceived" and status >= 400 and url not in OPTIONAL_FILES:
+            problems.append(f"HTTP {status} for {url}")
         elif event["method"] == "Network.loadingFailed" and not params.get("canceled"):
             problems.append(f"request failed: {params.get('errorText')}")
         elif event["method"] == "Runtime.exceptionThrown":
@@ -161,9 +145,7 @@ def check(browser, session, site, origin, path, title):
     return problems, links
 
 
-def main():
-    if len(sys.argv) != 2:
-        sys.exit("usage: check-docs-render.py SITE_DIR")
+def main():  # SITE_DIR, checked by check-docs-render.sh
     site = pathlib.Path(sys.argv[1]).resolve()
     data = site / "data"
     pages = {}  # lower-case path -> (path, title)
@@ -185,24 +167,23 @@ def main():
         path, title = page
         try:
             if time.monotonic() - started > TOTAL_TIMEOUT:
-                return path, ([f"not checked: the check ran over {TOTAL_TIMEOUT:.0f} s"], [])
+                return [f"not checked: the check ran over {TOTAL_TIMEOUT:.0f} s"], []
             tabs.session = getattr(tabs, "session", None) or browser.open_tab()
-            return path, check(browser, tabs.session, site, origin, path, title)
+            return check(browser, tabs.session, site, origin, path, title)
         except Exception as error:
-            return path, ([f"{type(error).__name__}: {error}"], [])
+            return [f"{type(error).__name__}: {error}"], []
 
     with tempfile.TemporaryDirectory(prefix="docs-render-") as profile:
         browser = Browser(profile)
         try:
             with concurrent.futures.ThreadPoolExecutor(TABS) as pool:
-                results = dict(pool.map(run, pages.values()))
+                results = list(pool.map(run, pages.values()))
         finally:
             browser.close()
             server.shutdown()
 
     failures = links_checked = 0
-    for path, title in pages.values():
-        problems, links = results[path]
+    for (path, title), (problems, links) in zip(pages.values(), results):
         links_checked += len(links)
         problems += [f"link to a missing page {link}" for link in links if link not in pages]
         if problems:

@@ -16,11 +16,10 @@ out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
 
 # The blocks, as $out/src/N.swift, and "N<TAB>first line<TAB>words" for each in $out/index.
-mkdir -p "$out/src"
+mkdir -p "$out/src" "$out/units"
 awk -v src="$out/src" -v index_file="$out/index" '
   function fail(message) { print "README.md:" NR ": " message > "/dev/stderr"; failed = 1 }
-  inswift { if ($0 ~ /^```[[:space:]]*$/) { inswift = 0; close(file) } else print > file; next }
-  inother { if ($0 ~ /^```[[:space:]]*$/) inother = 0; next }
+  inblock { if ($0 ~ /^```[[:space:]]*$/) { inblock = 0; close(file) } else if (swift) print > file; next }
   /^<!-- check: .* -->[[:space:]]*$/ {
     if (marker != "") fail("a second check comment; the first is not right before a ```swift block")
     marker = $0; sub(/^<!-- check: /, "", marker); sub(/ -->[[:space:]]*$/, "", marker); next
@@ -28,18 +27,16 @@ awk -v src="$out/src" -v index_file="$out/index" '
   /^<!-- *check/ { fail("not a check comment: write <!-- check: WORD, WORD -->"); next }
   /^```/ {
     info = tolower($0); sub(/^```/, "", info); gsub(/[[:space:]]/, "", info)
-    if (info == "swift") {
-      n++; file = src "/" n ".swift"; printf "" > file; inswift = 1
+    inblock = 1; swift = (info == "swift")
+    if (swift) {
+      n++; file = src "/" n ".swift"; printf "" > file
       printf "%d\t%d\t%s\n", n, NR + 1, marker > index_file
-    } else {
-      if (marker != "") fail("a check comment before a block that is not ```swift")
-      inother = 1
-    }
+    } else if (marker != "") fail("a check comment before a block that is not ```swift")
     marker = ""; next
   }
   /[^[:space:]]/ { if (marker != "") fail("a check comment must be right before a ```swift block"); marker = "" }
   END {
-    if (inswift || inother) fail("a code block is not closed")
+    if (inblock) fail("a code block is not closed")
     if (n == 0) fail("no ```swift block found")
     exit failed
   }
@@ -55,8 +52,6 @@ has_statements() {
   grep -vE '^([[:space:]]|$|//|/\*|[])}]|import |@|((public|private|fileprivate|internal|package|final|nonisolated) )*(struct|class|enum|extension|func|protocol|actor|typealias) )' "$1" | grep -q .
 }
 units=()
-last_program=""  # the index in units of the program a `continues` block goes on with
-mkdir -p "$out/units"
 while IFS=$'\t' read -r n line marker; do
   block=$out/src/$n.swift platform=linux wrap="" continues=""
   IFS=',' read -ra words <<<"$marker"
@@ -70,33 +65,31 @@ while IFS=$'\t' read -r n line marker; do
     esac
   done
   if [ "$wrap" = manifest ]; then
-    units+=("manifest - $block $line"); last_program=""
-  elif [ -n "$continues" ]; then
-    [ -n "$last_program" ] || { echo "README.md:$line: 'continues', but no program before it" >&2; exit 1; }
-    read -r kind platform file lines <<<"${units[$last_program]}"
+    units+=("manifest - $block $line")
+  elif [ -n "$continues" ]; then  # goes on with the last unit, if that is a program
+    read -r kind platform file lines <<<"${units[*]: -1}"
+    [ "$kind" = program ] || { echo "README.md:$line: 'continues', but no program before it" >&2; exit 1; }
     { source_location "$line"; cat "$block"; echo; } >>"$file"
-    units[$last_program]="$kind $platform $file $lines,$line"
+    units[-1]="$kind $platform $file $lines,$line"
   elif [ -n "$wrap" ]; then
     file=$out/units/block$n.swift
     {
       fragment_imports "$platform"
       if [ "$wrap" = view-body ]; then
-        echo 'struct FeedList: View { var body: some View { Text("Feed") } }'
-        echo 'struct SettingsForm: View { var body: some View { Text("Settings") } }'
+        printf 'struct FeedList: View { var body: some View { Text("Feed") } }\nstruct SettingsForm: View { var body: some View { Text("Settings") } }\n'
         printf 'struct ReadersView: View {\n    let networkMonitor: NetworkMonitor\n    var body: some View {\n'
       else
         printf '@MainActor final class ReadersViewModel {\n    var canDownload = false\n    func example() async throws {\n'
       fi
       source_location "$line"; cat "$block"; printf '#sourceLocation()\n    }\n}\n'
     } >"$file"
-    units+=("library $platform $file $line"); last_program=""
+    units+=("library $platform $file $line")
   else
     kind=library file=$out/units/block$n.swift
     has_statements "$block" && kind=program file=$out/units/block$n/main.swift
     mkdir -p "$(dirname "$file")"
     { grep -qE '^import ' "$block" || fragment_imports "$platform"; source_location "$line"; cat "$block"; echo; } >"$file"
     units+=("$kind $platform $file $line")
-    last_program=""; [ "$kind" = program ] && last_program=$((${#units[@]} - 1))
   fi
 done <"$out/index"
 
@@ -109,7 +102,6 @@ if printf '%s\n' "${units[@]}" | grep -q ' linux '; then
 fi
 if printf '%s\n' "${units[@]}" | grep -q ' apple '; then
   source scripts/apple-modules.sh
-  mkdir -p "$out/apple"
   build_apple_modules "$out/apple" >/dev/null
 fi
 

@@ -18,20 +18,16 @@ pthread_sigmask sigwait kill dlopen dlsym lseek fsync ftruncate strerror""".spli
 pattern = re.compile(r"(?<![\w.])(%s|cnetlink_\w+|ctls_\w+)\(" % "|".join(CALLS))
 
 found = 0
-for path in sorted(pathlib.Path("Sources").rglob("*.swift")):
-    if str(path) in LAYER:
-        continue
+for path in sorted(path for path in pathlib.Path("Sources").rglob("*.swift") if str(path) not in LAYER):
     text = path.read_text()
     # A file's own functions, enum cases and closure parameters of these names are not libc's.
     own = set(re.findall(r"(?:func|case)\s+(\w+)\s*\(", text)) | set(re.findall(r"[(,]\s*(\w+)\s*:\s*[(@]", text))
     for number, line in enumerate(text.splitlines(), 1):
-        code = line.split("//", 1)[0]
-        code = re.sub(r'"(?:[^"\\]|\\.)*"', '""', code)
+        code = re.sub(r'"(?:[^"\\]|\\.)*"', '""', line.split("//", 1)[0])  # no comment, empty strings
         for match in pattern.finditer(code):
-            if match.group(1) in own:
-                continue
-            print(f"{path}:{number}: {match.group(1)}() outside the syscall layer")
-            found += 1
+            if match.group(1) not in own:
+                print(f"{path}:{number}: {match.group(1)}() outside the syscall layer")
+                found += 1
 for path in sorted(pathlib.Path("Sources/NetPath/Core").rglob("*.swift")):
     for number, line in enumerate(path.read_text().splitlines(), 1):
         if re.match(r"\s*(@\w+\s+)*import\s+(Glibc|Musl|Darwin|Foundation|Dispatch|CNetlink|CTLS)\b", line):
