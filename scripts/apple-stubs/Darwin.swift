@@ -26,8 +26,6 @@ public var POLLOUT: Int32 { 4 }
 public var POLLERR: Int32 { 8 }
 public var POLLHUP: Int32 { 16 }
 public var SIG_UNBLOCK: Int32 { 2 }
-public var S_IFMT: mode_t { 0o170000 }
-public var S_IFIFO: mode_t { 0o010000 }
 public var errno: Int32 { get { fatalError() } set { fatalError() } }
 
 @discardableResult public func sigemptyset(_ set: UnsafeMutablePointer<sigset_t>!) -> Int32 { fatalError() }
@@ -47,14 +45,6 @@ public var errno: Int32 { get { fatalError() } set { fatalError() } }
 @discardableResult public func getenv(_ name: UnsafePointer<CChar>!) -> UnsafeMutablePointer<CChar>! { fatalError() }
 @discardableResult public func clock_gettime(_ clock: clockid_t, _ time: UnsafeMutablePointer<timespec>!) -> Int32 { fatalError() }
 public func _exit(_ status: Int32) -> Never { fatalError() }
-public func fstat(_ descriptor: Int32, _ buffer: UnsafeMutablePointer<stat>!) -> Int32 { fatalError() }
-public func geteuid() -> UInt32 { fatalError() }
-public func unlink(_ path: UnsafePointer<CChar>!) -> Int32 { fatalError() }
-public func rename(_ old: UnsafePointer<CChar>!, _ new: UnsafePointer<CChar>!) -> Int32 { fatalError() }
-public func mkdir(_ path: UnsafePointer<CChar>!, _ mode: mode_t) -> Int32 { fatalError() }
-public func opendir(_ path: UnsafePointer<CChar>!) -> UnsafeMutablePointer<DIR>! { fatalError() }
-public func readdir(_ directory: UnsafeMutablePointer<DIR>!) -> UnsafeMutablePointer<dirent>! { fatalError() }
-@discardableResult public func closedir(_ directory: UnsafeMutablePointer<DIR>!) -> Int32 { fatalError() }
 public func pthread_mutex_init(_ mutex: UnsafeMutablePointer<pthread_mutex_t>!, _ attributes: UnsafePointer<pthread_mutexattr_t>!) -> Int32 { fatalError() }
 public func pthread_mutex_lock(_ mutex: UnsafeMutablePointer<pthread_mutex_t>!) -> Int32 { fatalError() }
 public func pthread_mutex_unlock(_ mutex: UnsafeMutablePointer<pthread_mutex_t>!) -> Int32 { fatalError() }
@@ -68,10 +58,6 @@ public struct pollfd {
 }
 public struct pthread_mutex_t { public init() {} }
 public struct pthread_mutexattr_t { public init() {} }
-public struct stat { public var st_mode: mode_t; public init() { st_mode = 0 } }
-public struct DIR {}
-// Darwin's `d_name` is a tuple of 1,024 CChar; only its being a value matters here.
-public struct dirent { public var d_name: (CChar, CChar) }
 public struct timespec {
     public var tv_sec: Int
     public var tv_nsec: Int

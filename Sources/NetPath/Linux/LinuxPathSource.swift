@@ -200,8 +200,8 @@ final class LinuxPathSource: @unchecked Sendable {
     private func drain(blocking: Bool) throws {
         for batch in 0..<256 {
             if initialPath == nil { options.beforeDumpRead?() }
-            let read = { try self.socket.receive(blocking: blocking && batch == 0) }
-            let received = try options.receive.map { try $0(read) } ?? read()
+            let receiveNow = { try self.socket.receive(blocking: blocking && batch == 0) }
+            let received = try options.receive.map { try $0(receiveNow) } ?? receiveNow()
             let now = SystemClock.monotonicNanoseconds()
             var full = true
             switch received {

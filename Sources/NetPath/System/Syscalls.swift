@@ -125,45 +125,8 @@ package enum Syscall {
 }
 
 extension Syscall {
-    /// `unlink(2)`.
-    @discardableResult
-    package static func unlink(_ path: String) -> Result<Int32, Errno> {
-        retrying { systemUnlink(path) }
-    }
-
-    /// `rename(2)`: atomically replaces `destination`.
-    package static func rename(_ source: String, to destination: String) -> Result<Int32, Errno> {
-        retrying { systemRename(source, destination) }
-    }
-
-    /// `mkdir(2)`.
-    @discardableResult
-    package static func makeDirectory(_ path: String, mode: mode_t = 0o755) -> Result<Int32, Errno> {
-        retrying { mkdir(path, mode) }
-    }
-
-    /// The names in a directory (without `.` and `..`); `nil` when it cannot be opened.
-    package static func directoryNames(_ path: String) -> [String]? {
-        guard let directory = opendir(path) else { return nil }
-        defer { closedir(directory) }
-        var names: [String] = []
-        while let entry = readdir(directory) {
-            let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
-                String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self)
-            }
-            if name != "." && name != ".." { names.append(name) }
-        }
-        return names
-    }
-
     /// Whether `descriptor` is a terminal (`isatty`).
     package static func isTerminal(_ descriptor: Int32) -> Bool { isatty(descriptor) == 1 }
-
-    /// Whether `descriptor` is a pipe (`fstat`, `S_IFIFO`).
-    package static func isPipe(_ descriptor: Int32) -> Bool {
-        var info = stat()
-        return fstat(descriptor, &info) == 0 && info.st_mode & S_IFMT == S_IFIFO
-    }
 
     /// Ignores `signal` (`SIGPIPE`: a write to a pipe whose reader left fails with `EPIPE`).
     package static func ignoreSignal(_ number: Int32) {
@@ -198,9 +161,6 @@ extension Syscall {
         let code = sigwait(&signals.set, &received)
         return code == 0 ? .success(received) : .failure(Errno(code))
     }
-
-    /// The effective user id (`uidrange` rules select on it).
-    package static func effectiveUserID() -> UInt32 { UInt32(geteuid()) }
 }
 
 // At file scope, where `Syscall`'s members of the same names do not hide the C library's.
@@ -215,8 +175,6 @@ private func systemPoll(_ descriptors: UnsafeMutablePointer<pollfd>?, _ count: n
     poll(descriptors, count, timeout)
 }
 private func systemPipe(_ ends: UnsafeMutablePointer<Int32>) -> Int32 { pipe(ends) }
-private func systemUnlink(_ path: String) -> Int32 { unlink(path) }
-private func systemRename(_ source: String, _ destination: String) -> Int32 { rename(source, destination) }
 
 /// The package's one clock: `CLOCK_MONOTONIC` for deadlines and durations (the monitor's
 /// engine takes it as a value, so its tests use a manual clock), `CLOCK_REALTIME` for
@@ -477,6 +435,47 @@ extension Syscall {
     package static func useOneMallocArena() {
         _ = cnetlink_single_malloc_arena()
     }
+
+    // Files, the pipe test and the uid: only the Linux code uses them.
+    /// `unlink(2)`.
+    @discardableResult
+    package static func unlink(_ path: String) -> Result<Int32, Errno> {
+        retrying { Glibc.unlink(path) }
+    }
+
+    /// `rename(2)`: atomically replaces `destination`.
+    package static func rename(_ source: String, to destination: String) -> Result<Int32, Errno> {
+        retrying { Glibc.rename(source, destination) }
+    }
+
+    /// `mkdir(2)`.
+    @discardableResult
+    package static func makeDirectory(_ path: String, mode: mode_t = 0o755) -> Result<Int32, Errno> {
+        retrying { mkdir(path, mode) }
+    }
+
+    /// The names in a directory (without `.` and `..`); `nil` when it cannot be opened.
+    package static func directoryNames(_ path: String) -> [String]? {
+        guard let directory = opendir(path) else { return nil }
+        defer { closedir(directory) }
+        var names: [String] = []
+        while let entry = readdir(directory) {
+            let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
+                String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self)
+            }
+            if name != "." && name != ".." { names.append(name) }
+        }
+        return names
+    }
+
+    /// Whether `descriptor` is a pipe (`fstat`, `S_IFIFO`).
+    package static func isPipe(_ descriptor: Int32) -> Bool {
+        var info = stat()
+        return fstat(descriptor, &info) == 0 && info.st_mode & S_IFMT == S_IFIFO
+    }
+
+    /// The effective user id (`uidrange` rules select on it).
+    package static func effectiveUserID() -> UInt32 { UInt32(geteuid()) }
 
     /// `epoll_create1(EPOLL_CLOEXEC)`.
     package static func epollCreate() -> Result<Int32, Errno> {
