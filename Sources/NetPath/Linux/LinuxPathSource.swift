@@ -82,6 +82,8 @@ final class LinuxPathSource: @unchecked Sendable {
         var resolverChanged = false
         var left = false
         var resyncsSeen = 0
+        /// The turn deferred work runs, made once at join (a turn allocates nothing for it).
+        var turn: (() -> Void)?
     }
     private var place = Place()
 
@@ -275,11 +277,14 @@ final class LinuxPathSource: @unchecked Sendable {
     private func askTurn(_ loop: EventLoop, onEnd: @escaping () -> Void) {
         guard !place.turnAsked else { return }
         place.turnAsked = true
-        loop.deferred { [self] in
-            place.turnAsked = false
-            guard !place.left else { return }
-            if turn() { arm(loop, onEnd: onEnd) } else { onEnd() }
+        if place.turn == nil {
+            place.turn = { [self] in
+                place.turnAsked = false
+                guard !place.left else { return }
+                if turn() { arm(loop, onEnd: onEnd) } else { onEnd() }
+            }
         }
+        if let work = place.turn { loop.deferred(work) }
     }
 
     /// Arms the timer for the engine's next deadline (an expiry, an awaited answer taken as
@@ -303,6 +308,7 @@ final class LinuxPathSource: @unchecked Sendable {
         place.socketRegistration = nil
         if let timer = place.timer { loop.cancel(timer) }
         place.timer = nil
+        place.turn = nil
         closeDescriptors()
     }
 

@@ -131,20 +131,28 @@ package final class EventLoop: @unchecked Sendable {
     @discardableResult
     package func runOnce(until deadline: UInt64?) -> Bool {
         guard takeInbox() else { return false }
-        let now = SystemClock.monotonicNanoseconds()
-        let next = [timers.earliest(valid: { timerHandlers[$0] != nil }), deadline].compactMap { $0 }.min()
-        let timeout = next.map { $0 <= now ? 0 : Int32(clamping: ($0 - now + 999_999) / 1_000_000) } ?? -1
-        for (id, events) in selector.wait(milliseconds: timeout) {
+        // No clock read and no allocation on a turn without timers (a reader's usual turn).
+        var next = deadline
+        if !timers.isEmpty, let earliest = timers.earliest(valid: { timerHandlers[$0] != nil }) {
+            next = min(next ?? earliest, earliest)
+        }
+        var timeout: Int32 = -1
+        if let next {
+            let now = SystemClock.monotonicNanoseconds()
+            timeout = next <= now ? 0 : Int32(clamping: (next - now + 999_999) / 1_000_000)
+        }
+        selector.wait(milliseconds: timeout) { id, events in
             // An entry deregistered by an earlier handler of this batch is skipped.
-            guard let entry = entries[id] else { continue }
-            entry.handler(events)
+            entries[id]?.handler(events)
         }
-        fireTimers(at: SystemClock.monotonicNanoseconds())
-        while !deferredWork.isEmpty {
-            let work = deferredWork
-            deferredWork = []
-            for item in work { item() }
+        if !timers.isEmpty { fireTimers(at: SystemClock.monotonicNanoseconds()) }
+        // Work deferred by deferred work runs in this turn too.
+        var index = 0
+        while index < deferredWork.count {
+            deferredWork[index]()
+            index += 1
         }
+        deferredWork.removeAll(keepingCapacity: true)
         return takeInbox()
     }
 
@@ -293,10 +301,9 @@ private struct Selector {
         return mask
     }
 
-    /// The ready registrations (the wake descriptor is not among them); none after a
-    /// failed wait (`ENOMEM`), which the next turn repeats.
-    package func wait(milliseconds: Int32) -> [(UInt64, EventLoop.Events)] {
-        var ready: [(UInt64, EventLoop.Events)] = []
+    /// Waits, then calls `ready` with each ready registration (the wake descriptor is not
+    /// among them); none after a failed wait (`ENOMEM`), which the next turn repeats.
+    package func wait(milliseconds: Int32, _ ready: (UInt64, EventLoop.Events) -> Void) {
         Syscall.epollWait(epoll, maximum: Selector.batch, milliseconds: milliseconds) { id, mask in
             guard id != Selector.wakeID else {
                 wakeSignal.clear()
@@ -308,9 +315,8 @@ private struct Selector {
             if mask & EPOLLPRI.rawValue != 0 { events.insert(.priority) }
             if mask & EPOLLHUP.rawValue != 0 { events.insert(.hangup) }
             if mask & EPOLLERR.rawValue != 0 { events.insert(.error) }
-            ready.append((id, events))
+            ready(id, events)
         }
-        return ready
     }
 
     package func wake() { wakeSignal.signal() }
@@ -356,16 +362,15 @@ private final class Selector {
         return mask
     }
 
-    package func wait(milliseconds: Int32) -> [(UInt64, EventLoop.Events)] {
+    package func wait(milliseconds: Int32, _ ready: (UInt64, EventLoop.Events) -> Void) {
         let ids = Array(registered.keys)
         var entries = [Syscall.PollEntry(wakeRead, events: Int16(POLLIN))]
         entries += ids.compactMap { registered[$0].map { Syscall.PollEntry($0.descriptor, events: $0.events) } }
-        guard case .success = Syscall.poll(&entries, milliseconds: milliseconds) else { return [] }
+        guard case .success = Syscall.poll(&entries, milliseconds: milliseconds) else { return }
         if entries[0].ready != 0 {
             var scratch = [UInt8](repeating: 0, count: 64)
             while case .success(let count) = scratch.withUnsafeMutableBytes({ Syscall.read(wakeRead, into: $0) }), count > 0 {}
         }
-        var ready: [(UInt64, EventLoop.Events)] = []
         for (id, entry) in zip(ids, entries.dropFirst()) where entry.ready != 0 {
             var events: EventLoop.Events = []
             if entry.ready & Int16(POLLIN) != 0 { events.insert(.readable) }
@@ -373,9 +378,8 @@ private final class Selector {
             if entry.ready & Int16(POLLPRI) != 0 { events.insert(.priority) }
             if entry.ready & Int16(POLLHUP) != 0 { events.insert(.hangup) }
             if entry.ready & Int16(POLLERR) != 0 { events.insert(.error) }
-            ready.append((id, events))
+            ready(id, events)
         }
-        return ready
     }
 
     package func wake() {
