@@ -94,6 +94,24 @@ import Testing
         #expect(fired == ["a", "b"])
     }
 
+    @Test func cancelledFarDeadlinesDoNotPileUp() throws {
+        let loop = try EventLoop()
+        defer { loop.close() }
+        let far = SystemClock.monotonicNanoseconds() + 3_600_000_000_000
+        var timer = loop.schedule(at: far) {}
+        for _ in 0..<1_000 {
+            loop.cancel(timer)
+            timer = loop.schedule(at: far) {}
+        }
+        var heap = TimerHeap()
+        for id in 0..<100 as Range<UInt64> { heap.insert(deadline: 1_000 - id, id: id) }
+        heap.keepOnly { $0 % 10 == 0 }
+        var order: [UInt64] = []
+        while let id = heap.popDue(at: .max) { order.append(id) }
+        #expect(order == [90, 80, 70, 60, 50, 40, 30, 20, 10, 0])
+        #expect(loop.pendingDeadlines <= 2 * 1 + 16 + 1)
+    }
+
     @Test func deferredWorkRunsAfterTheBatchOnce() throws {
         let loop = try EventLoop()
         defer { loop.close() }

@@ -76,7 +76,7 @@ final class LinuxPathSource: @unchecked Sendable {
     private struct Place {
         var registrations: [EventLoop.Registration] = []
         var socketRegistration: EventLoop.Registration?
-        var timer: EventLoop.Timer?
+        var timer: (timer: EventLoop.Timer, at: UInt64)?
         var turnAsked = false
         var policiesChanged = false
         var resolverChanged = false
@@ -291,11 +291,17 @@ final class LinuxPathSource: @unchecked Sendable {
     /// lost, the end of a pause after socket errors); while paused, the netlink socket is
     /// not waited on.
     private func arm(_ loop: EventLoop, onEnd: @escaping () -> Void) {
-        if let timer = place.timer { loop.cancel(timer) }
-        place.timer = nil
         let (wake, paused) = engine.schedule(now: SystemClock.monotonicNanoseconds())
         if let registration = place.socketRegistration { loop.change(registration, to: paused ? [] : .readable) }
-        if let wake { place.timer = loop.schedule(at: wake) { [self] in askTurn(loop, onEnd: onEnd) } }
+        // Most turns leave the deadline as it was: the armed timer stays.
+        guard wake != place.timer?.at else { return }
+        if let armed = place.timer { loop.cancel(armed.timer) }
+        place.timer = wake.map { at in
+            (loop.schedule(at: at) { [self] in
+                place.timer = nil  // fired: the next arm schedules again, whatever the deadline
+                askTurn(loop, onEnd: onEnd)
+            }, at)
+        }
     }
 
     /// On the reader's thread: deregisters the source from `loop` and closes its
@@ -306,7 +312,7 @@ final class LinuxPathSource: @unchecked Sendable {
         for registration in place.registrations { loop.deregister(registration) }
         place.registrations = []
         place.socketRegistration = nil
-        if let timer = place.timer { loop.cancel(timer) }
+        if let armed = place.timer { loop.cancel(armed.timer) }
         place.timer = nil
         place.turn = nil
         closeDescriptors()

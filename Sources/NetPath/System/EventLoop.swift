@@ -111,6 +111,10 @@ package final class EventLoop: @unchecked Sendable {
     /// Cancels a timer that has not fired (a fired one is ignored).
     package func cancel(_ timer: Timer) {
         timerHandlers[timer.id] = nil
+        // A cancelled deadline stays in the heap until it comes up; one far off (a route's
+        // lifetime) re-armed at every turn would pile up: past twice the live timers, the
+        // heap keeps only those.
+        if timers.count > 2 * timerHandlers.count + 16 { timers.keepOnly { timerHandlers[$0] != nil } }
     }
 
     /// Runs `work` on the loop's thread after the handlers of the current batch of events:
@@ -201,6 +205,9 @@ package final class EventLoop: @unchecked Sendable {
         selector.wake()
     }
 
+    /// How many deadlines the heap holds, cancelled ones included (tests).
+    package var pendingDeadlines: Int { timers.count }
+
     /// Whether ``stop()`` was called.
     package var isStopped: Bool { inbox.withLock { $0.stopped } }
 
@@ -216,6 +223,13 @@ package struct TimerHeap {
     private var items: [(deadline: UInt64, id: UInt64)] = []
 
     package var isEmpty: Bool { items.isEmpty }
+    /// How many deadlines it holds, cancelled ones included.
+    package var count: Int { items.count }
+
+    /// Drops the deadlines whose id is not `valid` (then a heap again).
+    package mutating func keepOnly(_ valid: (UInt64) -> Bool) {
+        items = items.filter { valid($0.id) }.sorted { $0.deadline < $1.deadline }
+    }
 
     package mutating func insert(deadline: UInt64, id: UInt64) {
         items.append((deadline, id))
