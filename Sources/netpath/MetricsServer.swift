@@ -35,8 +35,6 @@ final class MetricsServer: Sendable {
 
     private struct Connection {
         let fd: Int32
-        /// Monotonic nanoseconds.
-        let deadline: UInt64
         let security: WebSecurity
         /// TLS, when the configuration has it, until the first byte shows plain HTTP.
         var tls: TLSSession?
@@ -177,7 +175,7 @@ final class MetricsServer: Sendable {
             }
             let current = security.withLock { $0 }
             let deadline = SystemClock.monotonicNanoseconds() + UInt64(MetricsServer.connectionSeconds * 1e9)
-            var connection = Connection(fd: fd, deadline: deadline, security: current)
+            var connection = Connection(fd: fd, security: current)
             if current.context != nil {
                 // No session (out of memory): the connection is dropped rather than served in plain text.
                 guard let session = current.session(for: fd) else {

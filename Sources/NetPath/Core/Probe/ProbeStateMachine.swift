@@ -68,8 +68,6 @@ package struct ProbeStateMachine {
         case received(fd: Int32, Result<[UInt8], Errno>)
         /// The check must stop now.
         case cancelled
-        /// The wait itself failed: the check ends with what it has, as at its deadline.
-        case waitFailed
     }
 
     /// How many of the resolver's servers are asked.
@@ -197,8 +195,6 @@ package struct ProbeStateMachine {
             }
         case .cancelled:
             cancelled = true
-            return finishAll(now: now)
-        case .waitFailed:
             return finishAll(now: now)
         }
     }
