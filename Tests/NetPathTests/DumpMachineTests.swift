@@ -46,14 +46,14 @@ import Testing
     @Test func aFailedOptionalDumpIsAskedAgainAloneWithBackOff() {
         var machine = DumpMachine()
         _ = synchronise(&machine) { $0 == .rules ? Errno(16) : nil }
-        let retry = NetlinkEngine.dumpRetryDelay(afterFailures: 1)
+        let retry = DumpMachine.dumpRetryDelay(afterFailures: 1)
         #expect(machine.nextRetry(now: 0) == retry)
         let early = machine.dueOptionalDump(now: retry - 1)
         let again = machine.dueOptionalDump(now: retry)
         #expect(early == nil && again?.dump == .rules)
         let refusedAgain = machine.finish(refusedWith: Errno(16), failed: false, now: retry)
         #expect(refusedAgain == .aloneEnded(refused: true))
-        #expect(machine.nextRetry(now: retry) == retry + NetlinkEngine.dumpRetryDelay(afterFailures: 2))
+        #expect(machine.nextRetry(now: retry) == retry + DumpMachine.dumpRetryDelay(afterFailures: 2))
         _ = machine.dueOptionalDump(now: 10_000_000_000)
         let answered = machine.finish(refusedWith: nil, failed: false, now: 10_000_000_000)
         #expect(answered == .aloneEnded(refused: false))

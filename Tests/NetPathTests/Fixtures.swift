@@ -149,7 +149,7 @@ extension NetlinkEngine {
         let actions = step(now: now)
         for question in actions.questions { answer(question, verdict(question)) }
         if !actions.questions.isEmpty { _ = step(now: now) }
-        return pendingLookups.sorted { $0.key < $1.key }.map { ($0.key, $0.value.lookup) }
+        return round.pendingLookups.sorted { $0.key < $1.key }.map { ($0.key, $0.value.lookup) }
     }
 
     /// Answers the round of lookups the engine asks for with `answer` (the bytes of the
@@ -173,7 +173,7 @@ extension NetlinkEngine {
             }
         }
         if !actions.questions.isEmpty { _ = step(now: now) }
-        for (sequence, pending) in pendingLookups.sorted(by: { $0.key < $1.key }) {
+        for (sequence, pending) in round.pendingLookups.sorted(by: { $0.key < $1.key }) {
             feed(answer(pending.lookup, sequence) ?? Fixture.error(-101, sequence: sequence))
         }
         _ = step(now: now)
@@ -193,9 +193,9 @@ extension NetlinkEngine {
     mutating func feed(_ bytes: [UInt8]) -> [Request] {
         var requests: [Request] = []
         for envelope in NetlinkParser.parse(bytes) {
-            let before = dumpSequence
+            let before = dumps.dumpSequence
             handle(envelope)
-            if let dump = dumping, dumpSequence != before { requests.append(Request(dump: dump, sequence: dumpSequence)) }
+            if let dump = dumping, dumps.dumpSequence != before { requests.append(Request(dump: dump, sequence: dumps.dumpSequence)) }
         }
         _ = takeRequests(now: now)
         return requests

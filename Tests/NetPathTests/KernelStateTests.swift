@@ -261,7 +261,7 @@ import Testing
 
     @Test func dnsCountsOnlyOnASatisfiedPath() {
         var engine = settled()
-        engine.setHasDNSServer(true)
+        _ = engine.handle(.resolverRead(hasServer: true), at: engine.now)
         engine.ask()
         #expect(!engine.path().supportsDNS)
         engine.feed(Fixture.link(index: 2, flags: upFlags, name: "eth0"))
@@ -269,7 +269,7 @@ import Testing
         engine.feed(Fixture.route(oif: 2, gateway: "10.0.0.1"))
         engine.ask(v4: { Fixture.answer(oif: 2, gateway: "10.0.0.1", source: "10.0.0.2", sequence: $0) })
         #expect(engine.path().supportsDNS)
-        engine.setHasDNSServer(false)
+        _ = engine.handle(.resolverRead(hasServer: false), at: engine.now)
         // A resolver change needs no lookup.
         let actions = engine.step(now: engine.now)
         #expect(actions.questions.isEmpty && actions.requests.isEmpty && actions.path?.supportsDNS == false)
@@ -280,23 +280,23 @@ import Testing
         engine.feed(Fixture.link(index: 2, flags: upFlags, name: "eth0"))
         engine.feed(Fixture.address(index: 2, "10.0.0.2"))
         engine.ask()
-        let rounds = engine.lookupRounds
+        let rounds = engine.round.lookupRounds
         // An address beside others, a spurious NEWLINK, a route that does not hold the
         // Internet destination: no lookup.
         engine.feed(Fixture.address(index: 2, "10.0.0.3"))
         engine.feed(Fixture.link(index: 2, flags: upFlags, name: "eth0"))
         engine.feed(Fixture.route(destinationLength: 24, oif: 2, destination: "10.9.0.0"))
-        #expect(engine.startLookups().isEmpty && engine.lookupRounds == rounds)
+        #expect(engine.startLookups().isEmpty && engine.round.lookupRounds == rounds)
         // A route that holds it (OpenVPN's 0.0.0.0/1): IPv4 only is asked again.
         engine.feed(Fixture.route(destinationLength: 1, oif: 2, destination: "0.0.0.0"))
         let ipv4Only = engine.startLookups()
-        #expect(ipv4Only.map(\.lookup.family) == [IPAddress.inet] && engine.lookupRounds == rounds + 1)
+        #expect(ipv4Only.map(\.lookup.family) == [IPAddress.inet] && engine.round.lookupRounds == rounds + 1)
         for (sequence, _) in ipv4Only { engine.feed(Fixture.error(-101, sequence: sequence)) }
-        #expect(engine.isAnswered && engine.answers.count == 2)
+        #expect(engine.isAnswered && engine.round.answers.count == 2)
         // A rule and a nexthop object: one round for both families.
         engine.feed(Fixture.rule(action: 1, priority: 5, table: 7))
         engine.feed(Fixture.nexthop(id: 4, oif: 2))
-        #expect(engine.startLookups().count == 3 && engine.lookupRounds == rounds + 2)
+        #expect(engine.startLookups().count == 3 && engine.round.lookupRounds == rounds + 2)
     }
 
     @Test func anExpiringRouteArmsOneTimer() {
@@ -409,8 +409,9 @@ import Testing
             v4: { Fixture.answer(oif: 2, gateway: "10.0.0.1", source: "10.0.0.2", sequence: $0) },
             v6: { ipv6Answer(via: "fe80::1", sequence: $0) })
         #expect(engine.nextExpiry() == 2_000_000_000)
-        engine.forgetExpiries(through: 2_000_000_000)
-        #expect(engine.nextExpiry() == 6_000_000_000)
+        var state = engine.state
+        state.forgetExpiries(through: 2_000_000_000)
+        #expect(PathDecision(state: state, answers: engine.round.answers, filter: .none, uid: 0).earliestExpiry() == 6_000_000_000)
     }
 
     /// A re-dump (after an overrun) that reads a hop's lifetime as 0 in its last tick still
@@ -478,7 +479,7 @@ import Testing
         #expect(fifth.map(\.dump) == [.nexthops])
         // A kernel without nexthop objects refuses that dump: the tables are complete anyway.
         #expect(engine.feed(Fixture.error(-95, sequence: fifth[0].sequence)).isEmpty)
-        #expect(engine.isSettled && !engine.isAnswered && engine.resyncCount == 0)
+        #expect(engine.isSettled && !engine.isAnswered && engine.dumps.resyncCount == 0)
         engine.ask(v4: { Fixture.answer(oif: 2, gateway: "10.0.0.1", source: "10.0.0.2", sequence: $0) })
         #expect(engine.isAnswered && engine.path().status == .satisfied)
         // A stale DONE (another sequence) changes nothing.
@@ -487,7 +488,7 @@ import Testing
 
     @Test func answersAreTakenOnlyFromOurPortAndSequence() {
         var engine = NetlinkEngine.pure()
-        engine.port = 4242
+        engine.context.port = 4242
         var request = engine.resynchronize()
         while let current = request {
             var done = Fixture.done(sequence: current.sequence)
@@ -500,7 +501,7 @@ import Testing
         var event = Fixture.route(oif: 2, gateway: "10.0.0.1", sequence: lookups[0].sequence)
         event.replaceSubrange(12..<16, with: Fixture.u32(777))
         engine.feed(event)
-        #expect(engine.pendingLookups.count == 3 && engine.state.routes.count == 1)
+        #expect(engine.round.pendingLookups.count == 3 && engine.state.routes.count == 1)
     }
 
     @Test func interruptedDumpStartsOverFromAnEmptyState() {
@@ -509,7 +510,7 @@ import Testing
         let interrupted = Fixture.link(index: 2, flags: upFlags, name: "eth0", messageFlags: 2 | Netlink.HeaderFlag.dumpInterrupted, sequence: first.sequence)
         let next = engine.feed(interrupted + Fixture.done(sequence: first.sequence))
         #expect(next.map(\.dump) == [.links] && next[0].sequence != first.sequence)
-        #expect(engine.state.links.isEmpty && engine.resyncCount == 1)
+        #expect(engine.state.links.isEmpty && engine.dumps.resyncCount == 1)
     }
 
     @Test func overrunDuringADumpRestartsWhenItEnds() {
@@ -540,19 +541,19 @@ import Testing
         #expect(nexthops.map(\.dump) == [.nexthops])
         #expect(engine.feed(Fixture.done(sequence: nexthops[0].sequence)).isEmpty)
         #expect(engine.isSettled && !engine.state.rulesKnown)
-        #expect(engine.optionalDumps[.rules] == .init(failures: 1, retryAt: 100_000_000))
+        #expect(engine.dumps.optionalDumps[.rules] == .init(failures: 1, retryAt: 100_000_000))
         #expect(engine.wakeTime(now: 0) == 100_000_000)
         #expect(engine.step(now: 99_000_000).requests.isEmpty && engine.dumping == nil)
         #expect(engine.step(now: 100_000_000).requests.count == 1 && engine.dumping == .rules)
-        #expect(engine.feed(Fixture.error(-16, sequence: engine.dumpSequence)).isEmpty)
-        #expect(engine.isSettled && engine.optionalDumps[.rules] == .init(failures: 2, retryAt: 300_000_000))
+        #expect(engine.feed(Fixture.error(-16, sequence: engine.dumps.dumpSequence)).isEmpty)
+        #expect(engine.isSettled && engine.dumps.optionalDumps[.rules] == .init(failures: 2, retryAt: 300_000_000))
         #expect(engine.step(now: 299_000_000).requests.isEmpty)
         #expect(engine.step(now: 300_000_000).requests.count == 1 && engine.dumping == .rules)
-        let sequence = engine.dumpSequence
+        let sequence = engine.dumps.dumpSequence
         engine.feed(Fixture.rule(action: Netlink.Rule.toTable, priority: 0, table: 255, sequence: sequence) + Fixture.done(sequence: sequence))
         #expect(engine.isSettled && engine.state.rulesKnown && engine.state.rules.count == 1)
-        #expect(engine.optionalDumps.isEmpty && engine.state.answerStale && engine.wakeTime(now: 300_000_000) == nil)
-        #expect(engine.resyncCount == 0)
+        #expect(engine.dumps.optionalDumps.isEmpty && engine.state.answerStale && engine.wakeTime(now: 300_000_000) == nil)
+        #expect(engine.dumps.resyncCount == 0)
     }
 
     /// The same for nexthop objects: after an error, asked again alone, and they arrive.
@@ -562,9 +563,9 @@ import Testing
         #expect(engine.feed(Fixture.error(-12, sequence: nexthops.sequence)).isEmpty)  // ENOMEM
         #expect(engine.isSettled && engine.state.rulesKnown && engine.state.nexthopObjects.isEmpty)
         #expect(engine.step(now: 100_000_000).requests.count == 1 && engine.dumping == .nexthops)
-        let sequence = engine.dumpSequence
+        let sequence = engine.dumps.dumpSequence
         engine.feed(Fixture.nexthop(id: 7, oif: 2, gateway: "10.0.0.1", sequence: sequence) + Fixture.done(sequence: sequence))
-        #expect(engine.isSettled && engine.state.nexthopObjects[7] != nil && engine.optionalDumps.isEmpty)
+        #expect(engine.isSettled && engine.state.nexthopObjects[7] != nil && engine.dumps.optionalDumps.isEmpty)
     }
 
     /// EOPNOTSUPP — what a kernel without nexthop objects or policy routing answers — is
@@ -575,7 +576,7 @@ import Testing
         let nexthops = engine.feed(Fixture.error(-95, sequence: rules.sequence))
         #expect(engine.feed(Fixture.error(-95, sequence: nexthops[0].sequence)).isEmpty)
         #expect(engine.isSettled && !engine.state.rulesKnown)
-        #expect(engine.optionalDumps == [.rules: .init(unsupported: true), .nexthops: .init(unsupported: true)])
+        #expect(engine.dumps.optionalDumps == [.rules: .init(unsupported: true), .nexthops: .init(unsupported: true)])
         #expect(engine.wakeTime(now: 0) == nil)
         #expect(engine.step(now: 3_600_000_000_000).requests.isEmpty && engine.dumping == nil)
         var dumps: [NetlinkEngine.Dump] = []
@@ -588,9 +589,9 @@ import Testing
     }
 
     @Test func theDumpRetryDelayDoublesFromATenthToFiveSeconds() {
-        let delays = (1...8).map { NetlinkEngine.dumpRetryDelay(afterFailures: $0) / 100_000_000 }
+        let delays = (1...8).map { DumpMachine.dumpRetryDelay(afterFailures: $0) / 100_000_000 }
         #expect(delays == [1, 2, 4, 8, 16, 32, 50, 50])
-        #expect(NetlinkEngine.dumpRetryDelay(afterFailures: 1000) == NetlinkEngine.maximumDumpRetry)
+        #expect(DumpMachine.dumpRetryDelay(afterFailures: 1000) == DumpMachine.maximumDumpRetry)
     }
 
     @Test func failedDumpIsRetriedAndAcksAreIgnored() {
@@ -605,12 +606,12 @@ import Testing
     /// request not sent yet cannot be taken as lost (it was, and the dump began three times).
     @Test func theFirstDumpIsSentOnce() {
         var engine = NetlinkEngine.pure()
-        engine.begin()
+        _ = engine.handle(.start, at: engine.now)
         let actions = engine.step(now: 5_000_000_000)
-        #expect(actions.requests.count == 1 && engine.dumping == .links && engine.resyncCount == 0)
+        #expect(actions.requests.count == 1 && engine.dumping == .links && engine.dumps.resyncCount == 0)
         #expect(engine.step(now: 5_100_000_000).requests.isEmpty)
         // Unanswered a second after it was sent: lost, dumped afresh.
-        #expect(engine.step(now: 6_000_000_001).requests.count == 1 && engine.resyncCount == 1)
+        #expect(engine.step(now: 6_000_000_001).requests.count == 1 && engine.dumps.resyncCount == 1)
     }
 
     /// IPv6 switched off (or only tentative addresses): the socket has no source
@@ -636,7 +637,7 @@ import Testing
     }
 
     @Test func requestsEncodeAsDumpHeaders() {
-        let bytes = NetlinkEngine.encode(.init(dump: .routes, sequence: 7))
+        let bytes = NetlinkRequest.encode(.init(dump: .routes, sequence: 7))
         #expect(bytes.count == 28)
         #expect(Array(bytes[0..<4]) == Fixture.u32(28) && Array(bytes[4..<6]) == Fixture.u16(26))
         #expect(Array(bytes[6..<8]) == Fixture.u16(0x301) && Array(bytes[8..<12]) == Fixture.u32(7))
@@ -645,7 +646,7 @@ import Testing
     @Test func lookupsEncodeAsIPRouteGet() {
         // ip route get 1.1.1.1 from 192.0.2.2 oif 3 ipproto udp dport 53;
         // ip -6 route get 2606:4700:4700::1111 ipproto udp dport 53 — in one datagram.
-        let bytes = NetlinkEngine.encode(lookups: [
+        let bytes = NetlinkRequest.encode(lookups: [
             (5, RouteLookup(family: IPAddress.inet, interfaceIndex: 3), false, IPAddress("192.0.2.2")),
             (6, RouteLookup(family: IPAddress.inet6), false, nil),
         ])

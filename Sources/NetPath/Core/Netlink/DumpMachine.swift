@@ -4,8 +4,67 @@
 /// ends; an optional dump (rules, nexthops) that fails is asked again alone later, or never
 /// again when the kernel has no handler for it. It also numbers the engine's requests. Pure.
 package struct DumpMachine: Sendable {
-    package typealias Dump = NetlinkEngine.Dump
-    package typealias Request = NetlinkEngine.Request
+    /// The dumps of a synchronisation, in order.
+    package enum Dump: Hashable, Sendable {
+        case links, addresses, routes, rules, nexthops
+
+        /// The request's message type (`RTM_GETLINK`, …).
+        package var messageType: UInt16 {
+            switch self {
+            case .links: Netlink.MessageType.getLink
+            case .addresses: Netlink.MessageType.getAddress
+            case .routes: Netlink.MessageType.getRoute
+            case .rules: Netlink.MessageType.getRule
+            case .nexthops: Netlink.MessageType.getNexthop
+            }
+        }
+
+        package var next: Dump? {
+            switch self {
+            case .links: .addresses
+            case .addresses: .routes
+            case .routes: .rules
+            case .rules: .nexthops
+            case .nexthops: nil
+            }
+        }
+
+        /// A dump the tables are complete without: a kernel without nexthop objects (before
+        /// 5.3) or without policy routing refuses it, and one that fails is asked again
+        /// alone (``OptionalDump``).
+        package var isOptional: Bool { self == .rules || self == .nexthops }
+    }
+
+    /// What is known of an optional dump (rules, nexthop objects). An error answer other
+    /// than `EOPNOTSUPP` is not taken as "not supported": the dump is asked again alone
+    /// after ``dumpRetryDelay(afterFailures:)``. `EOPNOTSUPP` — the kernel's answer when it
+    /// has no handler for the request — is recorded once, and the dump never asked again.
+    package struct OptionalDump: Equatable, Sendable {
+        /// Error answers in a row.
+        package var failures = 0
+        /// When to ask for it again (monotonic nanoseconds), after an error answer.
+        package var retryAt: UInt64?
+        /// The kernel answered `EOPNOTSUPP`.
+        package var unsupported = false
+    }
+
+    /// A dump request the caller must send.
+    package struct Request: Hashable, Sendable {
+        package var dump: Dump
+        package var sequence: UInt32
+    }
+
+    /// The first wait before asking again for an optional dump that failed, doubling to at
+    /// most ``maximumDumpRetry``.
+    package static let firstDumpRetry: UInt64 = 100_000_000
+    package static let maximumDumpRetry: UInt64 = 5_000_000_000
+
+    /// The wait before asking again for an optional dump that failed `failures` times in a
+    /// row: 0.1 s, doubling, at most 5 s.
+    package static func dumpRetryDelay(afterFailures failures: Int) -> UInt64 {
+        guard failures > 0 else { return 0 }
+        return min(firstDumpRetry << UInt64(min(failures - 1, 16)), maximumDumpRetry)
+    }
 
     /// Where the protocol is.
     package enum State: Equatable, Sendable {
@@ -31,7 +90,7 @@ package struct DumpMachine: Sendable {
 
     package private(set) var state = State.idle
     /// The optional dumps that failed or that the kernel refuses; absent: answered.
-    package private(set) var optionalDumps: [Dump: NetlinkEngine.OptionalDump] = [:]
+    package private(set) var optionalDumps: [Dump: OptionalDump] = [:]
     /// How many times the tables were thrown away and dumped again (overruns, interrupted
     /// dumps, lost replies).
     package private(set) var resyncCount = 0
@@ -132,13 +191,13 @@ package struct DumpMachine: Sendable {
 
     /// An optional dump was refused: for good with `EOPNOTSUPP`, else asked again later.
     private mutating func optionalDumpRefused(_ dump: Dump, _ error: Errno, now: UInt64) {
-        var record = optionalDumps[dump] ?? NetlinkEngine.OptionalDump()
+        var record = optionalDumps[dump] ?? OptionalDump()
         if error == .notSupported {
             record.unsupported = true
             record.retryAt = nil
         } else {
             record.failures += 1
-            record.retryAt = now + NetlinkEngine.dumpRetryDelay(afterFailures: record.failures)
+            record.retryAt = now + DumpMachine.dumpRetryDelay(afterFailures: record.failures)
         }
         optionalDumps[dump] = record
     }

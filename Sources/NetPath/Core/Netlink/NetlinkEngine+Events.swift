@@ -50,7 +50,8 @@ extension NetlinkEngine {
         self.now = now
         switch event {
         case .start:
-            begin()
+            // The tables are dumped, then the kernel asked.
+            overrun()
         case .message(let envelope):
             handle(envelope)
         case .overrun:
@@ -60,30 +61,34 @@ extension NetlinkEngine {
             // A batch that did not fill every slot emptied the queue: back to waiting, without
             // a read that would only say EAGAIN (a storm is mostly single events).
             guard !full && isSettled else { return sends }
-            readEnded(emptied: true)
+            timers.readEnded(emptied: true)
             return sends + [.stopReading]
         case .readEnded(let emptied):
-            readEnded(emptied: emptied)
+            // Only after an empty read can an awaited reply be missing rather than queued.
+            timers.readEnded(emptied: emptied)
         case .verdict(let lookup, let verdict):
             answer(lookup, verdict)
         case .step:
             let actions = step(now: now)
             return actions.questions.map(Action.ask) + actions.requests.map(Action.send) + (actions.path.map { [.deliver($0)] } ?? [])
         case .policiesChanged:
-            policiesChanged()
+            // Ask both families again.
+            state.answerStale = true
         case .resolverRead(let hasServer):
-            setHasDNSServer(hasServer)
+            state.hasDNSServer = hasServer
         case .namespaceDeleted:
             // Its interfaces are gone for everyone else.
             let gone = NetworkPath(status: .unsatisfied, unsatisfiedReason: .notAvailable, diagnosis: .noInterface)
             return gone == lastDelivered ? [] : [.deliver(gone)]
         case .turnEnded(let socketFailed):
             guard socketFailed else {
-                turnSucceeded()
+                timers.turnSucceeded()
                 return []
             }
-            // Resynchronise, as after an overrun; while it persists, the reader pauses.
-            self.socketFailed(now: now)
+            // Resynchronise, as after an overrun; while errors persist, the reader pauses 1 ms
+            // doubling to about 1 s between turns, so a broken socket cannot spin it.
+            timers.socketFailed(at: now)
+            overrun()
             return takeRequests(now: now).map(Action.send)
         }
         return []
@@ -93,10 +98,10 @@ extension NetlinkEngine {
     /// lost, a recheck, an optional dump's retry, the end of a pause), and whether it leaves
     /// the socket alone until then (paused after socket errors).
     package func schedule(now: UInt64) -> (wake: UInt64?, paused: Bool) {
-        (wakeTime(now: now), pauseEnd.map { $0 > now } ?? false)
+        (wakeTime(now: now), timers.pauseEnd.map { $0 > now } ?? false)
     }
 
     /// How many times the tables were dumped again, and how many rounds of questions were
     /// asked (tests check the coalescing).
-    package var counts: (resyncs: Int, lookupRounds: Int) { (resyncCount, lookupRounds) }
+    package var counts: (resyncs: Int, lookupRounds: Int) { (dumps.resyncCount, round.lookupRounds) }
 }

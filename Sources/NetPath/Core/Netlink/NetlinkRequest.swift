@@ -50,3 +50,47 @@ package struct NetlinkRequest {
         withUnsafeBytes(of: length) { bytes.replaceSubrange(start..<(start + 4), with: $0) }
     }
 }
+
+extension NetlinkRequest {
+    /// The bytes of `request`: a netlink header and the family-neutral body of its type.
+    package static func encode(_ request: DumpMachine.Request) -> [UInt8] {
+        // ifinfomsg is 16 bytes, ifaddrmsg 8, rtmsg and fib_rule_hdr 12, nhmsg 8; all zero
+        // means AF_UNSPEC, no filter.
+        let bodyLength = switch request.dump {
+        case .links: 16
+        case .addresses, .nexthops: 8
+        case .routes, .rules: 12
+        }
+        var message = NetlinkRequest()
+        message.begin(type: request.dump.messageType, flags: Netlink.HeaderFlag.request | Netlink.HeaderFlag.dump,
+                      sequence: request.sequence)
+        message.append(contentsOf: repeatElement(0, count: bodyLength))
+        message.end()
+        return message.bytes
+    }
+
+    /// The bytes of route lookups, all in one datagram (the kernel answers each in turn):
+    /// `RTM_GETROUTE` with an `rtmsg` for the family's Internet destination, `RTA_DST`, the
+    /// socket's flow (`RTA_IP_PROTO` UDP, `RTA_DPORT` 53), `RTA_SRC` from the source the socket
+    /// picked, and `RTA_OIF` when bound. The answer names the table it came from
+    /// (`RTM_F_LOOKUP_TABLE`).
+    package static func encode(lookups: [(sequence: UInt32, lookup: RouteLookup, tableEntry: Bool, source: IPAddress?)]) -> [UInt8] {
+        var message = NetlinkRequest()
+        for (sequence, lookup, tableEntry, source) in lookups {
+            let destination = Netlink.internetDestination(family: lookup.family)
+            let prefixLength = UInt8(destination.bytes.count * 8)
+            let source = source.flatMap { $0.family == lookup.family && !$0.isUnspecified ? $0 : nil }
+            message.begin(type: Netlink.MessageType.getRoute, flags: Netlink.HeaderFlag.request, sequence: sequence)
+            // struct rtmsg: family, dst_len, src_len, tos, table, protocol, scope, type, flags.
+            message.append(contentsOf: [lookup.family, prefixLength, source == nil ? 0 : prefixLength, 0, 0, 0, 0, 0])
+            message.append(Netlink.RouteFlag.lookupTable | (tableEntry ? Netlink.RouteFlag.fibMatch : 0))
+            message.attribute(Netlink.RouteAttribute.destination, destination.bytes)
+            if let source { message.attribute(Netlink.RouteAttribute.sourcePrefix, source.bytes) }
+            message.attribute(Netlink.RouteAttribute.ipProtocol, [Netlink.udpProtocol])
+            message.attribute(Netlink.RouteAttribute.destinationPort, Netlink.questionPort.bigEndian)
+            if let index = lookup.interfaceIndex { message.attribute(Netlink.RouteAttribute.outputInterface, index) }
+            message.end()
+        }
+        return message.bytes
+    }
+}

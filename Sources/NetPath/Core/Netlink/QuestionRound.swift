@@ -5,8 +5,20 @@
 /// passed), whose replies come back through ``reply(to:_:)``. Each question's answer is where
 /// the socket's packets go. Pure: the engine numbers and sends the lookups.
 package struct QuestionRound: Sendable {
-    package typealias LookupKind = NetlinkEngine.LookupKind
-    package typealias PendingLookup = NetlinkEngine.PendingLookup
+    /// What a route lookup in flight asks.
+    package enum LookupKind: Hashable, Sendable {
+        /// No source: what an IPv6 socket's route is when this succeeds.
+        case sourceless
+        /// From the source the socket picked (`ip route get DEST from SRC`).
+        case fromSource
+        /// The table entry with its lifetime (``RouteLookup/tableEntry``).
+        case tableEntry
+    }
+
+    package struct PendingLookup: Hashable, Sendable {
+        package var lookup: RouteLookup
+        package var kind: LookupKind
+    }
 
     /// The socket questions of the round in progress, and the verdicts given so far.
     package private(set) var questions: [RouteLookup] = []
