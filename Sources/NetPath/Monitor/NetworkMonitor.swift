@@ -104,14 +104,19 @@ public final class NetworkMonitor {
 
     /// The underlying monitor (for its `paths` sequence or Combine publisher).
     @ObservationIgnored public let monitor: PathMonitor
-    @ObservationIgnored private let observation = Locked<UInt64?>(nil)
+    /// The observer on ``monitor``, and the number of the current start (a path or a grace
+    /// timer of an earlier start is ignored). Locked: `deinit` reads it off the main actor.
+    @ObservationIgnored private let subscription = Locked<(observer: UInt64?, run: UInt64)>((nil, 0))
     @ObservationIgnored private var completion: (@MainActor (Bool) -> Void)?
-    @ObservationIgnored private var run: UInt64 = 0
     /// How long an offline verdict is held back (zero: none).
     @ObservationIgnored public let offlineGrace: Duration
-    @ObservationIgnored private let clock: any ProbeClock
-    /// The offline path held back during the grace, and the timer that ends it.
-    @ObservationIgnored private var held: (path: NetworkPath, timer: any ScheduledWork)?
+    /// The grace's clock, and the offline path held back with the timer that ends it.
+    @ObservationIgnored private var grace: (clock: any ProbeClock, held: (path: NetworkPath, timer: any ScheduledWork)?)
+    private var run: UInt64 { subscription.withLock { $0.run } }
+    private var held: (path: NetworkPath, timer: any ScheduledWork)? {
+        get { grace.held }
+        set { grace.held = newValue }
+    }
 
     /// A monitor of the system's network path.
     ///
@@ -199,14 +204,14 @@ public final class NetworkMonitor {
         self.monitor = monitor
         self.isConnectedMeans = isConnectedMeans
         self.offlineGrace = max(offlineGrace, .zero)
-        self.clock = clock
+        grace = (clock, nil)
         isConnected = assumeConnected
         NetworkMonitor.prepareMainQueueKey()
     }
 
     deinit {
-        if let id = observation.withLock({ $0 }) { monitor.storage.removeObserver(id) }
-        held?.timer.cancel()
+        if let id = subscription.withLock({ $0.observer }) { monitor.storage.removeObserver(id) }
+        grace.held?.timer.cancel()
         monitor.cancel()
     }
 
@@ -216,13 +221,12 @@ public final class NetworkMonitor {
     /// `unknown`, whatever was assumed or seen before: the monitor knows nothing.
     public func start() {
         guard !isMonitoring else { return }
-        run &+= 1
-        let current = run
+        let current = subscription.withLock { $0.run &+= 1; return $0.run }
         let id = monitor.storage.addObserver { [weak self] path in
             // Paths come on the monitor's thread.
             NetworkMonitor.onMainActor { self?.apply(path, run: current) }
         }
-        observation.withLock { $0 = id }
+        subscription.withLock { $0.observer = id }
         isMonitoring = true
         do {
             try monitor.start()
@@ -242,10 +246,12 @@ public final class NetworkMonitor {
     public func stop() {
         guard isMonitoring else { return }
         isMonitoring = false
-        run &+= 1
         held?.timer.cancel()
         held = nil
-        if let id = observation.withLock({ id in defer { id = nil }; return id }) {
+        if let id = subscription.withLock({ state in
+            defer { state = (nil, state.run &+ 1) }
+            return state.observer
+        }) {
             monitor.storage.removeObserver(id)
         }
         monitor.cancel()
@@ -275,7 +281,7 @@ public final class NetworkMonitor {
         case .hold:
             held?.path = newPath
         case .startHolding:
-            let timer = clock.schedule(after: offlineGrace.seconds) { [weak self] in
+            let timer = grace.clock.schedule(after: offlineGrace.seconds) { [weak self] in
                 NetworkMonitor.onMainActor { self?.graceEnded(run: run) }
             }
             held = (newPath, timer)

@@ -118,14 +118,28 @@ package struct KernelState: Hashable, Sendable {
         package var ipv4 = 0
         package var ipv6 = 0
     }
-    /// Set by every update that can change the path; the reader recomputes the path only
-    /// then (a spurious NEWLINK or the thousandth address on a link changes nothing).
-    package var changed = true
-    /// The families whose routing decision an update may have changed (``familyBit(_:)``):
-    /// the reader asks the kernel again only for those (an IPv4 route cannot change the
-    /// IPv6 answer). Implies ``changed``.
-    package var staleFamilies: UInt8 = KernelState.bothFamilies {
-        didSet { if staleFamilies != 0 { changed = true } }
+    /// What changed since the engine last looked: the reader recomputes the path and asks
+    /// the kernel again only then.
+    package struct ChangeMarks: Hashable, Sendable {
+        /// Set by every update that can change the path (a spurious NEWLINK or the
+        /// thousandth address on a link changes nothing).
+        package var changed = true
+        /// The families whose routing decision an update may have changed (``familyBit(_:)``):
+        /// only those are asked again (an IPv4 route cannot change the IPv6 answer).
+        package var staleFamilies: UInt8 = KernelState.bothFamilies
+    }
+    package var marks = ChangeMarks()
+    package var changed: Bool {
+        get { marks.changed }
+        set { marks.changed = newValue }
+    }
+    /// Setting a family stale implies ``changed``.
+    package var staleFamilies: UInt8 {
+        get { marks.staleFamilies }
+        set {
+            marks.staleFamilies = newValue
+            if newValue != 0 { marks.changed = true }
+        }
     }
     package static let bothFamilies: UInt8 = 0b11
 

@@ -80,23 +80,33 @@ package struct ProbeStateMachine {
         package let endpoint: ConnectivityCheck.Endpoint
         package let classifier: HTTPResponseClassifier
         package var phase = Phase.resolving
-        package var resolved = false
-        package var addresses: [IPAddress] = []
-        /// Queries asked for and neither answered nor given up on.
-        package var pendingQueries = 0
+        package var lookup = Lookup()
         /// `connect` actions whose outcome has not been reported yet.
         package var opening = 0
         package var connecting: [Int32] = []
         /// The connection that won, once the request is sent.
         package var active: Int32?
         package var response: [UInt8] = []
-        package var verdict: HTTPResponseClassifier.Verdict?
-        package var error: ConnectivityFailure?
-        package var finishedAt: Double?
+        package var outcome = Outcome()
+    }
+
+    /// What the resolution of an endpoint's name found.
+    private struct Lookup {
+        var resolved = false
+        var addresses: [IPAddress] = []
+        /// Queries asked for and neither answered nor given up on.
+        var pendingQueries = 0
         /// An IPv4 literal on an IPv6-only path, waiting for the NAT64 prefix.
-        package var awaitsPrefix = false
+        var awaitsPrefix = false
         /// An address the name resolved to in a family the path does not route.
-        package var unroutable: IPAddress?
+        var unroutable: IPAddress?
+    }
+
+    /// How an endpoint ended.
+    private struct Outcome {
+        var verdict: HTTPResponseClassifier.Verdict?
+        var error: ConnectivityFailure?
+        var finishedAt: Double?
     }
 
     /// RFC 7050's discovery of the network's NAT64 prefix, on an IPv6-only path.
@@ -169,7 +179,7 @@ package struct ProbeStateMachine {
     /// is looked for, is known or known to be missing: the result reports it).
     private var isComplete: Bool {
         guard discovery != .asking else { return false }
-        return runs.allSatisfy { $0.phase == .done } || runs.contains { if case .pass = $0.verdict { true } else { false } }
+        return runs.allSatisfy { $0.phase == .done } || runs.contains { if case .pass = $0.outcome.verdict { true } else { false } }
     }
 
     /// The socket actions an event calls for (never `wait`; `finish` only on cancellation
@@ -223,11 +233,11 @@ package struct ProbeStateMachine {
         var actions = discoveryQueries()
         for index in runs.indices {
             if let address = runs[index].endpoint.target.address {
-                runs[index].resolved = true
+                runs[index].lookup.resolved = true
                 if address.isLoopback || routes(address) {
                     actions += startConnecting(index, to: address)
                 } else if address.family == IPAddress.inet && discovery != .notNeeded {
-                    runs[index].awaitsPrefix = true
+                    runs[index].lookup.awaitsPrefix = true
                     actions += reachThroughNAT64(index, now: now)
                 } else {
                     actions += finish(index, unroutable(address), now: now)
@@ -236,7 +246,7 @@ package struct ProbeStateMachine {
                 actions += finish(index, .init(.noDNSServer, "no DNS server is configured"), now: now)
             } else {
                 actions += queries(for: index)
-                if runs[index].pendingQueries == 0 { actions += finish(index, .init(.dnsFailure, "the DNS servers cannot be reached"), now: now) }
+                if runs[index].lookup.pendingQueries == 0 { actions += finish(index, .init(.dnsFailure, "the DNS servers cannot be reached"), now: now) }
             }
         }
         return actions
@@ -271,7 +281,7 @@ package struct ProbeStateMachine {
                 let id = nextQueryID
                 nextQueryID &+= 1
                 guard let bytes = DNSMessage.query(id: id, name: runs[index].endpoint.target.host, type: type) else { continue }
-                runs[index].pendingQueries += 1
+                runs[index].lookup.pendingQueries += 1
                 actions.append(.openQuery(Query(endpoint: index, server: server, id: id, type: type, bytes: bytes)))
             }
         }
@@ -301,15 +311,15 @@ package struct ProbeStateMachine {
     /// Connects an IPv4 literal through the NAT64 prefix once it is known; ends it when
     /// there is none. Nothing while the prefix is still being looked for.
     private mutating func reachThroughNAT64(_ index: Int, now: Double) -> [Action] {
-        guard runs[index].awaitsPrefix, runs[index].phase != .done, let address = runs[index].endpoint.target.address else { return [] }
+        guard runs[index].lookup.awaitsPrefix, runs[index].phase != .done, let address = runs[index].endpoint.target.address else { return [] }
         switch discovery {
         case .asking, .notNeeded:
             return []
         case .found(let prefix):
-            runs[index].awaitsPrefix = false
+            runs[index].lookup.awaitsPrefix = false
             return startConnecting(index, to: prefix.synthesize(address))
         case .failed(let reason):
-            runs[index].awaitsPrefix = false
+            runs[index].lookup.awaitsPrefix = false
             return finish(index, unroutable(address, why: reason), now: now)
         }
     }
@@ -358,8 +368,8 @@ package struct ProbeStateMachine {
             return []
         }
         guard let fd else {
-            runs[query.endpoint].pendingQueries -= 1
-            return runs[query.endpoint].pendingQueries == 0 ? finish(query.endpoint, .init(.dnsFailure, "the DNS servers cannot be reached"), now: now) : []
+            runs[query.endpoint].lookup.pendingQueries -= 1
+            return runs[query.endpoint].lookup.pendingQueries == 0 ? finish(query.endpoint, .init(.dnsFailure, "the DNS servers cannot be reached"), now: now) : []
         }
         roles[fd] = .query(endpoint: query.endpoint, id: query.id, type: query.type)
         return []
@@ -380,9 +390,9 @@ package struct ProbeStateMachine {
             runs[index].phase = .connecting
             return []
         case .socketFailed(let error):
-            runs[index].error = .init(.systemFailure, "cannot open a socket: \(error)")
+            runs[index].outcome.error = .init(.systemFailure, "cannot open a socket: \(error)")
         case .connectFailed(let error):
-            runs[index].error = .init(ProbeStateMachine.kind(of: error), "cannot connect to \(address): \(error)")
+            runs[index].outcome.error = .init(ProbeStateMachine.kind(of: error), "cannot connect to \(address): \(error)")
         }
         return finishIfNothingLeft(index, now: now)
     }
@@ -391,31 +401,31 @@ package struct ProbeStateMachine {
     private mutating func answered(_ fd: Int32, endpoint index: Int, id: UInt16, type: UInt16,
                                    _ received: Result<[UInt8], Errno>, now: Double) -> [Action] {
         guard let answer = takeAnswer(fd, id: id, type: type, received) else { return [] }
-        runs[index].pendingQueries -= 1
+        runs[index].lookup.pendingQueries -= 1
         var actions: [Action] = [.close(fd: fd)]
         guard runs[index].phase != .done else { return actions }
         if case .addresses(let found) = answer {
-            runs[index].resolved = true
+            runs[index].lookup.resolved = true
             for resolved in found {
                 // A family the path does not route: through NAT64 when its prefix is known,
                 // else not at all (a bound socket would wait out the timeout on it).
                 var address = resolved
                 if !routes(resolved) {
                     guard resolved.family == IPAddress.inet, case .found(let prefix) = discovery else {
-                        runs[index].unroutable = runs[index].unroutable ?? resolved
+                        runs[index].lookup.unroutable = runs[index].lookup.unroutable ?? resolved
                         continue
                     }
                     address = prefix.synthesize(resolved)
                 }
-                guard !runs[index].addresses.contains(address) else { continue }
-                runs[index].addresses.append(address)
+                guard !runs[index].lookup.addresses.contains(address) else { continue }
+                runs[index].lookup.addresses.append(address)
                 if runs[index].active == nil { actions += startConnecting(index, to: address) }
             }
         }
-        guard runs[index].pendingQueries == 0 && runs[index].addresses.isEmpty else {
+        guard runs[index].lookup.pendingQueries == 0 && runs[index].lookup.addresses.isEmpty else {
             return actions + finishIfNothingLeft(index, now: now)
         }
-        let reason: ConnectivityFailure = if let address = runs[index].unroutable { unroutable(address) }
+        let reason: ConnectivityFailure = if let address = runs[index].lookup.unroutable { unroutable(address) }
             else if case .failure(let error) = received { .init(.dnsFailure, "the DNS server did not answer: \(error)") }
             else { .init(.nameNotResolved, "the name '\(runs[index].endpoint.target.host)' did not resolve") }
         return actions + finish(index, reason, now: now)
@@ -426,7 +436,7 @@ package struct ProbeStateMachine {
         runs[index].connecting.removeAll { $0 == fd }
         if error != nil || runs[index].active != nil {
             if let error {
-                runs[index].error = .init(ProbeStateMachine.kind(of: error), "cannot connect to \(address) port \(runs[index].endpoint.target.port): \(error)")
+                runs[index].outcome.error = .init(ProbeStateMachine.kind(of: error), "cannot connect to \(address) port \(runs[index].endpoint.target.port): \(error)")
             }
             roles[fd] = nil
             return [.close(fd: fd)] + finishIfNothingLeft(index, now: now)
@@ -458,8 +468,8 @@ package struct ProbeStateMachine {
         let finished = bytes.isEmpty || runs[index].response.count >= limit
         let verdict = runs[index].classifier.verdict(runs[index].response, finished: finished)
         if verdict != .needMore {
-            runs[index].verdict = verdict
-            if case .malformed(let reason) = verdict { runs[index].error = .init(.malformedAnswer, reason) }
+            runs[index].outcome.verdict = verdict
+            if case .malformed(let reason) = verdict { runs[index].outcome.error = .init(.malformedAnswer, reason) }
             let reason: ConnectivityFailure? = if case .failure(let error) = received { .init(.malformedAnswer, "reading failed: \(error)") } else { nil }
             return finish(index, reason, now: now)
         }
@@ -482,8 +492,8 @@ package struct ProbeStateMachine {
             guard case .query(let index, _, _)? = roles[fd] else { continue }
             roles[fd] = nil
             actions.append(.close(fd: fd))
-            runs[index].pendingQueries -= 1
-            if runs[index].pendingQueries == 0 && runs[index].addresses.isEmpty {
+            runs[index].lookup.pendingQueries -= 1
+            if runs[index].lookup.pendingQueries == 0 && runs[index].lookup.addresses.isEmpty {
                 actions += finish(index, .init(.resolutionTimedOut, "name resolution timed out"), now: now)
             }
         }
@@ -493,16 +503,16 @@ package struct ProbeStateMachine {
     /// Ends an endpoint with no query, connection or `connect` action left.
     private mutating func finishIfNothingLeft(_ index: Int, now: Double) -> [Action] {
         let run = runs[index]
-        guard run.pendingQueries == 0 && run.opening == 0 && run.connecting.isEmpty && run.active == nil else { return [] }
-        return finish(index, run.error ?? .init(.connectionFailed, "cannot connect"), now: now)
+        guard run.lookup.pendingQueries == 0 && run.opening == 0 && run.connecting.isEmpty && run.active == nil else { return [] }
+        return finish(index, run.outcome.error ?? .init(.connectionFailed, "cannot connect"), now: now)
     }
 
     /// Ends an endpoint; `reason` is its error unless it has one already.
     private mutating func finish(_ index: Int, _ reason: ConnectivityFailure?, now: Double) -> [Action] {
         guard runs[index].phase != .done else { return [] }
         runs[index].phase = .done
-        runs[index].error = runs[index].error ?? reason
-        runs[index].finishedAt = now
+        runs[index].outcome.error = runs[index].outcome.error ?? reason
+        runs[index].outcome.finishedAt = now
         var actions: [Action] = []
         for fd in runs[index].connecting + [runs[index].active].compactMap({ $0 }) where roles.removeValue(forKey: fd) != nil {
             actions.append(.close(fd: fd))
@@ -518,7 +528,7 @@ package struct ProbeStateMachine {
         var actions: [Action] = []
         for index in runs.indices {
             let reason: ConnectivityFailure = switch runs[index].phase {
-            case .resolving where runs[index].awaitsPrefix:
+            case .resolving where runs[index].lookup.awaitsPrefix:
                 .init(.noNAT64, "the path has no IPv4, and no NAT64 prefix was found in time (RFC 7050)")
             case .resolving: .init(.resolutionTimedOut, "name resolution timed out")
             case .connecting: .init(.timedOut, "no connection within \(check.timeout)")
@@ -529,7 +539,7 @@ package struct ProbeStateMachine {
         actions += roles.keys.sorted().map { .close(fd: $0) }
         roles.removeAll()
         if cancelled { return actions + [.finish(ConnectivityResult(connectivity: .unknown, failure: .init(.cancelled, "the check was cancelled")))] }
-        let outcomes = runs.map { ($0.endpoint, $0.resolved, $0.verdict, $0.error, $0.finishedAt.map { ($0 - start) * 1000 }) }
+        let outcomes = runs.map { ($0.endpoint, $0.lookup.resolved, $0.outcome.verdict, $0.outcome.error, $0.outcome.finishedAt.map { ($0 - start) * 1000 }) }
         var result = ProbeVerdict.of(outcomes, elapsed: (now - start) * 1000)
         if case .found(let prefix) = discovery { result.nat64Prefix = prefix.description }
         return actions + [.finish(result)]
