@@ -28,7 +28,7 @@ struct LinuxProbe {
 
     /// Runs the check to its verdict, the timeout, or cancellation.
     func run() -> ConnectivityResult {
-        let start = SystemClock.monotonicSeconds()
+        let start = SystemClock.monotonicNanoseconds()
         // A server of a family the path does not route is left out, unless it is on this
         // machine (a local cache such as systemd-resolved's 127.0.0.53).
         let servers = resolver.servers(read: { Syscall.readFile($0) }).compactMap(IPAddress.init)
@@ -60,10 +60,10 @@ struct LinuxProbe {
         }
 
         mutating func run() -> ConnectivityResult {
-            var actions = machine.handle(.started, now: SystemClock.monotonicSeconds())
+            var actions = machine.handle(.started, now: SystemClock.monotonicNanoseconds())
             while true {
                 if let result = perform(actions) { return result }
-                actions = machine.next(now: SystemClock.monotonicSeconds())
+                actions = machine.next(now: SystemClock.monotonicNanoseconds())
             }
         }
 
@@ -91,25 +91,24 @@ struct LinuxProbe {
                 case .finish(let result):
                     return result
                 }
-                if let result = perform(machine.handle(outcome, now: SystemClock.monotonicSeconds())) { return result }
+                if let result = perform(machine.handle(outcome, now: SystemClock.monotonicNanoseconds())) { return result }
             }
             return nil
         }
 
         /// One turn of the loop over `watching` (registered, changed or dropped to match),
         /// and the events of those ready.
-        mutating func wait(until deadline: Double, watching: [ProbeStateMachine.Watch]) -> ConnectivityResult? {
+        mutating func wait(until deadline: UInt64, watching: [ProbeStateMachine.Watch]) -> ConnectivityResult? {
             watch(watching)
             ready.descriptors.removeAll()
-            let until = UInt64(max(0, deadline) * 1e9)
-            guard probe.loop.runOnce(until: until) else {
-                return perform(machine.handle(.cancelled, now: SystemClock.monotonicSeconds()))
+            guard probe.loop.runOnce(until: deadline) else {
+                return perform(machine.handle(.cancelled, now: SystemClock.monotonicNanoseconds()))
             }
             if ready.descriptors.isEmpty { return nil }
             closed.removeAll()
             for watch in watching where ready.descriptors.contains(watch.fd) && !closed.contains(watch.fd) {
                 guard let event = event(of: watch) else { continue }
-                if let result = perform(machine.handle(event, now: SystemClock.monotonicSeconds())) { return result }
+                if let result = perform(machine.handle(event, now: SystemClock.monotonicNanoseconds())) { return result }
             }
             return nil
         }

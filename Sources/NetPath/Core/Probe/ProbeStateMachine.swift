@@ -41,7 +41,7 @@ package struct ProbeStateMachine {
         case close(fd: Int32)
         /// Wait until `until` (or cancellation) for the descriptors, report what they have,
         /// then call ``next(now:)``. Only ``next(now:)`` returns it.
-        case wait(until: Double, watching: [Watch])
+        case wait(until: UInt64, watching: [Watch])
         /// The check is over. Every descriptor has been closed by the actions before it.
         case finish(ConnectivityResult)
     }
@@ -106,7 +106,7 @@ package struct ProbeStateMachine {
     private struct Outcome {
         var verdict: HTTPResponseClassifier.Verdict?
         var error: ConnectivityFailure?
-        var finishedAt: Double?
+        var finishedAt: UInt64?
     }
 
     /// RFC 7050's discovery of the network's NAT64 prefix, on an IPv6-only path.
@@ -130,7 +130,7 @@ package struct ProbeStateMachine {
 
     private let check: ConnectivityCheck
     private let servers: [IPAddress]
-    private let start: Double
+    private let start: UInt64
     private var runs: [Run]
     /// Every open descriptor and what it is for.
     private var roles: [Int32: Role] = [:]
@@ -153,7 +153,7 @@ package struct ProbeStateMachine {
     ///   - ipv6: The path routes IPv6 to the Internet. When only IPv6 is routed, the NAT64
     ///     prefix is discovered (RFC 7050) and reported, and IPv4 literals are reached
     ///     through it (RFC 6052).
-    package init(check: ConnectivityCheck, servers: [IPAddress], start: Double, firstQueryID: UInt16, ipv4: Bool = true, ipv6: Bool = true) {
+    package init(check: ConnectivityCheck, servers: [IPAddress], start: UInt64, firstQueryID: UInt16, ipv4: Bool = true, ipv6: Bool = true) {
         self.check = check
         self.servers = servers
         self.start = start
@@ -164,8 +164,18 @@ package struct ProbeStateMachine {
         runs = check.endpoints.map { Run(endpoint: $0, classifier: HTTPResponseClassifier(expectation: $0.expectation, limit: check.maximumResponseSize)) }
     }
 
-    private var deadline: Double { start + check.timeoutSeconds }
-    private var resolutionDeadline: Double { start + check.resolutionTimeoutSeconds }
+    private var deadline: UInt64 { start &+ Self.nanoseconds(check.timeoutSeconds) }
+    private var resolutionDeadline: UInt64 { start &+ Self.nanoseconds(check.resolutionTimeoutSeconds) }
+
+    /// The milliseconds from the start to `time`.
+    private func milliseconds(at time: UInt64) -> Double {
+        Double(time > start ? time - start : 0) / 1e6
+    }
+
+    /// A configured time in seconds as the machine's time unit (monotonic nanoseconds).
+    private static func nanoseconds(_ seconds: Double) -> UInt64 {
+        seconds > 0 ? UInt64(min(seconds, 1e9) * 1e9) : 0
+    }
     private var hasQueries: Bool {
         roles.values.contains {
             switch $0 {
@@ -184,7 +194,7 @@ package struct ProbeStateMachine {
 
     /// The socket actions an event calls for (never `wait`; `finish` only on cancellation
     /// or a failed wait).
-    package mutating func handle(_ event: Event, now: Double) -> [Action] {
+    package mutating func handle(_ event: Event, now: UInt64) -> [Action] {
         switch event {
         case .started:
             return started(now: now)
@@ -211,7 +221,7 @@ package struct ProbeStateMachine {
 
     /// What to do once the events of a wait are handled: the queries given up at the
     /// resolution deadline, then `wait` or `finish`.
-    package mutating func next(now: Double) -> [Action] {
+    package mutating func next(now: UInt64) -> [Action] {
         if isComplete || now >= deadline { return finishAll(now: now) }
         if now >= resolutionDeadline && hasQueries {
             // The endpoints this ends may be the last: decide again rather than wait on
@@ -229,7 +239,7 @@ package struct ProbeStateMachine {
 
     /// Literal addresses connect at once (an IPv4 one on an IPv6-only path once the NAT64
     /// prefix is known); names are resolved; on an IPv6-only path the prefix is looked for.
-    private mutating func started(now: Double) -> [Action] {
+    private mutating func started(now: UInt64) -> [Action] {
         var actions = discoveryQueries()
         for index in runs.indices {
             if let address = runs[index].endpoint.target.address {
@@ -310,7 +320,7 @@ package struct ProbeStateMachine {
 
     /// Connects an IPv4 literal through the NAT64 prefix once it is known; ends it when
     /// there is none. Nothing while the prefix is still being looked for.
-    private mutating func reachThroughNAT64(_ index: Int, now: Double) -> [Action] {
+    private mutating func reachThroughNAT64(_ index: Int, now: UInt64) -> [Action] {
         guard runs[index].lookup.awaitsPrefix, runs[index].phase != .done, let address = runs[index].endpoint.target.address else { return [] }
         switch discovery {
         case .asking, .notNeeded:
@@ -325,7 +335,7 @@ package struct ProbeStateMachine {
     }
 
     /// Every IPv4 literal waiting for the prefix, now that discovery has ended.
-    private mutating func discoveryEnded(_ outcome: Discovery, now: Double) -> [Action] {
+    private mutating func discoveryEnded(_ outcome: Discovery, now: UInt64) -> [Action] {
         guard discovery == .asking else { return [] }
         discovery = outcome
         return runs.indices.flatMap { reachThroughNAT64($0, now: now) }
@@ -342,7 +352,7 @@ package struct ProbeStateMachine {
     }
 
     /// An answer to a discovery query: a prefix, or one server less to wait for.
-    private mutating func discovered(_ fd: Int32, id: UInt16, _ received: Result<[UInt8], Errno>, now: Double) -> [Action] {
+    private mutating func discovered(_ fd: Int32, id: UInt16, _ received: Result<[UInt8], Errno>, now: UInt64) -> [Action] {
         guard let answer = takeAnswer(fd, id: id, type: DNSMessage.typeAAAA, received) else { return [] }
         pendingDiscoveries -= 1
         let actions: [Action] = [.close(fd: fd)]
@@ -358,7 +368,7 @@ package struct ProbeStateMachine {
         return actions + discoveryEnded(.failed(reason), now: now)
     }
 
-    private mutating func querySent(_ query: Query, fd: Int32?, now: Double) -> [Action] {
+    private mutating func querySent(_ query: Query, fd: Int32?, now: UInt64) -> [Action] {
         if query.endpoint == ProbeStateMachine.discoveryEndpoint {
             guard let fd else {
                 pendingDiscoveries -= 1
@@ -380,7 +390,7 @@ package struct ProbeStateMachine {
         return [.connect(endpoint: index, address: address, port: runs[index].endpoint.target.port)]
     }
 
-    private mutating func connectStarted(_ index: Int, to address: IPAddress, _ outcome: ConnectStart, now: Double) -> [Action] {
+    private mutating func connectStarted(_ index: Int, to address: IPAddress, _ outcome: ConnectStart, now: UInt64) -> [Action] {
         runs[index].opening -= 1
         switch outcome {
         case .started(let fd):
@@ -399,7 +409,7 @@ package struct ProbeStateMachine {
 
     /// A DNS answer, a failure, or a datagram that is not the answer (ignored).
     private mutating func answered(_ fd: Int32, endpoint index: Int, id: UInt16, type: UInt16,
-                                   _ received: Result<[UInt8], Errno>, now: Double) -> [Action] {
+                                   _ received: Result<[UInt8], Errno>, now: UInt64) -> [Action] {
         guard let answer = takeAnswer(fd, id: id, type: type, received) else { return [] }
         runs[index].lookup.pendingQueries -= 1
         var actions: [Action] = [.close(fd: fd)]
@@ -431,7 +441,7 @@ package struct ProbeStateMachine {
         return actions + finish(index, reason, now: now)
     }
 
-    private mutating func connectFinished(fd: Int32, error: Errno?, now: Double) -> [Action] {
+    private mutating func connectFinished(fd: Int32, error: Errno?, now: UInt64) -> [Action] {
         guard case .connect(let index, let address)? = roles[fd] else { return [] }
         runs[index].connecting.removeAll { $0 == fd }
         if error != nil || runs[index].active != nil {
@@ -448,7 +458,7 @@ package struct ProbeStateMachine {
         return actions + [.send(fd: fd, request: runs[index].endpoint.target.request)]
     }
 
-    private mutating func requestSent(fd: Int32, complete: Bool, now: Double) -> [Action] {
+    private mutating func requestSent(fd: Int32, complete: Bool, now: UInt64) -> [Action] {
         guard case .connect(let index, let address)? = roles[fd] else { return [] }
         guard complete else {
             roles[fd] = nil
@@ -461,7 +471,7 @@ package struct ProbeStateMachine {
     }
 
     /// More of the HTTP response, its end, or a read error: classified as it comes.
-    private mutating func responded(endpoint index: Int, _ received: Result<[UInt8], Errno>, now: Double) -> [Action] {
+    private mutating func responded(endpoint index: Int, _ received: Result<[UInt8], Errno>, now: UInt64) -> [Action] {
         let bytes = (try? received.get()) ?? []
         let limit = check.maximumResponseSize
         runs[index].response += bytes.prefix(limit - runs[index].response.count)
@@ -479,7 +489,7 @@ package struct ProbeStateMachine {
     // MARK: - Endings
 
     /// Gives up every query still waiting (the resolution deadline passed).
-    private mutating func dropQueries(now: Double) -> [Action] {
+    private mutating func dropQueries(now: UInt64) -> [Action] {
         var actions: [Action] = []
         for fd in roles.keys.sorted() {
             if case .discovery? = roles[fd] {
@@ -501,14 +511,14 @@ package struct ProbeStateMachine {
     }
 
     /// Ends an endpoint with no query, connection or `connect` action left.
-    private mutating func finishIfNothingLeft(_ index: Int, now: Double) -> [Action] {
+    private mutating func finishIfNothingLeft(_ index: Int, now: UInt64) -> [Action] {
         let run = runs[index]
         guard run.lookup.pendingQueries == 0 && run.opening == 0 && run.connecting.isEmpty && run.active == nil else { return [] }
         return finish(index, run.outcome.error ?? .init(.connectionFailed, "cannot connect"), now: now)
     }
 
     /// Ends an endpoint; `reason` is its error unless it has one already.
-    private mutating func finish(_ index: Int, _ reason: ConnectivityFailure?, now: Double) -> [Action] {
+    private mutating func finish(_ index: Int, _ reason: ConnectivityFailure?, now: UInt64) -> [Action] {
         guard runs[index].phase != .done else { return [] }
         runs[index].phase = .done
         runs[index].outcome.error = runs[index].outcome.error ?? reason
@@ -524,7 +534,7 @@ package struct ProbeStateMachine {
 
     /// Ends the check: the endpoints still running with what they were waiting for, every
     /// descriptor closed, and the result.
-    private mutating func finishAll(now: Double) -> [Action] {
+    private mutating func finishAll(now: UInt64) -> [Action] {
         var actions: [Action] = []
         for index in runs.indices {
             let reason: ConnectivityFailure = switch runs[index].phase {
@@ -539,8 +549,8 @@ package struct ProbeStateMachine {
         actions += roles.keys.sorted().map { .close(fd: $0) }
         roles.removeAll()
         if cancelled { return actions + [.finish(ConnectivityResult(connectivity: .unknown, failure: .init(.cancelled, "the check was cancelled")))] }
-        let outcomes = runs.map { ($0.endpoint, $0.lookup.resolved, $0.outcome.verdict, $0.outcome.error, $0.outcome.finishedAt.map { ($0 - start) * 1000 }) }
-        var result = ProbeVerdict.of(outcomes, elapsed: (now - start) * 1000)
+        let outcomes = runs.map { ($0.endpoint, $0.lookup.resolved, $0.outcome.verdict, $0.outcome.error, $0.outcome.finishedAt.map(milliseconds)) }
+        var result = ProbeVerdict.of(outcomes, elapsed: milliseconds(at: now))
         if case .found(let prefix) = discovery { result.nat64Prefix = prefix.description }
         return actions + [.finish(result)]
     }
