@@ -146,7 +146,7 @@ final class Exporter: Sendable {
         fileWrites.withLock { _ in
             let temporary = Exporter.temporaryFile(for: file)
             let bytes = Array(render().utf8)
-            let fd: Int32
+            let fd: FileDescriptor
             switch Syscall.open(temporary, O_WRONLY | O_CREAT | O_TRUNC) {
             case .success(let opened): fd = opened
             case .failure(let error):

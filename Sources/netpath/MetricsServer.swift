@@ -21,7 +21,7 @@ final class MetricsServer: Sendable {
     static let connectionSeconds = 5.0
     static let backlog: Int32 = 128
 
-    private let listener: Int32
+    private let listener: FileDescriptor
     /// Where it listens, with the port the kernel chose for port 0.
     let address: ListenAddress
     /// The server thread's loop; `stop()` stops it.
@@ -34,7 +34,7 @@ final class MetricsServer: Sendable {
     private let thread = Locked<pthread_t?>(nil)
 
     private struct Connection {
-        let fd: Int32
+        let fd: FileDescriptor
         let security: WebSecurity
         /// TLS, when the configuration has it, until the first byte shows plain HTTP.
         var tls: TLSSession?
@@ -62,7 +62,7 @@ final class MetricsServer: Sendable {
         func failure(_ reason: String) -> ListenFailure { ListenFailure(message: "cannot listen on \(address): \(reason)") }
         guard let local = address.host.isEmpty ? SocketAddress.anyIPv6(port: address.port)
             : SocketAddress(text: address.host, port: address.port) else { throw failure("'\(address.host)' is not an IP address") }
-        let fd: Int32
+        let fd: FileDescriptor
         switch MetricsServer.listen(at: local, everyAddress: address.host.isEmpty) {
         case .success(let listening): fd = listening
         case .failure(let error): throw failure(error.description)
@@ -80,7 +80,7 @@ final class MetricsServer: Sendable {
     }
 
     /// A non-blocking socket listening at `local`; with `everyAddress` (`::`), IPv4 too.
-    private static func listen(at local: SocketAddress, everyAddress: Bool) -> Result<Int32, Errno> {
+    private static func listen(at local: SocketAddress, everyAddress: Bool) -> Result<FileDescriptor, Errno> {
         let opened = Syscall.socket(local.isIPv6 ? AF_INET6 : AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_NONBLOCK.rawValue))
         guard case .success(let fd) = opened else { return opened }
         _ = Syscall.setOption(fd, SOL_SOCKET, SO_REUSEADDR, 1)
@@ -130,8 +130,8 @@ final class MetricsServer: Sendable {
             let registration: EventLoop.Registration
             let timer: EventLoop.Timer
         }
-        var entries: [Int32: Entry] = [:]
-        var order: [Int32] = []
+        var entries: [FileDescriptor: Entry] = [:]
+        var order: [FileDescriptor] = []
     }
 
     private func run() {
@@ -145,14 +145,14 @@ final class MetricsServer: Sendable {
     }
 
     /// Takes a connection as far as it can go now; drops it when it is done.
-    private func serve(_ fd: Int32, in serving: Serving) {
+    private func serve(_ fd: FileDescriptor, in serving: Serving) {
         guard var entry = serving.entries[fd] else { return }
         let keep = service(&entry.connection)
         serving.entries[fd] = entry
         if keep { loop.change(entry.registration, to: entry.connection.interest) } else { drop(fd, from: serving) }
     }
 
-    private func drop(_ fd: Int32, from serving: Serving) {
+    private func drop(_ fd: FileDescriptor, from serving: Serving) {
         guard let entry = serving.entries.removeValue(forKey: fd) else { return }
         serving.order.removeAll { $0 == fd }
         loop.deregister(entry.registration)
@@ -222,7 +222,7 @@ final class MetricsServer: Sendable {
 
     /// The first byte the client sent, without taking it; `nil` when none has come yet,
     /// -1 when the client left or the socket failed.
-    private func peekFirstByte(_ fd: Int32) -> Int? {
+    private func peekFirstByte(_ fd: FileDescriptor) -> Int? {
         var byte: UInt8 = 0
         switch withUnsafeMutableBytes(of: &byte, { Syscall.receive(fd, into: $0, flags: Int32(MSG_PEEK)) }) {
         case .success(let count): return count == 1 ? Int(byte) : -1

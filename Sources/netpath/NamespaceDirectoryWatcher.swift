@@ -10,7 +10,7 @@ import NetPath
 final class NamespaceDirectoryWatcher: Sendable {
     static let directory = "/run/netns"
     private let inotify: Inotify
-    private let mountsFD: Int32
+    private let mountsFD: FileDescriptor
     private let loop: EventLoop
     private let onChange: @Sendable (_ names: Set<String>) -> Void
 

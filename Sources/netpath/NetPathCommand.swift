@@ -145,7 +145,7 @@ enum NetPathCommand {
         }
         let session = Session(
             arguments: arguments, check: check, namespace: arguments.namespace,
-            color: Syscall.isTerminal(1) && (getenv("NO_COLOR").map { $0.pointee == 0 } ?? true),
+            color: Syscall.isTerminal(.standardOutput) && (getenv("NO_COLOR").map { $0.pointee == 0 } ?? true),
             signals: signals
         )
         switch arguments.command {

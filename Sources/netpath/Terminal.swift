@@ -7,17 +7,17 @@ enum Terminal {
     @discardableResult
     static func write(_ text: String) -> Bool {
         var text = text
-        return text.withUTF8 { writeAll(1, UnsafeRawBufferPointer($0)) }
+        return text.withUTF8 { writeAll(.standardOutput, UnsafeRawBufferPointer($0)) }
     }
 
     @discardableResult
     static func write(bytes: [UInt8]) -> Bool {
-        bytes.withUnsafeBufferPointer { writeAll(1, UnsafeRawBufferPointer($0)) }
+        bytes.withUnsafeBufferPointer { writeAll(.standardOutput, UnsafeRawBufferPointer($0)) }
     }
 
     static func writeError(_ text: String) {
         var text = text
-        _ = text.withUTF8 { writeAll(2, UnsafeRawBufferPointer($0)) }
+        _ = text.withUTF8 { writeAll(.standardError, UnsafeRawBufferPointer($0)) }
     }
 
     /// `netpath: MESSAGE` on standard error, on one line whatever the message holds.
@@ -39,7 +39,7 @@ enum Terminal {
         return result
     }
 
-    private static func writeAll(_ descriptor: Int32, _ bytes: UnsafeRawBufferPointer) -> Bool {
+    private static func writeAll(_ descriptor: FileDescriptor, _ bytes: UnsafeRawBufferPointer) -> Bool {
         // A failure is EPIPE: the reader went away; nothing more can be shown.
         (try? Syscall.writeAll(descriptor, bytes, standardStream: true).get()) != nil
     }

@@ -48,7 +48,8 @@ enum Waited<Value> {
 /// `sigwait` that passes each signal through a pipe. The main thread waits for them, and
 /// for what the other threads hand it, on its ``EventLoop``.
 final class Signals: Sendable {
-    private let descriptor: Int32
+    /// The signal source; `nil` when none could be made.
+    private let descriptor: FileDescriptor?
     /// The main thread's loop.
     let loop: EventLoop
 
@@ -59,22 +60,21 @@ final class Signals: Sendable {
         loop = try EventLoop()
         let set = Syscall.blockSignals(numbers)
         #if os(Linux)
-        descriptor = (try? Syscall.signalDescriptor(set).get()) ?? -1
+        descriptor = try? Syscall.signalDescriptor(set).get()
         // No signalfd (no descriptor left): blocked, the signals would never arrive; unblocked,
         // they end the process as they do by default.
-        if descriptor < 0 { Syscall.unblockSignals(set) }
+        if descriptor == nil { Syscall.unblockSignals(set) }
         #else
-        let ends = (try? Syscall.pipe(nonBlocking: false).get()) ?? (read: -1, write: -1)
-        descriptor = ends.read
-        let writeEnd = ends.write
+        let ends = try? Syscall.pipe(nonBlocking: false).get()
+        descriptor = ends?.read
         let waited = set
-        if writeEnd >= 0, ends.read >= 0 { Signals.startWaiting(for: waited, writingTo: writeEnd) }
+        if let writeEnd = ends?.write { Signals.startWaiting(for: waited, writingTo: writeEnd) }
         #endif
     }
 
     #if !os(Linux)
     /// The thread in `sigwait` that passes each signal through the pipe.
-    private static func startWaiting(for waited: Syscall.SignalSet, writingTo writeEnd: Int32) {
+    private static func startWaiting(for waited: Syscall.SignalSet, writingTo writeEnd: FileDescriptor) {
         _ = OwnThread.start(name: "netpath-signal") {
             while true {
                 guard case .success(var received) = Syscall.waitForSignal(in: waited) else { continue }
@@ -89,7 +89,7 @@ final class Signals: Sendable {
         // A signalfd gives struct signalfd_siginfo (128 bytes), which begins with ssi_signo;
         // the pipe gives the number alone.
         var bytes = [UInt8](repeating: 0, count: 128)
-        guard case .success(let count) = bytes.withUnsafeMutableBytes({ Syscall.read(descriptor, into: $0) }), count >= 4
+        guard let descriptor, case .success(let count) = bytes.withUnsafeMutableBytes({ Syscall.read(descriptor, into: $0) }), count >= 4
         else { return SIGINT }
         return Int32(bytes[0]) | Int32(bytes[1]) << 8 | Int32(bytes[2]) << 16 | Int32(bytes[3]) << 24
     }
@@ -102,13 +102,13 @@ final class Signals: Sendable {
     func wait<Value>(for gate: Gate<Value>, timeout: Double?, endWhenReaderLeaves: Bool = false) -> Waited<Value> {
         var ended: Waited<Value>?
         var registrations: [EventLoop.Registration] = []
-        if descriptor >= 0 {
+        if let descriptor {
             registrations.append(loop.register(descriptor, for: .readable) { [self] _ in ended = ended ?? .signal(take()) })
         }
         #if os(Linux)
         // Elsewhere the next write's EPIPE ends `watch`.
-        if endWhenReaderLeaves, Syscall.isPipe(1) {
-            registrations.append(loop.register(1, for: []) { _ in ended = ended ?? .readerLeft })
+        if endWhenReaderLeaves, Syscall.isPipe(.standardOutput) {
+            registrations.append(loop.register(.standardOutput, for: []) { _ in ended = ended ?? .readerLeft })
         }
         #endif
         defer { for registration in registrations { loop.deregister(registration) } }

@@ -130,8 +130,8 @@ final class WebSecurity: Sendable {
     }
 
     /// A TLS session for an accepted socket, or `nil` for plain HTTP.
-    func session(for descriptor: Int32) -> TLSSession? {
-        context.flatMap { TLSSession(context: $0, descriptor: descriptor) }
+    func session(for descriptor: FileDescriptor) -> TLSSession? {
+        context.flatMap { TLSSession(context: $0, descriptor: descriptor.rawValue) }
     }
 }
 

@@ -25,11 +25,11 @@ import Testing
         #expect(heap.popDue(at: 50) == 1 && heap.isEmpty)
     }
 
-    func pipe() throws -> (read: Int32, write: Int32) {
+    func pipe() throws -> (read: FileDescriptor, write: FileDescriptor) {
         try Syscall.pipe(nonBlocking: true).get()
     }
 
-    func write(_ descriptor: Int32) {
+    func write(_ descriptor: FileDescriptor) {
         var byte: UInt8 = 1
         _ = withUnsafeBytes(of: &byte) { Syscall.write(descriptor, $0) }
     }

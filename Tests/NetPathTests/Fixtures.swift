@@ -201,3 +201,11 @@ extension NetlinkEngine {
         return requests
     }
 }
+
+/// Descriptors written as numbers in the tests of pure code (the probe's state machine
+/// never reads them, only names them).
+extension FileDescriptor: ExpressibleByIntegerLiteral {
+    public init(integerLiteral value: Int32) {
+        self.init(rawValue: value)
+    }
+}

@@ -46,7 +46,7 @@ private func t(_ seconds: Double) -> UInt64 { UInt64(seconds * 1e9) }
         #expect(queries.count == actions.count && queries.map(\.id) == [100, 101] && queries.map(\.type) == [DNSMessage.typeA, DNSMessage.typeAAAA])
         #expect(queries.allSatisfy { $0.server == ProbeStateMachineTests.server && $0.endpoint == 0 })
         for (offset, query) in queries.enumerated() {
-            #expect(machine.handle(.querySent(query, fd: Int32(20 + offset)), now: 0).isEmpty)
+            #expect(machine.handle(.querySent(query, fd: FileDescriptor(rawValue: Int32(20 + offset))), now: 0).isEmpty)
         }
         return (machine, queries)
     }
@@ -92,7 +92,7 @@ private func t(_ seconds: Double) -> UInt64 { UInt64(seconds * 1e9) }
         let addresses = [IPAddress("10.77.0.1")!, IPAddress("10.77.0.2")!]
         _ = machine.handle(.received(fd: 20, .success(answer(queries[0], addresses))), now: t(0.02))
         _ = machine.handle(.received(fd: 21, .success(answer(queries[1], []))), now: t(0.02))
-        for (fd, address) in zip([30, 31] as [Int32], addresses) {
+        for (fd, address) in zip([30, 31] as [FileDescriptor], addresses) {
             #expect(machine.handle(.connectStarted(endpoint: 0, address: address, .started(fd: fd)), now: t(0.02)).isEmpty)
         }
         #expect(machine.next(now: t(0.02)) == [.wait(until: t(5), watching: [.init(fd: 30, interest: .writable), .init(fd: 31, interest: .writable)])])
@@ -233,7 +233,7 @@ private func t(_ seconds: Double) -> UInt64 { UInt64(seconds * 1e9) }
         var (machine, discovery, queries) = try ipv6Only(url)
         let named = queries.compactMap { if case .openQuery(let query) = $0 { query } else { nil } }
         #expect(named.map(\.type) == [DNSMessage.typeA, DNSMessage.typeAAAA])
-        for (offset, query) in named.enumerated() { _ = machine.handle(.querySent(query, fd: Int32(20 + offset)), now: 0) }
+        for (offset, query) in named.enumerated() { _ = machine.handle(.querySent(query, fd: FileDescriptor(rawValue: Int32(20 + offset))), now: 0) }
         let address = IPAddress("64:ff9b::c633:6407")!
         // The A record is not connected to: the path has no IPv4, and the prefix is not known yet.
         #expect(machine.handle(.received(fd: 20, .success(answer(named[0], [IPAddress("198.51.100.7")!]))), now: t(0.01)) == [.close(fd: 20)])

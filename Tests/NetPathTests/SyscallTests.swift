@@ -42,7 +42,7 @@ import Testing
         let port: UInt16 = withUnsafeMutablePointer(to: &address) { pointer in
             pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { raw in
                 _ = Syscall.bind(listener, to: raw, length: length)
-                _ = getsockname(listener, raw, &length)
+                _ = getsockname(listener.rawValue, raw, &length)
             }
             return pointer.pointee.sin_port
         }
@@ -54,7 +54,7 @@ import Testing
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { Syscall.connect(client, to: $0, length: length) }
         }
         if connected == .failure(Errno(EINPROGRESS)) {
-            var descriptors = [pollfd(fd: client, events: Int16(POLLOUT), revents: 0)]
+            var descriptors = [pollfd(fd: client.rawValue, events: Int16(POLLOUT), revents: 0)]
             #expect(Syscall.poll(&descriptors, milliseconds: 5_000) == .success(1))
             #expect(Syscall.pendingError(client) == Errno(ECONNREFUSED))
             #expect(Syscall.pendingError(client) == nil)

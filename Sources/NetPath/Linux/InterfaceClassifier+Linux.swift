@@ -10,12 +10,12 @@ extension InterfaceClassifier {
     /// SPEC 2.7 with the facts that hold in the monitored namespace: the wireless ioctl runs
     /// on a socket made there; sysfs shows the caller's namespace, so it is read only when
     /// the monitor watches the caller's own (`foreign` is false).
-    static func classify(_ link: LinkMessage, ioctlSocket: Int32, foreign: Bool) -> NetworkInterface.InterfaceType {
+    static func classify(_ link: LinkMessage, ioctlSocket: FileDescriptor?, foreign: Bool) -> NetworkInterface.InterfaceType {
         let name = link.name ?? ""
         var isWireless = false
         var deviceType: String?
         if link.hardwareType == Netlink.HardwareType.ether, !name.isEmpty {
-            if ioctlSocket >= 0 { isWireless = Syscall.isWireless(name, socket: ioctlSocket) }
+            if let ioctlSocket { isWireless = Syscall.isWireless(name, socket: ioctlSocket) }
             if !foreign && !name.contains("/") && !name.hasPrefix(".") {
                 let base = "/sys/class/net/" + name
                 isWireless = isWireless || Syscall.exists(base + "/phy80211") || Syscall.exists(base + "/wireless")

@@ -263,8 +263,8 @@ final class LinuxPathSource: @unchecked Sendable {
                 ask()
             })
         }
-        if socket.policyDescriptor >= 0 {
-            place.registrations.append(loop.register(socket.policyDescriptor, for: .readable) { [self] _ in
+        if let policies = socket.policyDescriptor {
+            place.registrations.append(loop.register(policies, for: .readable) { [self] _ in
                 if socket.drainPolicies() { place.policiesChanged = true }
                 ask()
             })

@@ -14,15 +14,15 @@ import Musl
 /// namespace thread and handed over by its join, then the opening thread, then the
 /// reader's).
 final class NetlinkSocket: @unchecked Sendable {
-    let descriptor: Int32
+    let descriptor: FileDescriptor
     /// An `AF_INET` datagram socket in the same namespace (wireless ioctl), or -1.
-    let ioctlDescriptor: Int32
+    let ioctlDescriptor: FileDescriptor?
     /// The UDP sockets that ask the kernel a socket's question, made in the same namespace.
     let questions: QuestionSockets
     /// A `NETLINK_XFRM` socket subscribed to IPsec policy changes (`XFRMNLGRP_POLICY`),
     /// which no rtnetlink message announces; -1 without `CAP_NET_ADMIN`, which the
     /// subscription needs (policy changes are then seen with the next other change).
-    let policyDescriptor: Int32
+    let policyDescriptor: FileDescriptor?
     /// The port id the kernel gave the socket: answers to our requests carry it.
     let port: UInt32
 
@@ -38,7 +38,7 @@ final class NetlinkSocket: @unchecked Sendable {
     /// Set by `cnetlink_recv_batch` on a datagram that did not come from the kernel.
     static let notFromKernel = Int32(CNETLINK_MSG_NOT_FROM_KERNEL)
 
-    private init(descriptor: Int32, ioctlDescriptor: Int32, questions: QuestionSockets, policyDescriptor: Int32) {
+    private init(descriptor: FileDescriptor, ioctlDescriptor: FileDescriptor?, questions: QuestionSockets, policyDescriptor: FileDescriptor?) {
         self.descriptor = descriptor
         self.ioctlDescriptor = ioctlDescriptor
         self.questions = questions
@@ -59,8 +59,8 @@ final class NetlinkSocket: @unchecked Sendable {
 
     func close() {
         Syscall.close(descriptor)
-        if ioctlDescriptor >= 0 { Syscall.close(ioctlDescriptor) }
-        if policyDescriptor >= 0 { Syscall.close(policyDescriptor) }
+        if let ioctlDescriptor { Syscall.close(ioctlDescriptor) }
+        if let policyDescriptor { Syscall.close(policyDescriptor) }
         questions.close()
     }
 
@@ -71,7 +71,7 @@ final class NetlinkSocket: @unchecked Sendable {
     /// Empties the IPsec policy socket. Returns whether anything was queued (a policy
     /// changed, or so many did that the queue overflowed).
     func drainPolicies() -> Bool {
-        guard policyDescriptor >= 0 else { return false }
+        guard let policyDescriptor else { return false }
         var changed = false
         var scratch = [UInt8](repeating: 0, count: 8192)
         while true {
@@ -84,12 +84,12 @@ final class NetlinkSocket: @unchecked Sendable {
         }
     }
 
-    /// Opens the policy socket, on the thread in the namespace; -1 when it cannot be.
-    private static func openPolicySocket() -> Int32 {
-        guard case .success(let fd) = Syscall.socket(AF_NETLINK, Int32(SOCK_RAW.rawValue), xfrmProtocol) else { return -1 }
+    /// Opens the policy socket, on the thread in the namespace; `nil` when it cannot be.
+    private static func openPolicySocket() -> FileDescriptor? {
+        guard case .success(let fd) = Syscall.socket(AF_NETLINK, Int32(SOCK_RAW.rawValue), xfrmProtocol) else { return nil }
         guard case .success = Syscall.bind(fd, netlinkGroups: xfrmPolicyGroup) else {
             Syscall.close(fd)
-            return -1
+            return nil
         }
         return fd
     }
@@ -112,7 +112,7 @@ final class NetlinkSocket: @unchecked Sendable {
     private static func create(receiveBufferSize: Int32, watchesPolicies: Bool) throws -> NetlinkSocket {
         // A blocking socket: the first dump waits in recvmmsg itself (bounded by the receive
         // timeout); every read on the reader's loop passes MSG_DONTWAIT.
-        let netlink: Int32
+        let netlink: FileDescriptor
         switch Syscall.socket(AF_NETLINK, Int32(SOCK_RAW.rawValue), NETLINK_ROUTE) {
         case .success(let fd): netlink = fd
         case .failure(let error):
@@ -127,9 +127,9 @@ final class NetlinkSocket: @unchecked Sendable {
             Syscall.close(netlink)
             throw NetPathError(.netlinkFailure, "cannot bind the NETLINK_ROUTE socket", errno: error.rawValue)
         }
-        let ioctlSocket = (try? Syscall.socket(AF_INET, Int32(SOCK_DGRAM.rawValue)).get()) ?? -1
+        let ioctlSocket = try? Syscall.socket(AF_INET, Int32(SOCK_DGRAM.rawValue)).get()
         return NetlinkSocket(descriptor: netlink, ioctlDescriptor: ioctlSocket, questions: QuestionSockets(),
-                             policyDescriptor: watchesPolicies ? openPolicySocket() : -1)
+                             policyDescriptor: watchesPolicies ? openPolicySocket() : nil)
     }
 
     // MARK: - Sending and receiving
@@ -202,35 +202,32 @@ final class NetlinkSocket: @unchecked Sendable {
 ///
 /// Used by one thread at a time, like the ``NetlinkSocket`` that holds it.
 final class QuestionSockets {
-    private var ipv4: Int32
-    private var ipv6: Int32
+    private var ipv4: FileDescriptor?
+    private var ipv6: FileDescriptor?
     /// The interface each socket is bound to now (0: none).
-    private var bound: [Int32: Int32] = [:]
+    private var bound: [FileDescriptor: Int32] = [:]
 
     /// `SO_BINDTOIFINDEX` (Linux 5.0): binds a socket to an interface by index, 0 unbinds.
     static let bindToIndex: Int32 = 62
 
     /// Made on the thread that is in the namespace.
     init() {
-        func make(_ domain: Int32) -> Int32 {
-            if case .success(let fd) = Syscall.socket(domain, Int32(SOCK_DGRAM.rawValue)) { return fd }
-            return -1  // IPv6 disabled, or no memory: that family's question is refused
-        }
+        // nil: IPv6 disabled, or no memory; that family's question is refused.
+        func make(_ domain: Int32) -> FileDescriptor? { try? Syscall.socket(domain, Int32(SOCK_DGRAM.rawValue)).get() }
         ipv4 = make(AF_INET)
         ipv6 = make(AF_INET6)
     }
 
     func close() {
-        for descriptor in [ipv4, ipv6] where descriptor >= 0 { Syscall.close(descriptor) }
-        ipv4 = -1
-        ipv6 = -1
+        for case let descriptor? in [ipv4, ipv6] { Syscall.close(descriptor) }
+        ipv4 = nil
+        ipv6 = nil
     }
 
     /// Asks the kernel as a socket connecting to the Internet would.
     func ask(_ lookup: RouteLookup) -> SocketVerdict {
         let isIPv4 = lookup.family == IPAddress.inet
-        let descriptor = isIPv4 ? ipv4 : ipv6
-        guard descriptor >= 0 else { return .refused(errno: .familyNotSupported) }
+        guard let descriptor = isIPv4 ? ipv4 : ipv6 else { return .refused(errno: .familyNotSupported) }
         Syscall.disconnect(descriptor)
         let index = lookup.interfaceIndex ?? 0
         if bound[descriptor, default: 0] != index {
@@ -254,7 +251,7 @@ extension NetworkNamespace {
     /// Opens the namespace file (read-only, close-on-exec).
     ///
     /// - Throws: ``NetPathError``: `permissionDenied`, or `namespaceNotFound`.
-    func open() throws -> Int32 {
+    func open() throws -> FileDescriptor {
         guard hasValidName else {
             throw NetPathError(.namespaceNotFound, "invalid network namespace name '\(name ?? "")'")
         }
@@ -273,7 +270,7 @@ extension NetworkNamespace {
     ///
     /// - Throws: ``NetPathError``: `permissionDenied` (needs `CAP_SYS_ADMIN`), or
     ///   `namespaceNotFound` when the file is not a network namespace.
-    func enter(_ descriptor: Int32) throws {
+    func enter(_ descriptor: FileDescriptor) throws {
         if case .failure(let error) = Syscall.enterNetworkNamespace(descriptor) {
             if error == .notPermitted {
                 throw NetPathError(.permissionDenied, "no permission to enter \(self) (needs CAP_SYS_ADMIN)", errno: error.rawValue)

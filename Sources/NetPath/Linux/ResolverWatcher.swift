@@ -177,7 +177,7 @@ final class ResolverWatcher: @unchecked Sendable {
     }
 
     /// The inotify descriptor, which the reader's loop waits on.
-    var descriptor: Int32 { inotify.descriptor }
+    var descriptor: FileDescriptor { inotify.descriptor }
 
     /// Reads the queued events; when one matters, lays the watches again. Called by the
     /// reader's loop when ``descriptor`` is readable.

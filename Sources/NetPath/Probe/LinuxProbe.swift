@@ -48,15 +48,15 @@ struct LinuxProbe {
         var machine: ProbeStateMachine
         /// Descriptors closed since the last wait: their readiness is stale, and the
         /// number may already name a new socket.
-        var closed: Set<Int32> = []
+        var closed: Set<FileDescriptor> = []
         var buffer = [UInt8](repeating: 0, count: LinuxProbe.receiveSize)
         /// The sockets registered on the loop, with the interest each was registered for.
-        var registered: [Int32: (registration: EventLoop.Registration, interest: ProbeStateMachine.Interest)] = [:]
+        var registered: [FileDescriptor: (registration: EventLoop.Registration, interest: ProbeStateMachine.Interest)] = [:]
         /// The descriptors the last wait found ready.
         let ready = Ready()
 
         final class Ready {
-            var descriptors: Set<Int32> = []
+            var descriptors: Set<FileDescriptor> = []
         }
 
         mutating func run() -> ConnectivityResult {
@@ -145,7 +145,7 @@ struct LinuxProbe {
     }
 
     /// Sends `query` from a UDP socket of its own; the socket, or `nil` when it cannot.
-    private func sendQuery(_ query: ProbeStateMachine.Query) -> Int32? {
+    private func sendQuery(_ query: ProbeStateMachine.Query) -> FileDescriptor? {
         guard case .success(let fd) = Syscall.socket(domain(of: query.server), Int32(SOCK_DGRAM.rawValue) | Int32(SOCK_NONBLOCK.rawValue))
         else { return nil }
         // A resolver on this machine (a local cache) is not reached through the interface.
@@ -161,7 +161,7 @@ struct LinuxProbe {
 
     /// Opens a non-blocking TCP socket and starts connecting it to `address`.
     private func startConnection(to address: IPAddress, port: UInt16) -> ProbeStateMachine.ConnectStart {
-        let fd: Int32
+        let fd: FileDescriptor
         switch Syscall.socket(domain(of: address), Int32(SOCK_STREAM.rawValue) | Int32(SOCK_NONBLOCK.rawValue)) {
         case .success(let opened): fd = opened
         case .failure(let error): return .socketFailed(error)
@@ -192,7 +192,7 @@ struct LinuxProbe {
         return (try? bound.get()) != nil
     }
 
-    private func bindToInterface(_ fd: Int32) {
+    private func bindToInterface(_ fd: FileDescriptor) {
         guard let name = interface?.name, !name.isEmpty else { return }
         // Needs CAP_NET_RAW on older kernels; without it the socket stays unbound.
         _ = Syscall.bind(fd, toDevice: name)

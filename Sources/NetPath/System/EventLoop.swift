@@ -44,7 +44,7 @@ package final class EventLoop: @unchecked Sendable {
     package struct Timer: Hashable, Sendable { fileprivate let id: UInt64 }
 
     private struct Entry {
-        package let descriptor: Int32
+        package let descriptor: FileDescriptor
         package var events: Events
         package let handler: (Events) -> Void
     }
@@ -75,7 +75,7 @@ package final class EventLoop: @unchecked Sendable {
     /// Calls `handler` on the loop's thread whenever `descriptor` reports one of `events`
     /// (or hangs up, or fails).
     @discardableResult
-    package func register(_ descriptor: Int32, for events: Events, _ handler: @escaping (Events) -> Void) -> Registration {
+    package func register(_ descriptor: FileDescriptor, for events: Events, _ handler: @escaping (Events) -> Void) -> Registration {
         let id = takeID()
         entries[id] = Entry(descriptor: descriptor, events: events, handler: handler)
         selector.add(descriptor, id: id, events: events)
@@ -279,7 +279,7 @@ package struct TimerHeap {
 #if os(Linux) || os(Android)
 /// The loop's wait on Linux: one epoll instance, with an eventfd registered first (id 0).
 private struct Selector {
-    package let epoll: Int32
+    package let epoll: FileDescriptor
     package let wakeSignal: EventSignal
     private static let wakeID: UInt64 = 0
     private static let batch = 64
@@ -295,15 +295,15 @@ private struct Selector {
         _ = Syscall.epollControl(epoll, Int32(EPOLL_CTL_ADD), wakeSignal.descriptor, events: EPOLLIN.rawValue, id: Selector.wakeID)
     }
 
-    package func add(_ descriptor: Int32, id: UInt64, events: EventLoop.Events) {
+    package func add(_ descriptor: FileDescriptor, id: UInt64, events: EventLoop.Events) {
         _ = Syscall.epollControl(epoll, Int32(EPOLL_CTL_ADD), descriptor, events: Selector.mask(events), id: id)
     }
 
-    package func modify(_ descriptor: Int32, id: UInt64, events: EventLoop.Events) {
+    package func modify(_ descriptor: FileDescriptor, id: UInt64, events: EventLoop.Events) {
         _ = Syscall.epollControl(epoll, Int32(EPOLL_CTL_MOD), descriptor, events: Selector.mask(events), id: id)
     }
 
-    package func remove(_ descriptor: Int32) {
+    package func remove(_ descriptor: FileDescriptor) {
         _ = Syscall.epollControl(epoll, Int32(EPOLL_CTL_DEL), descriptor, events: 0, id: 0)
     }
 
@@ -344,9 +344,9 @@ private struct Selector {
 /// The loop's wait elsewhere (the tool on macOS): `poll(2)` over the registrations, and a
 /// non-blocking pipe to wake it.
 private final class Selector {
-    private var registered: [UInt64: (descriptor: Int32, events: Int16)] = [:]
-    private let wakeRead: Int32
-    private let wakeWrite: Int32
+    private var registered: [UInt64: (descriptor: FileDescriptor, events: Int16)] = [:]
+    private let wakeRead: FileDescriptor
+    private let wakeWrite: FileDescriptor
 
     package init() throws {
         // A switch, not `get()`: before iOS 18's standard library `get()` throws `any Error`.
@@ -356,15 +356,15 @@ private final class Selector {
         }
     }
 
-    package func add(_ descriptor: Int32, id: UInt64, events: EventLoop.Events) {
+    package func add(_ descriptor: FileDescriptor, id: UInt64, events: EventLoop.Events) {
         registered[id] = (descriptor, Selector.mask(events))
     }
 
-    package func modify(_ descriptor: Int32, id: UInt64, events: EventLoop.Events) {
+    package func modify(_ descriptor: FileDescriptor, id: UInt64, events: EventLoop.Events) {
         registered[id] = (descriptor, Selector.mask(events))
     }
 
-    package func remove(_ descriptor: Int32) {
+    package func remove(_ descriptor: FileDescriptor) {
         registered = registered.filter { $0.value.descriptor != descriptor }
     }
 

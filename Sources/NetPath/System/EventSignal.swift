@@ -5,11 +5,11 @@ import CNetlink
 /// one wake-up of the package's threads (a resolver watch's stop, the shared reader's
 /// turn, a connectivity check's cancellation).
 package struct EventSignal: Sendable {
-    package let descriptor: Int32
+    package let descriptor: FileDescriptor
 
     /// - Throws: The errno of `eventfd`.
     package init() throws(Errno) {
-        descriptor = try Syscall.retrying { cnetlink_eventfd() }.get()
+        descriptor = FileDescriptor(rawValue: try Syscall.retrying { cnetlink_eventfd() }.get())
     }
 
     /// Makes ``descriptor`` readable (a counter that saturates cannot fail here: `EAGAIN`

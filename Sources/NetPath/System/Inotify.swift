@@ -18,7 +18,7 @@ package final class Inotify: Sendable {
         package var name: String
     }
 
-    package let descriptor: Int32
+    package let descriptor: FileDescriptor
 
     /// - Throws: The errno of `inotify_init1`.
     package init() throws(Errno) {

@@ -37,9 +37,9 @@ package enum Syscall {
         precondition(code != EBADF && code != EFAULT, "a system call failed with \(Errno(code).name): a bug in NetPath")
     }
 
-    package static func close(_ descriptor: Int32) {
+    package static func close(_ descriptor: FileDescriptor) {
         // Linux closes the descriptor even when close fails with EINTR: never retry.
-        if systemClose(descriptor) != 0 {
+        if systemClose(descriptor.rawValue) != 0 {
             let code = errno
             if code != EINTR { checkProgrammerError(code) }
         }
@@ -47,23 +47,23 @@ package enum Syscall {
 
     /// `read(2)`: the bytes read, 0 at end of file, or the errno (`EAGAIN` when a
     /// non-blocking descriptor has nothing).
-    package static func read(_ descriptor: Int32, into buffer: UnsafeMutableRawBufferPointer) -> Result<Int, Errno> {
-        retrying { systemRead(descriptor, buffer.baseAddress, buffer.count) }
+    package static func read(_ descriptor: FileDescriptor, into buffer: UnsafeMutableRawBufferPointer) -> Result<Int, Errno> {
+        retrying { systemRead(descriptor.rawValue, buffer.baseAddress, buffer.count) }
     }
 
     /// `write(2)`: the bytes written, or the errno.
-    package static func write(_ descriptor: Int32, _ buffer: UnsafeRawBufferPointer) -> Result<Int, Errno> {
-        retrying { systemWrite(descriptor, buffer.baseAddress, buffer.count) }
+    package static func write(_ descriptor: FileDescriptor, _ buffer: UnsafeRawBufferPointer) -> Result<Int, Errno> {
+        retrying { systemWrite(descriptor.rawValue, buffer.baseAddress, buffer.count) }
     }
 
     /// Writes all of `buffer` unless the descriptor fails (`EPIPE`: its reader left). A
     /// standard stream (`standardStream`) may have been closed by the user (`>&-`): its
     /// `EBADF` is the environment's, not a bug.
-    package static func writeAll(_ descriptor: Int32, _ buffer: UnsafeRawBufferPointer, standardStream: Bool = false) -> Result<Void, Errno> {
+    package static func writeAll(_ descriptor: FileDescriptor, _ buffer: UnsafeRawBufferPointer, standardStream: Bool = false) -> Result<Void, Errno> {
         guard let base = buffer.baseAddress else { return .success(()) }
         var offset = 0
         while offset < buffer.count {
-            let written = systemWrite(descriptor, base + offset, buffer.count - offset)
+            let written = systemWrite(descriptor.rawValue, base + offset, buffer.count - offset)
             if written < 0 {
                 let code = errno
                 if code == EINTR { continue }
@@ -88,10 +88,10 @@ package enum Syscall {
     /// wanted (`POLLIN`, …) and, after the call, those that came. The tool polls with it, so
     /// no C library type crosses the package's boundary.
     package struct PollEntry: Sendable {
-        package var descriptor: Int32
+        package var descriptor: FileDescriptor
         package var events: Int16
         package var ready: Int16 = 0
-        package init(_ descriptor: Int32, events: Int16) {
+        package init(_ descriptor: FileDescriptor, events: Int16) {
             self.descriptor = descriptor
             self.events = events
         }
@@ -99,34 +99,34 @@ package enum Syscall {
 
     /// `poll(2)` of ``PollEntry`` values; each one's `ready` is set.
     package static func poll(_ entries: inout [PollEntry], milliseconds: Int32) -> Result<Int32, Errno> {
-        var descriptors = entries.map { pollfd(fd: $0.descriptor, events: $0.events, revents: 0) }
+        var descriptors = entries.map { pollfd(fd: $0.descriptor.rawValue, events: $0.events, revents: 0) }
         let result = poll(&descriptors, milliseconds: milliseconds)
         for index in entries.indices { entries[index].ready = descriptors[index].revents }
         return result
     }
 
     /// A pipe, both ends close-on-exec and, with `nonBlocking`, non-blocking.
-    package static func pipe(nonBlocking: Bool) -> Result<(read: Int32, write: Int32), Errno> {
+    package static func pipe(nonBlocking: Bool) -> Result<(read: FileDescriptor, write: FileDescriptor), Errno> {
         var ends: [Int32] = [-1, -1]
         if case .failure(let error) = retrying({ systemPipe(&ends) }) { return .failure(error) }
         for end in ends {
             _ = retrying { fcntl(end, F_SETFD, FD_CLOEXEC) }
-            if nonBlocking { setNonBlocking(end) }
+            if nonBlocking { setNonBlocking(FileDescriptor(rawValue: end)) }
         }
-        return .success((ends[0], ends[1]))
+        return .success((FileDescriptor(rawValue: ends[0]), FileDescriptor(rawValue: ends[1])))
     }
 
     /// Sets `O_NONBLOCK` on a descriptor.
-    package static func setNonBlocking(_ descriptor: Int32) {
-        if case .success(let flags) = retrying({ fcntl(descriptor, F_GETFL) }) {
-            _ = retrying { fcntl(descriptor, F_SETFL, flags | O_NONBLOCK) }
+    package static func setNonBlocking(_ descriptor: FileDescriptor) {
+        if case .success(let flags) = retrying({ fcntl(descriptor.rawValue, F_GETFL) }) {
+            _ = retrying { fcntl(descriptor.rawValue, F_SETFL, flags | O_NONBLOCK) }
         }
     }
 }
 
 extension Syscall {
     /// Whether `descriptor` is a terminal (`isatty`).
-    package static func isTerminal(_ descriptor: Int32) -> Bool { isatty(descriptor) == 1 }
+    package static func isTerminal(_ descriptor: FileDescriptor) -> Bool { isatty(descriptor.rawValue) == 1 }
 
     /// Ignores `signal` (`SIGPIPE`: a write to a pipe whose reader left fails with `EPIPE`).
     package static func ignoreSignal(_ number: Int32) {
@@ -233,45 +233,45 @@ extension Errno: CustomStringConvertible {
 #if (os(Linux) || os(Android)) && canImport(CNetlink)
 extension Syscall {
     /// `socket(2)`, close-on-exec.
-    package static func socket(_ domain: Int32, _ type: Int32, _ protocolNumber: Int32 = 0) -> Result<Int32, Errno> {
-        retrying { Glibc.socket(domain, type | Int32(SOCK_CLOEXEC.rawValue), protocolNumber) }
+    package static func socket(_ domain: Int32, _ type: Int32, _ protocolNumber: Int32 = 0) -> Result<FileDescriptor, Errno> {
+        retrying { Glibc.socket(domain, type | Int32(SOCK_CLOEXEC.rawValue), protocolNumber) }.map(FileDescriptor.init)
     }
 
     /// `recv(2)`: the bytes read, 0 at end of stream, or the errno.
-    package static func receive(_ descriptor: Int32, into buffer: UnsafeMutableRawBufferPointer, flags: Int32 = 0) -> Result<Int, Errno> {
-        retrying { recv(descriptor, buffer.baseAddress, buffer.count, flags) }
+    package static func receive(_ descriptor: FileDescriptor, into buffer: UnsafeMutableRawBufferPointer, flags: Int32 = 0) -> Result<Int, Errno> {
+        retrying { recv(descriptor.rawValue, buffer.baseAddress, buffer.count, flags) }
     }
 
     /// `connect(2)`. On a non-blocking socket `EINPROGRESS` is a failure here, for the
     /// caller to take as "in progress".
-    package static func connect(_ descriptor: Int32, to address: UnsafePointer<sockaddr>, length: socklen_t) -> Result<Int32, Errno> {
-        retrying { Glibc.connect(descriptor, address, length) }
+    package static func connect(_ descriptor: FileDescriptor, to address: UnsafePointer<sockaddr>, length: socklen_t) -> Result<Int32, Errno> {
+        retrying { Glibc.connect(descriptor.rawValue, address, length) }
     }
 
     /// `connect(2)` to an IP address and port.
-    package static func connect(_ descriptor: Int32, to address: SocketAddress) -> Result<Int32, Errno> {
+    package static func connect(_ descriptor: FileDescriptor, to address: SocketAddress) -> Result<Int32, Errno> {
         address.withPointer { connect(descriptor, to: $0, length: $1) }
     }
 
     /// Dissolves a datagram socket's association (`connect` to `AF_UNSPEC`).
-    package static func disconnect(_ descriptor: Int32) {
+    package static func disconnect(_ descriptor: FileDescriptor) {
         var unspecified = sockaddr()
         unspecified.sa_family = sa_family_t(AF_UNSPEC)
         _ = connect(descriptor, to: &unspecified, length: socklen_t(MemoryLayout<sockaddr>.size))
     }
 
     /// `bind(2)` to an address.
-    package static func bind(_ descriptor: Int32, to address: UnsafePointer<sockaddr>, length: socklen_t) -> Result<Int32, Errno> {
-        retrying { Glibc.bind(descriptor, address, length) }
+    package static func bind(_ descriptor: FileDescriptor, to address: UnsafePointer<sockaddr>, length: socklen_t) -> Result<Int32, Errno> {
+        retrying { Glibc.bind(descriptor.rawValue, address, length) }
     }
 
     /// `bind(2)` to an IP address and port.
-    package static func bind(_ descriptor: Int32, to address: SocketAddress) -> Result<Int32, Errno> {
+    package static func bind(_ descriptor: FileDescriptor, to address: SocketAddress) -> Result<Int32, Errno> {
         address.withPointer { bind(descriptor, to: $0, length: $1) }
     }
 
     /// `bind(2)` of a netlink socket to `groups` (its port id chosen by the kernel).
-    package static func bind(_ descriptor: Int32, netlinkGroups groups: UInt32) -> Result<Int32, Errno> {
+    package static func bind(_ descriptor: FileDescriptor, netlinkGroups groups: UInt32) -> Result<Int32, Errno> {
         var address = sockaddr_nl()
         address.nl_family = sa_family_t(AF_NETLINK)
         address.nl_groups = groups
@@ -281,87 +281,87 @@ extension Syscall {
     }
 
     /// The port id the kernel gave a netlink socket (`getsockname`).
-    package static func netlinkPort(_ descriptor: Int32) -> Result<UInt32, Errno> {
+    package static func netlinkPort(_ descriptor: FileDescriptor) -> Result<UInt32, Errno> {
         var address = sockaddr_nl()
         var length = socklen_t(MemoryLayout<sockaddr_nl>.size)
         let named = withUnsafeMutablePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { pointer in retrying { getsockname(descriptor, pointer, &length) } }
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { pointer in retrying { getsockname(descriptor.rawValue, pointer, &length) } }
         }
         return named.map { _ in address.nl_pid }
     }
 
     /// `sendto(2)` to the kernel on a netlink socket.
-    package static func sendToKernel(_ descriptor: Int32, _ bytes: [UInt8]) -> Result<Int, Errno> {
+    package static func sendToKernel(_ descriptor: FileDescriptor, _ bytes: [UInt8]) -> Result<Int, Errno> {
         var kernel = sockaddr_nl()
         kernel.nl_family = sa_family_t(AF_NETLINK)
         return bytes.withUnsafeBytes { payload in
             withUnsafePointer(to: &kernel) {
                 $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { address in
-                    retrying { sendto(descriptor, payload.baseAddress, payload.count, 0, address, socklen_t(MemoryLayout<sockaddr_nl>.size)) }
+                    retrying { sendto(descriptor.rawValue, payload.baseAddress, payload.count, 0, address, socklen_t(MemoryLayout<sockaddr_nl>.size)) }
                 }
             }
         }
     }
 
     /// The address a socket is bound to (`getsockname`).
-    package static func localAddress(_ descriptor: Int32) -> Result<SocketAddress, Errno> {
+    package static func localAddress(_ descriptor: FileDescriptor) -> Result<SocketAddress, Errno> {
         var address = SocketAddress()
         let named = withUnsafeMutablePointer(to: &address.storage) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { pointer in retrying { getsockname(descriptor, pointer, &address.length) } }
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { pointer in retrying { getsockname(descriptor.rawValue, pointer, &address.length) } }
         }
         return named.map { _ in address }
     }
 
     /// `send(2)`: the bytes sent, or the errno.
-    package static func send(_ descriptor: Int32, _ bytes: [UInt8], flags: Int32 = 0) -> Result<Int, Errno> {
+    package static func send(_ descriptor: FileDescriptor, _ bytes: [UInt8], flags: Int32 = 0) -> Result<Int, Errno> {
         bytes.withUnsafeBytes { send(descriptor, $0, flags: flags) }
     }
 
     /// `send(2)` from a buffer.
-    package static func send(_ descriptor: Int32, _ buffer: UnsafeRawBufferPointer, flags: Int32 = 0) -> Result<Int, Errno> {
-        retrying { Glibc.send(descriptor, buffer.baseAddress, buffer.count, flags) }
+    package static func send(_ descriptor: FileDescriptor, _ buffer: UnsafeRawBufferPointer, flags: Int32 = 0) -> Result<Int, Errno> {
+        retrying { Glibc.send(descriptor.rawValue, buffer.baseAddress, buffer.count, flags) }
     }
 
     /// `listen(2)`.
-    package static func listen(_ descriptor: Int32, backlog: Int32) -> Result<Int32, Errno> {
-        retrying { Glibc.listen(descriptor, backlog) }
+    package static func listen(_ descriptor: FileDescriptor, backlog: Int32) -> Result<Int32, Errno> {
+        retrying { Glibc.listen(descriptor.rawValue, backlog) }
     }
 
     /// `accept(2)`: the connection, close-on-exec and non-blocking, or the errno (`EAGAIN`
     /// when none is pending).
-    package static func accept(_ descriptor: Int32) -> Result<Int32, Errno> {
-        let accepted = retrying { Glibc.accept(descriptor, nil, nil) }
+    package static func accept(_ descriptor: FileDescriptor) -> Result<FileDescriptor, Errno> {
+        let accepted = retrying { Glibc.accept(descriptor.rawValue, nil, nil) }.map(FileDescriptor.init)
         if case .success(let connection) = accepted {
-            _ = retrying { fcntl(connection, F_SETFD, FD_CLOEXEC) }
+            _ = retrying { fcntl(connection.rawValue, F_SETFD, FD_CLOEXEC) }
             setNonBlocking(connection)
         }
         return accepted
     }
 
     /// `shutdown(2)` of the sending side.
-    package static func shutdownWrite(_ descriptor: Int32) {
-        _ = retrying { shutdown(descriptor, Int32(SHUT_WR)) }
+    package static func shutdownWrite(_ descriptor: FileDescriptor) {
+        _ = retrying { shutdown(descriptor.rawValue, Int32(SHUT_WR)) }
     }
 
     /// `setsockopt(2)` of an `int` option.
-    package static func setOption(_ descriptor: Int32, _ level: Int32, _ name: Int32, _ value: Int32) -> Result<Int32, Errno> {
+    package static func setOption(_ descriptor: FileDescriptor, _ level: Int32, _ name: Int32, _ value: Int32) -> Result<Int32, Errno> {
         var value = value
-        return retrying { setsockopt(descriptor, level, name, &value, socklen_t(MemoryLayout<Int32>.size)) }
+        return retrying { setsockopt(descriptor.rawValue, level, name, &value, socklen_t(MemoryLayout<Int32>.size)) }
     }
 
     /// `SO_RCVTIMEO`: bounds a blocking receive (0 waits for ever).
-    package static func setReceiveTimeout(_ descriptor: Int32, nanoseconds: UInt64) {
+    package static func setReceiveTimeout(_ descriptor: FileDescriptor, nanoseconds: UInt64) {
         var value = timeval(tv_sec: Int(nanoseconds / 1_000_000_000), tv_usec: Int(nanoseconds % 1_000_000_000 / 1000))
         if nanoseconds != 0 && value.tv_sec == 0 && value.tv_usec == 0 { value.tv_usec = 1 }
-        _ = retrying { setsockopt(descriptor, SOL_SOCKET, SO_RCVTIMEO, &value, socklen_t(MemoryLayout<timeval>.size)) }
+        _ = retrying { setsockopt(descriptor.rawValue, SOL_SOCKET, SO_RCVTIMEO, &value, socklen_t(MemoryLayout<timeval>.size)) }
     }
 
     /// How a non-blocking `connect` ended: the socket's pending error (`getsockopt` of
     /// `SO_ERROR`, which also clears it), `nil` when the connection is made.
-    package static func pendingError(_ descriptor: Int32) -> Errno? {
+    package static func pendingError(_ descriptor: FileDescriptor) -> Errno? {
         var code: Int32 = 0
         var length = socklen_t(MemoryLayout<Int32>.size)
-        switch retrying({ getsockopt(descriptor, SOL_SOCKET, SO_ERROR, &code, &length) }) {
+        switch retrying({ getsockopt(descriptor.rawValue, SOL_SOCKET, SO_ERROR, &code, &length) }) {
         case .success: return code == 0 ? nil : Errno(code)
         case .failure(let error): return error
         }
@@ -369,20 +369,20 @@ extension Syscall {
 
     /// Binds a socket to the interface named `name` (`SO_BINDTODEVICE`): its traffic then
     /// goes out there whatever the routes say.
-    package static func bind(_ descriptor: Int32, toDevice name: String) -> Result<Int32, Errno> {
+    package static func bind(_ descriptor: FileDescriptor, toDevice name: String) -> Result<Int32, Errno> {
         name.withCString { pointer in
-            retrying { setsockopt(descriptor, SOL_SOCKET, SO_BINDTODEVICE, pointer, socklen_t(name.utf8.count + 1)) }
+            retrying { setsockopt(descriptor.rawValue, SOL_SOCKET, SO_BINDTODEVICE, pointer, socklen_t(name.utf8.count + 1)) }
         }
     }
 
     /// `open(2)`, close-on-exec; `mode` for a file it creates.
-    package static func open(_ path: String, _ flags: Int32, mode: mode_t = 0o644) -> Result<Int32, Errno> {
-        retrying { Glibc.open(path, flags | O_CLOEXEC, mode) }
+    package static func open(_ path: String, _ flags: Int32, mode: mode_t = 0o644) -> Result<FileDescriptor, Errno> {
+        retrying { Glibc.open(path, flags | O_CLOEXEC, mode) }.map(FileDescriptor.init)
     }
 
     /// Moves a file's offset back to its start.
-    package static func rewind(_ descriptor: Int32) {
-        _ = retrying { lseek(descriptor, 0, SEEK_SET) }
+    package static func rewind(_ descriptor: FileDescriptor) {
+        _ = retrying { lseek(descriptor.rawValue, 0, SEEK_SET) }
     }
 
     /// Reads a whole small file (at most `limit` bytes); `nil` when it cannot be read.
@@ -409,26 +409,26 @@ extension Syscall {
     /// `recvmmsg` of up to `count` datagrams into slots of `size` bytes from `buffer`, with
     /// each one's length and flags (the shim's `cnetlink_recv_batch`); with `blocking`,
     /// waits for the first (at most the socket's receive timeout).
-    package static func receiveBatch(_ descriptor: Int32, into buffer: UnsafeMutableRawPointer?, slotSize: Int, count: Int,
+    package static func receiveBatch(_ descriptor: FileDescriptor, into buffer: UnsafeMutableRawPointer?, slotSize: Int, count: Int,
                              lengths: UnsafeMutablePointer<UInt32>?, flags: UnsafeMutablePointer<Int32>?, blocking: Bool) -> Result<Int32, Errno> {
-        retrying { cnetlink_recv_batch(descriptor, buffer, slotSize, UInt32(count), lengths, flags, blocking ? 1 : 0) }
+        retrying { cnetlink_recv_batch(descriptor.rawValue, buffer, slotSize, UInt32(count), lengths, flags, blocking ? 1 : 0) }
     }
 
     /// `setns(descriptor, CLONE_NEWNET)`: the calling thread enters the network namespace.
-    package static func enterNetworkNamespace(_ descriptor: Int32) -> Result<Int32, Errno> {
-        retrying { cnetlink_setns_net(descriptor) }
+    package static func enterNetworkNamespace(_ descriptor: FileDescriptor) -> Result<Int32, Errno> {
+        retrying { cnetlink_setns_net(descriptor.rawValue) }
     }
 
     /// Whether interface `name` answers the wireless-extensions ioctl on `socket` (in the
     /// socket's namespace).
-    package static func isWireless(_ name: String, socket: Int32) -> Bool {
-        cnetlink_is_wireless(socket, name) != 0
+    package static func isWireless(_ name: String, socket: FileDescriptor) -> Bool {
+        cnetlink_is_wireless(socket.rawValue, name) != 0
     }
 
     /// A signalfd for the (blocked) signals of `signals`.
-    package static func signalDescriptor(_ signals: SignalSet) -> Result<Int32, Errno> {
+    package static func signalDescriptor(_ signals: SignalSet) -> Result<FileDescriptor, Errno> {
         var signals = signals
-        return retrying { cnetlink_signalfd(&signals.set) }
+        return retrying { cnetlink_signalfd(&signals.set) }.map(FileDescriptor.init)
     }
 
     /// One malloc arena for the whole process (`mallopt(M_ARENA_MAX, 1)`).
@@ -469,40 +469,40 @@ extension Syscall {
     }
 
     /// Whether `descriptor` is a pipe (`fstat`, `S_IFIFO`).
-    package static func isPipe(_ descriptor: Int32) -> Bool {
+    package static func isPipe(_ descriptor: FileDescriptor) -> Bool {
         var info = stat()
-        return fstat(descriptor, &info) == 0 && info.st_mode & S_IFMT == S_IFIFO
+        return fstat(descriptor.rawValue, &info) == 0 && info.st_mode & S_IFMT == S_IFIFO
     }
 
     /// The effective user id (`uidrange` rules select on it).
     package static func effectiveUserID() -> UInt32 { UInt32(geteuid()) }
 
     /// `epoll_create1(EPOLL_CLOEXEC)`.
-    package static func epollCreate() -> Result<Int32, Errno> {
-        retrying { epoll_create1(Int32(EPOLL_CLOEXEC)) }
+    package static func epollCreate() -> Result<FileDescriptor, Errno> {
+        retrying { epoll_create1(Int32(EPOLL_CLOEXEC)) }.map(FileDescriptor.init)
     }
 
     /// `epoll_ctl`: `operation` (`EPOLL_CTL_ADD`, `_MOD`, `_DEL`) of `descriptor`, whose
     /// events carry `id`.
-    package static func epollControl(_ epoll: Int32, _ operation: Int32, _ descriptor: Int32, events: UInt32, id: UInt64) -> Result<Int32, Errno> {
+    package static func epollControl(_ epoll: FileDescriptor, _ operation: Int32, _ descriptor: FileDescriptor, events: UInt32, id: UInt64) -> Result<Int32, Errno> {
         var event = epoll_event()
         event.events = events
         event.data.u64 = id
-        return retrying { epoll_ctl(epoll, operation, descriptor, &event) }
+        return retrying { epoll_ctl(epoll.rawValue, operation, descriptor.rawValue, &event) }
     }
 
     /// `epoll_wait` for at most `maximum` events and `milliseconds` (-1: no limit); `body`
     /// gets each ready event's id and mask. A failure (`ENOMEM`) reports nothing.
-    package static func epollWait(_ epoll: Int32, maximum: Int, milliseconds: Int32, _ body: (UInt64, UInt32) -> Void) {
+    package static func epollWait(_ epoll: FileDescriptor, maximum: Int, milliseconds: Int32, _ body: (UInt64, UInt32) -> Void) {
         withUnsafeTemporaryAllocation(of: epoll_event.self, capacity: maximum) { events in
-            guard case .success(let count) = retrying({ epoll_wait(epoll, events.baseAddress, Int32(maximum), milliseconds) }) else { return }
+            guard case .success(let count) = retrying({ epoll_wait(epoll.rawValue, events.baseAddress, Int32(maximum), milliseconds) }) else { return }
             for index in 0..<Int(count) { body(events[index].data.u64, events[index].events) }
         }
     }
 
     /// Reads until the descriptor has nothing more (`EAGAIN`) or ends: what it held is
     /// not needed, only that it was emptied.
-    package static func drain(_ descriptor: Int32) {
+    package static func drain(_ descriptor: FileDescriptor) {
         var scratch = [UInt8](repeating: 0, count: 4096)
         while case .success(let count) = scratch.withUnsafeMutableBytes({ read(descriptor, into: $0) }), count > 0 {}
     }
@@ -521,18 +521,18 @@ extension Syscall {
     // MARK: inotify
 
     /// `inotify_init1(2)`, non-blocking and close-on-exec.
-    package static func inotifyInit() -> Result<Int32, Errno> {
-        retrying { inotify_init1(Int32(IN_NONBLOCK | IN_CLOEXEC)) }
+    package static func inotifyInit() -> Result<FileDescriptor, Errno> {
+        retrying { inotify_init1(Int32(IN_NONBLOCK | IN_CLOEXEC)) }.map(FileDescriptor.init)
     }
 
     /// `inotify_add_watch(2)`: the watch descriptor, or the errno.
-    package static func inotifyAddWatch(_ descriptor: Int32, _ path: String, mask: UInt32) -> Result<Int32, Errno> {
-        retrying { inotify_add_watch(descriptor, path, mask) }
+    package static func inotifyAddWatch(_ descriptor: FileDescriptor, _ path: String, mask: UInt32) -> Result<Int32, Errno> {
+        retrying { inotify_add_watch(descriptor.rawValue, path, mask) }
     }
 
     /// `inotify_rm_watch(2)`.
-    package static func inotifyRemoveWatch(_ descriptor: Int32, _ watch: Int32) {
-        _ = retrying { inotify_rm_watch(descriptor, watch) }
+    package static func inotifyRemoveWatch(_ descriptor: FileDescriptor, _ watch: Int32) {
+        _ = retrying { inotify_rm_watch(descriptor.rawValue, watch) }
     }
 }
 

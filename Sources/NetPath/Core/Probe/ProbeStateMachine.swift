@@ -27,7 +27,7 @@ package struct ProbeStateMachine {
 
     /// A descriptor to wait on.
     package struct Watch: Equatable {
-        package var fd: Int32
+        package var fd: FileDescriptor
         package var interest: Interest
     }
 
@@ -37,8 +37,8 @@ package struct ProbeStateMachine {
         /// Open a non-blocking TCP socket and start connecting; report ``Event/connectStarted(endpoint:address:_:)``.
         case connect(endpoint: Int, address: IPAddress, port: UInt16)
         /// Send the HTTP request; report ``Event/requestSent(fd:complete:)``.
-        case send(fd: Int32, request: [UInt8])
-        case close(fd: Int32)
+        case send(fd: FileDescriptor, request: [UInt8])
+        case close(fd: FileDescriptor)
         /// Wait until `until` (or cancellation) for the descriptors, report what they have,
         /// then call ``next(now:)``. Only ``next(now:)`` returns it.
         case wait(until: UInt64, watching: [Watch])
@@ -48,7 +48,7 @@ package struct ProbeStateMachine {
 
     /// How a `connect` action went.
     package enum ConnectStart: Equatable {
-        case started(fd: Int32)
+        case started(fd: FileDescriptor)
         case socketFailed(Errno)
         case connectFailed(Errno)
     }
@@ -57,15 +57,15 @@ package struct ProbeStateMachine {
         /// The check begins: names are resolved, literal addresses connected to.
         case started
         /// An `openQuery` action's outcome: the socket that sent the query, or `nil`.
-        case querySent(Query, fd: Int32?)
+        case querySent(Query, fd: FileDescriptor?)
         /// A `connect` action's outcome.
         case connectStarted(endpoint: Int, address: IPAddress, ConnectStart)
         /// A `send` action's outcome: whether the whole request went out.
-        case requestSent(fd: Int32, complete: Bool)
+        case requestSent(fd: FileDescriptor, complete: Bool)
         /// A connection in progress ended: `nil` when it is made, else its error.
-        case connectFinished(fd: Int32, error: Errno?)
+        case connectFinished(fd: FileDescriptor, error: Errno?)
         /// What a readable descriptor gave: bytes (none at end of stream), or the errno.
-        case received(fd: Int32, Result<[UInt8], Errno>)
+        case received(fd: FileDescriptor, Result<[UInt8], Errno>)
         /// The check must stop now.
         case cancelled
     }
@@ -83,9 +83,9 @@ package struct ProbeStateMachine {
         package var lookup = Lookup()
         /// `connect` actions whose outcome has not been reported yet.
         package var opening = 0
-        package var connecting: [Int32] = []
+        package var connecting: [FileDescriptor] = []
         /// The connection that won, once the request is sent.
-        package var active: Int32?
+        package var active: FileDescriptor?
         package var response: [UInt8] = []
         package var outcome = Outcome()
     }
@@ -133,7 +133,7 @@ package struct ProbeStateMachine {
     private let start: UInt64
     private var runs: [Run]
     /// Every open descriptor and what it is for.
-    private var roles: [Int32: Role] = [:]
+    private var roles: [FileDescriptor: Role] = [:]
     private var nextQueryID: UInt16
     private var cancelled = false
     private var discovery: Discovery
@@ -343,7 +343,7 @@ package struct ProbeStateMachine {
 
     /// The answer a query's socket gave, its role ended; `nil` for a datagram that is not
     /// the answer (the query keeps waiting). A read error or an empty datagram is `invalid`.
-    private mutating func takeAnswer(_ fd: Int32, id: UInt16, type: UInt16, _ received: Result<[UInt8], Errno>) -> DNSMessage.Answer? {
+    private mutating func takeAnswer(_ fd: FileDescriptor, id: UInt16, type: UInt16, _ received: Result<[UInt8], Errno>) -> DNSMessage.Answer? {
         let bytes = (try? received.get()) ?? []
         let answer = bytes.isEmpty ? .invalid : DNSMessage.parse(bytes, id: id, type: type)
         if answer == .invalid && !bytes.isEmpty { return nil }
@@ -352,7 +352,7 @@ package struct ProbeStateMachine {
     }
 
     /// An answer to a discovery query: a prefix, or one server less to wait for.
-    private mutating func discovered(_ fd: Int32, id: UInt16, _ received: Result<[UInt8], Errno>, now: UInt64) -> [Action] {
+    private mutating func discovered(_ fd: FileDescriptor, id: UInt16, _ received: Result<[UInt8], Errno>, now: UInt64) -> [Action] {
         guard let answer = takeAnswer(fd, id: id, type: DNSMessage.typeAAAA, received) else { return [] }
         pendingDiscoveries -= 1
         let actions: [Action] = [.close(fd: fd)]
@@ -368,7 +368,7 @@ package struct ProbeStateMachine {
         return actions + discoveryEnded(.failed(reason), now: now)
     }
 
-    private mutating func querySent(_ query: Query, fd: Int32?, now: UInt64) -> [Action] {
+    private mutating func querySent(_ query: Query, fd: FileDescriptor?, now: UInt64) -> [Action] {
         if query.endpoint == ProbeStateMachine.discoveryEndpoint {
             guard let fd else {
                 pendingDiscoveries -= 1
@@ -408,7 +408,7 @@ package struct ProbeStateMachine {
     }
 
     /// A DNS answer, a failure, or a datagram that is not the answer (ignored).
-    private mutating func answered(_ fd: Int32, endpoint index: Int, id: UInt16, type: UInt16,
+    private mutating func answered(_ fd: FileDescriptor, endpoint index: Int, id: UInt16, type: UInt16,
                                    _ received: Result<[UInt8], Errno>, now: UInt64) -> [Action] {
         guard let answer = takeAnswer(fd, id: id, type: type, received) else { return [] }
         runs[index].lookup.pendingQueries -= 1
@@ -441,7 +441,7 @@ package struct ProbeStateMachine {
         return actions + finish(index, reason, now: now)
     }
 
-    private mutating func connectFinished(fd: Int32, error: Errno?, now: UInt64) -> [Action] {
+    private mutating func connectFinished(fd: FileDescriptor, error: Errno?, now: UInt64) -> [Action] {
         guard case .connect(let index, let address)? = roles[fd] else { return [] }
         runs[index].connecting.removeAll { $0 == fd }
         if error != nil || runs[index].active != nil {
@@ -458,7 +458,7 @@ package struct ProbeStateMachine {
         return actions + [.send(fd: fd, request: runs[index].endpoint.target.request)]
     }
 
-    private mutating func requestSent(fd: Int32, complete: Bool, now: UInt64) -> [Action] {
+    private mutating func requestSent(fd: FileDescriptor, complete: Bool, now: UInt64) -> [Action] {
         guard case .connect(let index, let address)? = roles[fd] else { return [] }
         guard complete else {
             roles[fd] = nil
