@@ -130,7 +130,7 @@ struct CLIOptionTests {
         try "not a namespace".write(toFile: path, atomically: false, encoding: .utf8)
         defer { try? FileManager.default.removeItem(atPath: path) }
         let outcome = try #require(try netpath("status", "--netns", name))
-        #expect(outcome.status == 3 && outcome.standardError == "netpath: network namespace '\(name)' is not a network namespace: Invalid argument\n")
+        #expect(outcome.status == 3 && outcome.standardError == "netpath: network namespace '\(name)' is not a network namespace: setns: Invalid argument\n")
     }
 
     @Test func withoutPrivilegeNamespacesFailWithThreeButOwnStatusWorks() throws {

@@ -117,7 +117,7 @@ final class NetlinkSocket: @unchecked Sendable {
         case .success(let fd): netlink = fd
         case .failure(let error):
             throw NetPathError(error == .permissionDenied || error == .notPermitted ? .permissionDenied : .netlinkFailure,
-                               "cannot open a NETLINK_ROUTE socket", errno: error.rawValue)
+                               "cannot open a NETLINK_ROUTE socket", error, call: "socket")
         }
         // SO_RCVBUFFORCE passes rmem_max when privileged; otherwise SO_RCVBUF (capped) does.
         if case .failure = Syscall.setOption(netlink, SOL_SOCKET, SO_RCVBUFFORCE, receiveBufferSize) {
@@ -125,7 +125,7 @@ final class NetlinkSocket: @unchecked Sendable {
         }
         if case .failure(let error) = Syscall.bind(netlink, netlinkGroups: Netlink.Group.monitor) {
             Syscall.close(netlink)
-            throw NetPathError(.netlinkFailure, "cannot bind the NETLINK_ROUTE socket", errno: error.rawValue)
+            throw NetPathError(.netlinkFailure, "cannot bind the NETLINK_ROUTE socket", error, call: "bind")
         }
         let ioctlSocket = try? Syscall.socket(AF_INET, Int32(SOCK_DGRAM.rawValue)).get()
         return NetlinkSocket(descriptor: netlink, ioctlDescriptor: ioctlSocket, questions: QuestionSockets(),
@@ -139,7 +139,7 @@ final class NetlinkSocket: @unchecked Sendable {
     /// - Throws: ``NetPathError`` with the errno of `sendto`.
     func send(_ bytes: [UInt8]) throws {
         if case .failure(let error) = Syscall.sendToKernel(descriptor, bytes) {
-            throw NetPathError(.netlinkFailure, "cannot send a netlink request", errno: error.rawValue)
+            throw NetPathError(.netlinkFailure, "cannot send a netlink request", error, call: "sendto")
         }
     }
 
@@ -165,7 +165,7 @@ final class NetlinkSocket: @unchecked Sendable {
         case .success(let count): return count == 0 ? .empty : .datagrams(Int(count))
         case .failure(.wouldBlock): return .empty
         case .failure(.noBufferSpace): return .overrun
-        case .failure(let error): throw NetPathError(.netlinkFailure, "reading the netlink socket failed", errno: error.rawValue)
+        case .failure(let error): throw NetPathError(.netlinkFailure, "reading the netlink socket failed", error, call: "recvmmsg")
         }
     }
 
@@ -259,9 +259,9 @@ extension NetworkNamespace {
         case .success(let fd):
             return fd
         case .failure(let error) where error == .permissionDenied || error == .notPermitted:
-            throw NetPathError(.permissionDenied, "cannot open \(self)", errno: error.rawValue)
+            throw NetPathError(.permissionDenied, "cannot open \(self)", error, call: "open")
         case .failure(let error):
-            throw NetPathError(.namespaceNotFound, "\(self) does not exist", errno: error.rawValue)
+            throw NetPathError(.namespaceNotFound, "\(self) does not exist", error, call: "open")
         }
     }
 
@@ -273,9 +273,9 @@ extension NetworkNamespace {
     func enter(_ descriptor: FileDescriptor) throws {
         if case .failure(let error) = Syscall.enterNetworkNamespace(descriptor) {
             if error == .notPermitted {
-                throw NetPathError(.permissionDenied, "no permission to enter \(self) (needs CAP_SYS_ADMIN)", errno: error.rawValue)
+                throw NetPathError(.permissionDenied, "no permission to enter \(self) (needs CAP_SYS_ADMIN)", error, call: "setns")
             }
-            throw NetPathError(.namespaceNotFound, "\(self) is not a network namespace", errno: error.rawValue)
+            throw NetPathError(.namespaceNotFound, "\(self) is not a network namespace", error, call: "setns")
         }
     }
 

@@ -118,7 +118,7 @@ final class ResolverWatcher: @unchecked Sendable {
         do {
             inotify = try Inotify()
         } catch {
-            throw NetPathError(.netlinkFailure, "cannot create the monitor's resolver watch", errno: error.rawValue)
+            throw NetPathError(.netlinkFailure, "cannot create the monitor's resolver watch", error, call: "inotify_init1")
         }
         self.paths = paths
         self.contentPaths = contentPaths

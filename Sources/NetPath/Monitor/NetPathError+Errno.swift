@@ -9,4 +9,10 @@ extension NetPathError {
     public init(_ code: Code, _ message: String, errno: Int32?) {
         self.init(code, message, errno: errno, errnoText: errno.map { Errno($0).description })
     }
+
+    /// Creates an error from a failed system call: its errno, and the call's name before the
+    /// system's words for it (`open: Permission denied`), as swift-nio's `IOError` names it.
+    package init(_ code: Code, _ message: String, _ error: Errno, call: String) {
+        self.init(code, message, errno: error.rawValue, errnoText: "\(call): \(error.description)")
+    }
 }
