@@ -194,7 +194,7 @@ extension NetlinkEngine {
         var requests: [Request] = []
         for envelope in NetlinkParser.parse(bytes) {
             let before = dumps.dumpSequence
-            handle(envelope)
+            handle(envelope, at: now)
             if let dump = dumping, dumps.dumpSequence != before { requests.append(Request(dump: dump, sequence: dumps.dumpSequence)) }
         }
         _ = takeRequests(now: now)

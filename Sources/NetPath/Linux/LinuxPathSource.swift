@@ -215,7 +215,7 @@ final class LinuxPathSource: @unchecked Sendable {
                 _ = engine.handle(.overrun, at: now)
             case .datagrams(let count):
                 socket.forEachDatagram(count: count, truncated: { _ = engine.handle(.overrun, at: now) }) { datagram in
-                    NetlinkParser.parse(datagram) { envelope in _ = engine.handle(.message(envelope), at: now) }
+                    NetlinkParser.parse(datagram) { envelope in engine.handle(envelope, at: now) }
                 }
                 full = count == NetlinkSocket.slotCount
             }

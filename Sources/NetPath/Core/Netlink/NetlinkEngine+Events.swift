@@ -1,7 +1,8 @@
 /// The engine as its reader drives it (STYLE: `handle(event, at:) -> [Action]`): every
 /// event the reader sees goes in with the time it was seen, and what the reader must do
 /// comes out, in order. The reader (``LinuxPathSource``) uses nothing else of the engine but
-/// ``schedule(now:)`` and ``counts``.
+/// ``schedule(now:)``, ``counts`` and, for each message read, ``handle(_:at:)`` (the event
+/// without its copy).
 extension NetlinkEngine {
     /// What the reader tells the engine.
     package enum Event: Sendable {
@@ -53,7 +54,7 @@ extension NetlinkEngine {
             // The tables are dumped, then the kernel asked.
             overrun()
         case .message(let envelope):
-            handle(envelope)
+            handle(envelope, at: now)
         case .overrun:
             overrun()
         case .batchEnded(let full):

@@ -233,8 +233,10 @@ package struct NetlinkEngine {
         return dumps.start()
     }
 
-    /// Applies one message; a dump's next request goes to the datagrams to send.
-    package mutating func handle(_ envelope: NetlinkEnvelope) {
+    /// Applies one message read at `now`; a dump's next request goes to the datagrams to
+    /// send (``Event/message(_:)`` without the event's copy: the reader's hot path).
+    package mutating func handle(_ envelope: NetlinkEnvelope, at now: UInt64) {
+        self.now = now
         if let request = apply(envelope) { outbox.append(NetlinkRequest.encode(request)) }
     }
 
