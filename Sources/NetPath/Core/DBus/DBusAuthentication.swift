@@ -23,6 +23,7 @@ package struct DBusAuthentication: Sendable {
 
     /// The longest line accepted from the bus (its lines are under 100 bytes).
     package static let maximumLineLength = 512
+    private static let overlong = "a line from the bus longer than \(maximumLineLength) bytes"
 
     private enum State: Sendable {
         case idle, waitingForOK, waitingForReject, done
@@ -53,7 +54,7 @@ package struct DBusAuthentication: Sendable {
                 actions += take(line)
             }
             if state != .done, buffer.count > DBusAuthentication.maximumLineLength {
-                actions += fail("a line from the bus longer than \(DBusAuthentication.maximumLineLength) bytes")
+                actions += fail(DBusAuthentication.overlong)
             }
             return actions
         default:
@@ -69,8 +70,8 @@ package struct DBusAuthentication: Sendable {
 
     /// One line from the bus, without its `\r\n`.
     private mutating func take(_ line: [UInt8]) -> [Action] {
-        guard line.count <= DBusAuthentication.maximumLineLength,
-              line.allSatisfy({ (0x20...0x7E).contains($0) }) else { return fail("a line from the bus that is not text") }
+        guard line.count <= DBusAuthentication.maximumLineLength else { return fail(DBusAuthentication.overlong) }
+        guard line.allSatisfy({ (0x20...0x7E).contains($0) }) else { return fail("a line from the bus that is not text") }
         let words = String(decoding: line, as: UTF8.self).split(separator: " ", maxSplits: 1)
         let command = words.first.map(String.init) ?? ""
         let argument = words.count > 1 ? String(words[1]) : ""
