@@ -43,7 +43,6 @@ package struct DBusConnectionMachine: Sendable {
     }
 
     private enum State: Sendable {
-        case idle
         case authenticating(DBusAuthentication)
         case open
         case closed

@@ -56,6 +56,8 @@ package struct DBusMessage: Hashable, Sendable {
     /// How deeply containers (arrays, structures, dict entries, variants) nest in a message.
     package static let maximumNesting = 64
 
+    // Made with the memberwise initializer (in the module) or the builders of the calls a
+    // client makes (``methodCall(destination:path:interface:member:body:)``).
     package var type: MessageType
     package var flags: Flags = []
     /// Never 0 on the wire; the connection sets it.
@@ -69,23 +71,6 @@ package struct DBusMessage: Hashable, Sendable {
     package var sender: String?
     package var unixFDs: UInt32?
     package var body: [DBusValue] = []
-
-    package init(type: MessageType, flags: Flags = [], serial: UInt32 = 0, path: String? = nil, interface: String? = nil,
-                 member: String? = nil, errorName: String? = nil, replySerial: UInt32? = nil, destination: String? = nil,
-                 sender: String? = nil, unixFDs: UInt32? = nil, body: [DBusValue] = []) {
-        self.type = type
-        self.flags = flags
-        self.serial = serial
-        self.path = path
-        self.interface = interface
-        self.member = member
-        self.errorName = errorName
-        self.replySerial = replySerial
-        self.destination = destination
-        self.sender = sender
-        self.unixFDs = unixFDs
-        self.body = body
-    }
 
     /// The signature of the body: its values' signatures in order.
     package var bodySignature: String { body.map(\.signature).joined() }
@@ -253,16 +238,17 @@ package struct DBusMessage: Hashable, Sendable {
         guard bigEndian || buffer[offset] == UInt8(ascii: "l") else { throw DBusWireError(.badHeader, at: offset) }
         guard buffer.count - offset >= 16 else { return nil }
         guard buffer[offset + 3] == 1 else { throw DBusWireError(.badHeader, at: offset + 3) }
-        func field(_ at: Int) -> Int {
-            (0..<4).reduce(0) { value, index in value << 8 | Int(buffer[offset + at + (bigEndian ? index : 3 - index)]) }
+        // Lengths are compared before they become Ints, which may have 32 bits.
+        func field(_ at: Int) -> UInt32 {
+            (0..<4).reduce(0) { value, index in value << 8 | UInt32(buffer[offset + at + (bigEndian ? index : 3 - index)]) }
         }
-        let limit = min(maximumLength, DBusMessage.maximumLength)
+        let limit = UInt32(clamping: min(maximumLength, DBusMessage.maximumLength))
         let bodyLength = field(4), fieldsLength = field(12)
-        guard fieldsLength <= maximumArrayLength, fieldsLength <= limit, bodyLength <= limit else {
+        guard fieldsLength <= UInt32(maximumArrayLength), fieldsLength <= limit, bodyLength <= limit else {
             throw DBusWireError(.tooLong, at: offset + 4)
         }
-        let total = ((16 + fieldsLength + 7) & ~7) + bodyLength
-        guard total <= limit else { throw DBusWireError(.tooLong, at: offset + 4) }
+        let total = ((16 + Int(fieldsLength) + 7) & ~7) + Int(bodyLength)
+        guard total <= Int(limit) else { throw DBusWireError(.tooLong, at: offset + 4) }
         return buffer.count - offset >= total ? total : nil
     }
 
@@ -300,7 +286,7 @@ package struct DBusMessage: Hashable, Sendable {
         }
         try message.checkFields(at: 12)
         try reader.align(8)
-        guard bytes.count - reader.position == Int(bodyLength) else { throw DBusWireError(.badHeader, at: 4) }
+        guard UInt64(bytes.count - reader.position) == bodyLength else { throw DBusWireError(.badHeader, at: 4) }
         guard let types = DBusSignature.parse(signature) else { throw DBusWireError(.badSignature, at: 12) }
         for type in types { message.body.append(try reader.value(of: type)) }
         guard reader.position == bytes.count else { throw DBusWireError(.trailingBytes, at: reader.position) }
@@ -343,8 +329,9 @@ package struct DBusMessage: Hashable, Sendable {
         /// A string, object path or signature: a length, UTF-8 without NUL, a NUL.
         mutating func text(lengthSize: Int) throws(DBusWireError) -> String {
             let start = position
-            let length = Int(try integer(size: lengthSize))
-            guard end - position > length else { throw DBusWireError(.truncated, at: start) }
+            let declared = try integer(size: lengthSize)
+            guard declared < UInt64(end - position) else { throw DBusWireError(.truncated, at: start) }
+            let length = Int(declared)
             let utf8 = bytes[position..<(position + length)]
             guard bytes[position + length] == 0, !utf8.contains(0) else { throw DBusWireError(.badString, at: start) }
             // Decoding repairs bad UTF-8 (with U+FFFD): valid only if nothing was repaired.
@@ -417,10 +404,11 @@ package struct DBusMessage: Hashable, Sendable {
             let start = position
             try enter(at: start)
             defer { depth -= 1 }
-            let length = Int(try integer(size: 4))
-            guard length <= DBusMessage.maximumArrayLength else { throw DBusWireError(.tooLong, at: start) }
+            let declared = try integer(size: 4)
+            guard declared <= UInt64(DBusMessage.maximumArrayLength) else { throw DBusWireError(.tooLong, at: start) }
             try align(alignment)
-            guard end - position >= length else { throw DBusWireError(.truncated, at: start) }
+            guard declared <= UInt64(end - position) else { throw DBusWireError(.truncated, at: start) }
+            let length = Int(declared)
             let outer = end
             end = position + length
             defer { end = outer }

@@ -76,17 +76,6 @@ package enum DBusSignature {
         return types[0]
     }
 
-    /// The alignment of a value whose signature starts with `code`.
-    package static func alignment(ofCode code: UInt8) -> Int {
-        switch code {
-        case UInt8(ascii: "n"), UInt8(ascii: "q"): 2
-        case UInt8(ascii: "b"), UInt8(ascii: "i"), UInt8(ascii: "u"), UInt8(ascii: "s"),
-             UInt8(ascii: "o"), UInt8(ascii: "a"), UInt8(ascii: "h"): 4
-        case UInt8(ascii: "x"), UInt8(ascii: "t"), UInt8(ascii: "d"), UInt8(ascii: "("), UInt8(ascii: "{"): 8
-        default: 1
-        }
-    }
-
     /// Whether `path` is a valid object path: `/`, or `/`-separated non-empty elements of
     /// `[A-Za-z0-9_]` with no trailing `/`.
     package static func isObjectPath(_ path: String) -> Bool {

@@ -83,10 +83,6 @@ package indirect enum DBusValue: Hashable, Sendable {
         if case .int32(let value) = unwrapped { value } else { nil }
     }
 
-    package var uint64: UInt64? {
-        if case .uint64(let value) = unwrapped { value } else { nil }
-    }
-
     /// The elements of an array (inside variants too).
     package var array: [DBusValue]? {
         if case .array(_, let items) = unwrapped { items } else { nil }
