@@ -54,6 +54,19 @@ enum DBusFixtures {
         000000640000000000000003496473000261690000000008ffffffff000000020000000c0000000743617272696572000700ffff00000000
         fffffffffffffffe
         """)
+
+    /// The capture client's `Hello` (serial 1) and `GetAll` of the bus (serial 2), which the
+    /// daemon answered with ``helloReply`` and ``getAllBusReply``.
+    static let helloCall = bytes("""
+        6c01000100000000010000006d00000001016f00150000002f6f72672f667265656465736b746f702f4442757300000002017300140000006f
+        72672e667265656465736b746f702e4442757300000000030173000500000048656c6c6f00000006017300140000006f72672e6672656564
+        65736b746f702e4442757300000000
+        """)
+    static let getAllCall = bytes("""
+        6c01000119000000020000007f00000001016f00150000002f6f72672f667265656465736b746f702f44427573000000020173001f0000006f
+        72672e667265656465736b746f702e444275732e50726f70657274696573000301730006000000476574416c6c000006017300140000006f
+        72672e667265656465736b746f702e44427573000000000801670001730000140000006f72672e667265656465736b746f702e4442757300
+        """)
 }
 
 /// A message's bytes with its body replaced (the body length patched; little-endian).
@@ -134,6 +147,15 @@ private func reason(_ bytes: [UInt8]) -> DBusWireError.Reason? {
         #expect(try DBusMessage.frameLength(in: bytes) == bytes.count)
         #expect(try DBusMessage.decode(bytes) == message)
         #expect(message.bodySignature == "ybnqiuxtdssoghataaya{sv}(y(x)a(yy))v")
+    }
+
+    @Test func theCallsTheDaemonAnsweredAreWrittenByteForByte() throws {
+        var hello = DBusMessage.hello
+        hello.serial = 1
+        var getAll = DBusMessage.getAllProperties(destination: DBusMessage.busName, path: DBusMessage.busPath, interface: DBusMessage.busName)
+        getAll.serial = 2
+        #expect(try hello.encoded() == DBusFixtures.helloCall)
+        #expect(try getAll.encoded() == DBusFixtures.getAllCall)
     }
 
     @Test func valuesAreAlignedFromTheStartOfTheMessage() throws {
