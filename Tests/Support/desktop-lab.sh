@@ -18,6 +18,7 @@
 #   desktop-lab.sh stalled-bus NAME | dead-bus NAME   a bus that accepts and never answers / nothing listens
 #   desktop-lab.sh portal-up NAME [--available B] [--metered B] [--connectivity 1-4]   portal stand-in
 #   desktop-lab.sh portal-set NAME available|metered|connectivity VALUE
+#   desktop-lab.sh up-networkd NAME                systemd-networkd 254 instead of NM (RFC 8910 portal)
 #
 # up prints key=value lines (anchor=, bus=, host_ns=, peer_ns=, device=, ifindex=, address=, and
 # device2=, ifindex2=, peer2_ns= with --second-uplink; then state=, connectivity=, metered= as seen),
@@ -30,15 +31,34 @@
 #           host's files nor its /dev are touched. udevd and NetworkManager run in it.
 #   NAME-p  peer: p0 10.201.0.1/24, dnsmasq (DHCP + DNS: every name is 10.201.0.1), probe_server.py
 #           on port 80 (answers NM's http://nmcheck.gnome.org/check_network_status.txt).
-#   NAME-q  second peer (--second-uplink): q0 10.203.0.1/24, the same services. eth1's profile has
-#           route metric 200, eth0's 100: eth0's connection is primary until it goes down.
+#   NAME-q  second peer (--second-uplink): q0 10.203.0.1/24 and the service address 10.201.0.1/32
+#           (so DNS and NM's check bound to eth1 work when eth0 is down), dnsmasq without option 43
+#           (eth1: profile lab2, metered unknown: Metered 4), a check server. eth1's profile has
+#           route metric 200, eth0's 100: eth0's connection is primary until it goes down
+#           (desktop-lab.sh exec NAME nmcli con down lab: primary eth1, NM's Metered follows it).
 #   /tmp/NAME  bus socket (bus), NM config, keyfiles (nm-conns), logs (*.log), pid files.
+#
+#   up-networkd: the same pair on 10.202.0.0/24, dnsmasq sending DHCP option 114
+#   (http://10.202.0.1/portal), systemd-networkd 254 (bookworm-backports: systemd and
+#   libsystemd-shared fetched once with apt-get download and private lists, unpacked with
+#   dpkg-deb -x under $DESKTOP_LAB_CACHE, default /var/cache/netpath-desktop-lab) and udevd in
+#   the anchor. Prints anchor=, bus=, host_ns=, peer_ns=, device=, ifindex=, address=, links_file=
+#   (the path inside the anchor), links_file_host= (the same file from outside), captive_portal=
+#   (its CAPTIVE_PORTAL= value), then "ready". "down NAME" removes it like the NM lab.
 #
 #   NM's Metered: 1 yes, 2 no, 3 guess-yes (profile unknown + DHCP option 43 ANDROID_METERED),
 #   4 guess-no (profile unknown, no option 43). Connectivity: 2 portal, 3 limited, 4 full.
 #   Check modes: full = the expected body; portal = a 302 to http://portal.test/login; limited =
 #   the check server stopped (connection refused); disabled = ConnectivityCheckEnabled false
-#   (NM then says full, unchecked).
+#   (NM then says full, unchecked). GLib numbers connectivity otherwise: 1 local, 2 limited,
+#   3 portal, 4 full (NM's portal 2 is GLib's 3, NM's limited 3 is GLib's 2).
+#   stalled-bus: a Unix socket that accepts and never answers (not even the auth handshake);
+#   dead-bus: a socket file nobody listens on (connect: ECONNREFUSED). Both print bus=unix:path=...
+#   portal-up: a private session bus (session_bus=unix:path=/tmp/NAME/session-bus) with
+#   desktop-lab-portal.py owning org.freedesktop.portal.Desktop (NetworkMonitor version 3); its
+#   connectivity uses GLib's numbers. A client sees it with DBUS_SESSION_BUS_ADDRESS=that,
+#   GTK_USE_PORTAL=1 and DBUS_SYSTEM_BUS_ADDRESS= (empty). portal-set emits "changed".
+#   Killed daemons may stay as zombies where PID 1 does not reap orphans (harmless).
 #
 # Exit status: 0; 1 a step failed (named on stderr; after a failed up everything is removed);
 # 2 usage; 3 a program is missing.
@@ -58,7 +78,7 @@ CHECK_URI=http://nmcheck.gnome.org/check_network_status.txt
 die() { echo "desktop-lab: $*" >&2; exit 1; }
 usage() {
   echo "usage:" >&2
-  sed -n '11,20p' "$SELF" | sed 's/^#  //' >&2
+  sed -n '11,21p' "$SELF" | sed 's/^#  //' >&2
   exit 2
 }
 export PATH="$PATH:/usr/sbin:/sbin"
@@ -156,7 +176,7 @@ log_tail() {
 }
 
 now_ms() { local t=${EPOCHREALTIME//[.,]/}; echo $(( t / 1000 )); }
-DAEMONS="bus anchor udevd nm dnsmasq server dnsmasq2 server2"
+DAEMONS="bus anchor udevd nm networkd dnsmasq server dnsmasq2 server2"
 # Runs "$@" until it succeeds (output then in LAST), for at most SECONDS (default WAIT);
 # fails at once when one of the lab's started daemons has exited.
 LAST=
@@ -394,7 +414,7 @@ wanted_connectivity() {
 # --- commands ------------------------------------------------------------------------------
 down_lab() {
   local label pids ns
-  for label in portal session-bus stalled nm udevd; do stop_daemon "$label"; done
+  for label in portal session-bus stalled nm networkd udevd; do stop_daemon "$label"; done
   # Whatever else runs in the lab's namespaces (the anchor, exec'd commands, dnsmasq, servers).
   for ns in "$NS_H" "$NS_P" "$NS_Q"; do
     if [ -e "/run/netns/$ns" ]; then
@@ -753,12 +773,159 @@ cmd_portal_set() {
   echo "status=$(busctl --address="$SBUS" --timeout=3 call org.freedesktop.portal.Desktop /org/freedesktop/portal/desktop org.freedesktop.portal.NetworkMonitor GetStatus)"
 }
 
+# --- systemd-networkd 254 ------------------------------------------------------------------
+CACHE=${DESKTOP_LAB_CACHE:-/var/cache/netpath-desktop-lab}
+SD=$CACHE/sd254
+SD_LIBS=$SD/usr/lib/x86_64-linux-gnu/systemd
+have_networkd() { [ -x "$SD/lib/systemd/systemd-networkd" ] && [ -f "$SD_LIBS/libsystemd-shared-254.so" ]; }
+# Fetches systemd and libsystemd-shared 254 from bookworm-backports once, without touching the
+# host's apt sources, lists or packages (private lists; unpacked, never installed).
+fetch_networkd() {
+  ! have_networkd || return 0
+  need_programs apt-get dpkg-deb flock
+  local apt=$CACHE/apt opts deb
+  mkdir -p "$apt/lists/partial" "$apt/cache/archives/partial" "$apt/debs" "$apt/empty"
+  exec 9>"$CACHE/.lock"
+  flock -w 300 9 || die "up-networkd: another fetch holds $CACHE/.lock"
+  if have_networkd; then exec 9>&-; return 0; fi
+  echo "deb http://deb.debian.org/debian bookworm-backports main" >"$apt/sources.list"
+  opts=(-o Dir::Etc::SourceList="$apt/sources.list" -o Dir::Etc::SourceParts="$apt/empty"
+        -o Dir::State::Lists="$apt/lists" -o Dir::Cache="$apt/cache")
+  apt-get "${opts[@]}" -q update >"$CACHE/apt.log" 2>&1 ||
+    { cat "$CACHE/apt.log" >&2; die "up-networkd: apt-get update (bookworm-backports) failed"; }
+  rm -f "$apt"/debs/*.deb
+  (cd "$apt/debs" && apt-get "${opts[@]}" -q download systemd/bookworm-backports libsystemd-shared/bookworm-backports) \
+    >>"$CACHE/apt.log" 2>&1 || { cat "$CACHE/apt.log" >&2; die "up-networkd: apt-get download failed"; }
+  rm -rf "$SD.tmp"
+  mkdir -p "$SD.tmp"
+  for deb in "$apt"/debs/systemd_254*.deb "$apt"/debs/libsystemd-shared_254*.deb; do
+    [ -f "$deb" ] || die "up-networkd: no version 254 in bookworm-backports ($deb)"
+    dpkg-deb -x "$deb" "$SD.tmp"
+  done
+  rm -rf "$SD"
+  mv "$SD.tmp" "$SD"
+  exec 9>&-
+}
+
+write_networkd_network() {
+  cat >"$DIR/networkd/10-dsk.network" <<NETWORK
+# NetPath desktop lab $NAME (desktop-lab.sh up-networkd)
+[Match]
+Name=eth0
+
+[Network]
+DHCP=ipv4
+LinkLocalAddressing=no
+IPv6AcceptRA=no
+
+[DHCPv4]
+UseHostname=no
+UseDNS=yes
+UseCaptivePortal=yes
+NETWORK
+}
+
+cmd_up_networkd() {
+  [ $# -eq 1 ] || usage
+  set_names "$1"
+  need_programs ip ss dnsmasq dbus-daemon busctl udevadm nsenter unshare setsid
+  [ -x "$UDEVD" ] || { echo "desktop-lab: no $UDEVD (apt-get install udev)" >&2; exit 3; }
+  id systemd-network >/dev/null 2>&1 || { echo "desktop-lab: no user systemd-network (apt-get install systemd)" >&2; exit 3; }
+  local ns
+  for ns in "$NS_H" "$NS_P" "$NS_Q"; do
+    [ ! -e "/run/netns/$ns" ] || die "up-networkd $NAME: the namespace $ns exists already (desktop-lab.sh down $NAME)"
+  done
+  [ ! -e "$DIR/bus.pid" ] && [ ! -e "$DIR/anchor.pid" ] || die "up-networkd $NAME: the lab is up already (desktop-lab.sh down $NAME)"
+  [ ! -e "$DIR" ] || [ -f "$MARK" ] || die "up-networkd $NAME: $DIR exists and is not a desktop lab's"
+  fetch_networkd
+
+  STEP=start
+  trap 'status=$?; if [ $status -ne 0 ]; then echo "desktop-lab: up-networkd $NAME failed (step: $STEP)" >&2; down_lab; fi; exit $status' EXIT
+  make_dir
+  mkdir -p "$DIR/empty" "$DIR/udev-rules" "$DIR/udev-etc" "$DIR/networkd"
+  : >"$DIR/networkd-lab"
+
+  STEP="the private system bus"
+  write_bus_config "$DIR/bus.conf" "$BUS" system
+  start_daemon bus dbus-daemon --nofork --nopidfile --nosyslog --config-file="$DIR/bus.conf"
+
+  STEP="namespaces and links"
+  for ns in "$NS_H" "$NS_P"; do ip netns add "$ns"; ip -n "$ns" link set lo up; done
+  ip -n "$NS_H" link add eth0 type veth peer name p0 netns "$NS_P"
+  ip -n "$NS_P" addr add 10.202.0.1/24 dev p0
+  ip -n "$NS_P" link set p0 up
+
+  STEP="dnsmasq"
+  : >"$DIR/dnsmasq.leases"
+  # No quotes around the URL: dnsmasq would send them (networkd: "Failed to parse captive portal").
+  start_daemon dnsmasq ip netns exec "$NS_P" dnsmasq -k --conf-file=/dev/null \
+    --interface=p0 --bind-interfaces --no-ping --user=root --group=root \
+    --pid-file= --dhcp-leasefile="$DIR/dnsmasq.leases" --log-facility=- --log-dhcp \
+    --dhcp-range=10.202.0.100,10.202.0.150,255.255.255.0,1h --dhcp-option=3,10.202.0.1 --dhcp-option=6,10.202.0.1 \
+    --dhcp-option-force=114,http://10.202.0.1/portal \
+    --address=/#/10.202.0.1 --no-resolv --no-hosts
+  wait_step "$WAIT" "dnsmasq in $NS_P" dhcp_listening 1
+
+  STEP="the anchor"
+  local rule
+  for rule in 80-net-setup-link.rules 99-systemd.rules; do
+    [ ! -f "/usr/lib/udev/rules.d/$rule" ] || cp "/usr/lib/udev/rules.d/$rule" "$DIR/udev-rules/"
+  done
+  write_networkd_network
+  echo "nameserver 10.202.0.1" >"$DIR/resolv.conf"
+  start_daemon anchor ip netns exec "$NS_H" unshare -m --propagation private bash -ec "
+    mount -t tmpfs -o mode=755 desktop-lab-$NAME /run
+    mkdir -p /run/udev /run/systemd/netif/links /run/systemd/netif/leases /run/systemd/netif/lldp /run/systemd/network
+    chown -R systemd-network:systemd-network /run/systemd/netif
+    mount --bind $DIR/networkd /run/systemd/network
+    mount --bind $DIR/empty /etc/systemd/network
+    mount --bind $DIR/resolv.conf /etc/resolv.conf
+    mount --bind $DIR/udev-rules /usr/lib/udev/rules.d
+    if [ -d /etc/udev/rules.d ]; then mount --bind $DIR/udev-etc /etc/udev/rules.d; fi
+    : >$DIR/anchor.ready
+    exec -a 'desktop-lab-anchor $DIR/' sleep $LIFETIME"
+  wait_step "$WAIT" "the anchor's mounts" test -f "$DIR/anchor.ready"
+  ANCHOR=$(lab_pid anchor)
+
+  STEP="udevd"
+  start_daemon udevd nsenter -t "$ANCHOR" -m -n "$UDEVD"
+  wait_step "$WAIT" "udevd's control socket" in_anchor test -S /run/udev/control
+  in_anchor udevadm trigger --subsystem-match=net --action=add
+  in_anchor udevadm settle --timeout="$WAIT"
+  wait_step "$WAIT" "the bus at $BUS" bctl call org.freedesktop.DBus /org/freedesktop/DBus org.freedesktop.DBus GetId
+
+  STEP="systemd-networkd"
+  start_daemon networkd nsenter -t "$ANCHOR" -m -n env DBUS_SYSTEM_BUS_ADDRESS="$BUS" \
+    LD_LIBRARY_PATH="$SD_LIBS" SYSTEMD_LOG_LEVEL=info SYSTEMD_LOG_TARGET=console \
+    "$SD/lib/systemd/systemd-networkd"
+  local ifindex file
+  ifindex=$(in_anchor cat /sys/class/net/eth0/ifindex)
+  file=/run/systemd/netif/links/$ifindex
+  wait_step "$WAIT" "$file with ADMIN_STATE=configured" grep -qs '^ADMIN_STATE=configured' "/proc/$ANCHOR/root$file"
+  wait_step "$WAIT" "$file with CAPTIVE_PORTAL=" grep -qs '^CAPTIVE_PORTAL=' "/proc/$ANCHOR/root$file"
+
+  STEP="done"
+  trap - EXIT
+  echo "anchor=$ANCHOR"
+  echo "bus=$BUS"
+  echo "host_ns=$NS_H"
+  echo "peer_ns=$NS_P"
+  echo "device=eth0"
+  echo "ifindex=$ifindex"
+  echo "address=$(ip -n "$NS_H" -4 -o addr show dev eth0 | awk '{print $4; exit}')"
+  echo "links_file=$file"
+  echo "links_file_host=/proc/$ANCHOR/root$file"
+  echo "captive_portal=$(sed -n 's/^CAPTIVE_PORTAL=//p' "/proc/$ANCHOR/root$file")"
+  echo "ready"
+}
+
 [ $# -ge 1 ] || usage
 [ "$(id -u)" = 0 ] || { echo "desktop-lab: needs root (namespaces, mounts)" >&2; exit 1; }
 command=$1
 shift
 case $command in
   up) cmd_up "$@" ;;
+  up-networkd) cmd_up_networkd "$@" ;;
   down) cmd_down "$@" ;;
   metered) cmd_metered "$@" ;;
   check) cmd_check "$@" ;;
