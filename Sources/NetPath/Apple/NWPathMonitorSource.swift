@@ -86,7 +86,8 @@ extension NetworkPath {
             supportsIPv4: path.supportsIPv4,
             supportsIPv6: path.supportsIPv6,
             supportsDNS: path.supportsDNS,
-            gateways: path.gateways.compactMap(NetworkPath.gatewayText)
+            gateways: path.gateways.compactMap(NetworkPath.gatewayText),
+            expensiveSource: path.isExpensive ? .system : nil
         )
     }
 

@@ -1,13 +1,15 @@
 extension NetworkPath {
     /// The keys of a path's JSON object, in the order it is written (`netpath watch
-    /// --json`): `time` first, `connectivity` and `portalURL` only with a connectivity
-    /// check. `Codable` uses the same keys. A reader takes lines without the keys added
-    /// later (`tunnelInterface`, `underlyingInterface`, `isUltraConstrained`, `linkQuality`)
-    /// as they were before: no tunnel, `false`, `unknown`.
+    /// --json`): `time` first, `connectivity`, `portalURL` and `connectivitySource` only
+    /// with a connectivity check. `Codable` uses the same keys. A reader takes lines without
+    /// the keys added later (`tunnelInterface`, `underlyingInterface`, `isUltraConstrained`,
+    /// `linkQuality`, `expensiveSource`, `connectivitySource`) as they were before: no
+    /// tunnel, `false`, `unknown`, no source.
     package enum JSONKey: String, CodingKey, CaseIterable, Sendable {
         case time, status, unsatisfiedReason, diagnosis, interfaces, tunnelInterface, underlyingInterface
         case isExpensive, isConstrained, isUltraConstrained, linkQuality
-        case supportsIPv4, supportsIPv6, supportsDNS, gateways, connectivity, portalURL
+        case supportsIPv4, supportsIPv6, supportsDNS, gateways, expensiveSource, connectivity, portalURL
+        case connectivitySource
     }
 
     /// The path as one line of `netpath watch --json` with the given `time`, without the
@@ -38,7 +40,9 @@ extension NetworkPath: Codable {
             supportsDNS: try container.decodeIfPresent(Bool.self, forKey: .supportsDNS) ?? false,
             gateways: try container.decodeIfPresent([String].self, forKey: .gateways) ?? [],
             connectivity: try container.decodeIfPresent(Connectivity.self, forKey: .connectivity) ?? .unknown,
-            portalURL: try container.decodeIfPresent(String.self, forKey: .portalURL)
+            portalURL: try container.decodeIfPresent(String.self, forKey: .portalURL),
+            expensiveSource: try container.decodeIfPresent(Source.self, forKey: .expensiveSource),
+            connectivitySource: try container.decodeIfPresent(Source.self, forKey: .connectivitySource)
         )
     }
 
@@ -59,8 +63,10 @@ extension NetworkPath: Codable {
         try container.encode(supportsIPv6, forKey: .supportsIPv6)
         try container.encode(supportsDNS, forKey: .supportsDNS)
         try container.encode(gateways, forKey: .gateways)
+        try container.encode(expensiveSource, forKey: .expensiveSource)
         try container.encode(connectivity, forKey: .connectivity)
         try container.encode(portalURL, forKey: .portalURL)
+        try container.encode(connectivitySource, forKey: .connectivitySource)
     }
 }
 
@@ -199,12 +205,15 @@ package struct JSONLine {
             if position > 0 { append(",") }
             append(quoted: gateway)
         }
-        append("]")
+        append("],\"expensiveSource\":")
+        append(optionalQuoted: path.expensiveSource?.rawValue)
         if connectivity {
             append(",\"connectivity\":")
             append(quoted: path.connectivity.rawValue)
             append(",\"portalURL\":")
             append(optionalQuoted: path.portalURL)
+            append(",\"connectivitySource\":")
+            append(optionalQuoted: path.connectivitySource?.rawValue)
         }
         append("}")
     }

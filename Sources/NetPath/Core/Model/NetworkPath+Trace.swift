@@ -35,7 +35,9 @@ extension NetworkPath {
             supportsDNS: try reader.flag(.supportsDNS),
             gateways: try reader.gateways(),
             connectivity: try reader.decode(.connectivity, as: Connectivity.self) ?? .unknown,
-            portalURL: try reader.text(.portalURL)
+            portalURL: try reader.text(.portalURL),
+            expensiveSource: try reader.decode(.expensiveSource, as: Source.self),
+            connectivitySource: try reader.decode(.connectivitySource, as: Source.self)
         )
     }
 }

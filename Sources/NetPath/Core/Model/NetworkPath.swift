@@ -115,8 +115,31 @@ public struct NetworkPath: Hashable, Sendable {
     /// (``ConnectivityCheck``); `unknown` otherwise.
     public var connectivity: Connectivity
     /// The captive portal's login address, when ``connectivity`` is `portal` and it
-    /// redirected.
+    /// redirected (or the network announced it: DHCP option 114, RFC 8910).
     public var portalURL: String?
+    /// Who said the path is expensive, when it is (`nil` otherwise).
+    public var expensiveSource: Source?
+    /// Who gave ``connectivity``: NetPath's own check or the system's (`nil` while unknown
+    /// and unchecked).
+    public var connectivitySource: Source?
+
+    /// Where a fact about the path comes from (SPEC §1, §3: the system's knowledge first).
+    public enum Source: String, Sendable, Hashable, Codable, CaseIterable {
+        /// The physical interface is cellular.
+        case interfaceType
+        /// The app or the command line named the interface (``PathMonitor/Configuration/meteredInterfaces``).
+        case configuration
+        /// NetworkManager: the device's `Metered` (yes, guess-yes) or its connectivity check.
+        case networkManager
+        /// The Flatpak portal's `org.freedesktop.portal.NetworkMonitor`.
+        case flatpakPortal
+        /// systemd-networkd: the captive-portal URL the network announced.
+        case systemdNetworkd
+        /// NetPath's own connectivity check (``ConnectivityCheck``).
+        case check
+        /// Apple's `NWPath`.
+        case system
+    }
 
     /// Creates a path. Every field has the value of an unsatisfied path by default.
     public init(
@@ -135,7 +158,9 @@ public struct NetworkPath: Hashable, Sendable {
         supportsDNS: Bool = false,
         gateways: [String] = [],
         connectivity: Connectivity = .unknown,
-        portalURL: String? = nil
+        portalURL: String? = nil,
+        expensiveSource: Source? = nil,
+        connectivitySource: Source? = nil
     ) {
         self.status = status
         self.unsatisfiedReason = unsatisfiedReason
@@ -153,6 +178,8 @@ public struct NetworkPath: Hashable, Sendable {
         self.gateways = gateways
         self.connectivity = connectivity
         self.portalURL = portalURL
+        self.expensiveSource = expensiveSource ?? (isExpensive ? .interfaceType : nil)
+        self.connectivitySource = connectivitySource
     }
 
     /// Whether the path uses an interface of `type` (as `NWPath.usesInterfaceType`).

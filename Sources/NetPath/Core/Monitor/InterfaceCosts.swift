@@ -37,7 +37,10 @@ package struct InterfaceCosts: Sendable, Equatable {
         guard !isEmpty, let name = path.physicalInterface?.name else { return path }
         var path = path
         func matched(_ patterns: [String]) -> Bool { patterns.contains { Self.matches($0, name) } }
-        if !path.isExpensive, matched(metered) { path.isExpensive = true }
+        if !path.isExpensive, matched(metered) {
+            path.isExpensive = true
+            path.expensiveSource = .configuration
+        }
         if !path.isConstrained, matched(constrained) { path.isConstrained = true }
         if !path.isUltraConstrained, matched(ultraConstrained) { path.isUltraConstrained = true }
         return path
