@@ -72,7 +72,8 @@ import Testing
         let line = path.jsonLine(time: "2026-11-30T00:00:00.000Z", includingConnectivity: true)
         #expect(jsonKeys(line) == ["time", "status", "unsatisfiedReason", "diagnosis", "interfaces", "tunnelInterface",
                                    "underlyingInterface", "isExpensive", "isConstrained", "isUltraConstrained", "linkQuality",
-                                   "supportsIPv4", "supportsIPv6", "supportsDNS", "gateways", "connectivity", "portalURL"])
+                                   "supportsIPv4", "supportsIPv6", "supportsDNS", "gateways", "expensiveSource", "connectivity",
+                                   "portalURL", "connectivitySource"])
         #expect(line.contains("\"interfaces\":[{\"name\":\"eth0\",\"index\":2,\"type\":\"wiredEthernet\"},{\"name\":\"wl\\\"an\",\"index\":3,"))
         let object = try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
         #expect(object["status"] as? String == "satisfied" && object["unsatisfiedReason"] is NSNull)
@@ -83,6 +84,6 @@ import Testing
         #expect(offline == "{\"time\":\"t\",\"status\":\"unsatisfied\",\"unsatisfiedReason\":\"notAvailable\",\"diagnosis\":\"noInterface\","
                 + "\"interfaces\":[],\"tunnelInterface\":null,\"underlyingInterface\":null,\"isExpensive\":false,\"isConstrained\":false,"
                 + "\"isUltraConstrained\":false,\"linkQuality\":\"unknown\",\"supportsIPv4\":false,\"supportsIPv6\":false,"
-                + "\"supportsDNS\":false,\"gateways\":[]}")
+                + "\"supportsDNS\":false,\"gateways\":[],\"expensiveSource\":null}")
     }
 }

@@ -25,6 +25,7 @@ import Testing
         #expect(marked.isExpensive && marked.isConstrained)
         var expected = throughUSB
         expected.isExpensive = true
+        expected.expensiveSource = .configuration
         expected.isConstrained = true
         #expect(marked == expected)  // nothing else changes
         // USB is there, but the traffic leaves through eth0: neither.
