@@ -23,6 +23,7 @@ struct Arguments: Equatable, Sendable {
     var metered: [String] = []
     var constrained: [String] = []
     var ultraConstrained: [String] = []
+    var ignoresDesktop = false
     var allowUltraConstrained = false
     var count: Int?
     var timeout: Double?
@@ -134,6 +135,11 @@ struct Arguments: Equatable, Sendable {
                help: ["the same for ultra-constrained paths (satellite links): no check runs",
                       "on them unless --allow-ultra-constrained"]) { result, value, option in
             result.ultraConstrained += try interfacePatterns(value, option: option)
+        },
+        Option(name: "--ignore-desktop", commands: [.status, .watch, .wait, .serve],
+               help: ["read neither NetworkManager, networkd nor the Flatpak portal: the",
+                      "kernel's path only, and --probe sends its own requests"]) { result, _, _ in
+            result.ignoresDesktop = true
         },
         Option(name: "--allow-ultra-constrained", commands: checking,
                help: ["run the --probe check on ultra-constrained paths too"]) { result, _, _ in

@@ -119,11 +119,13 @@ enum NetPathCommand {
 
         /// The monitor's settings from the arguments, for `namespace`.
         func configuration(namespace: NetworkNamespace?) -> PathMonitor.Configuration {
-            PathMonitor.Configuration(
+            var configuration = PathMonitor.Configuration(
                 requiredInterfaceType: arguments.required, prohibitedInterfaceTypes: arguments.prohibited,
                 namespace: namespace, connectivityCheck: check, meteredInterfaces: arguments.metered,
                 constrainedInterfaces: arguments.constrained, ultraConstrainedInterfaces: arguments.ultraConstrained
             )
+            configuration.ignoresDesktop = arguments.ignoresDesktop
+            return configuration
         }
 
         /// Made only by the commands that watch: `status` and `probe` read the path once,

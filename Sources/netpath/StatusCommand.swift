@@ -21,11 +21,16 @@ extension NetPathCommand {
         guard var path = monitor.currentPath else { throw CommandError("no path was reported", .runtime) }
         // No check runs on an ultra-constrained path unless allowed: nothing to wait for.
         let unchecked = path.isUltraConstrained && session.check?.allowsUltraConstrainedPaths != true
-        if path.connectivity == .unknown, !unchecked {
+        // A verdict, or the desktop's word that none comes (its check switched off).
+        if path.connectivity == .unknown, path.connectivitySource == nil, !unchecked {
             // Wait for the verdict (it is time-bounded); the first path that has one.
             let verdict = Gate<NetworkPath>()
-            monitor.pathUpdateHandler = { path in if path.connectivity != .unknown { verdict.open(path) } }
-            if let settled = monitor.currentPath, settled.connectivity != .unknown { verdict.open(settled) }
+            monitor.pathUpdateHandler = { path in
+                if path.connectivity != .unknown || path.connectivitySource != nil { verdict.open(path) }
+            }
+            if let settled = monitor.currentPath, settled.connectivity != .unknown || settled.connectivitySource != nil {
+                verdict.open(settled)
+            }
             switch session.signals.wait(for: verdict, timeout: (session.check?.timeoutSeconds ?? 5) + 2) {
             case .value(let settled): path = settled
             case .signal(let number): throw interrupted(by: number)

@@ -215,6 +215,56 @@ import NetPathTestKit
         return (monitor, network, clock, checker, seen)
     }
 
+    /// The desktop checks (NetworkManager's verdict on the path): nothing is sent with the
+    /// default endpoints, and its verdict stands; configured endpoints are asked anyway.
+    @Test func theDesktopsVerdictStandsForTheDefaultEndpoints() throws {
+        var verdict = NetworkPath.online(.wifi)
+        verdict.connectivity = .portal
+        verdict.connectivitySource = .networkManager
+        let network = SimulatedNetwork(verdict)
+        let clock = ManualClock(), checker = ManualChecker()
+        let monitor = PathMonitor(configuration: .init(connectivityCheck: .default), backend: network.factory,
+                                  clock: clock, checker: checker.checker)
+        try monitor.start()
+        defer { monitor.cancel() }
+        #expect(checker.count == 0 && clock.pending.isEmpty)
+        #expect(monitor.currentPath?.connectivity == .portal && monitor.currentPath?.connectivitySource == .networkManager)
+        // The user switched NM's check off: still nothing sent, and no verdict.
+        var off = NetworkPath.online(.wifi)
+        off.connectivitySource = .networkManager
+        network.send(off)
+        #expect(checker.count == 0 && monitor.currentPath?.connectivity == .unknown)
+
+        let configured = try ConnectivityCheck(endpoints: [.init("http://check.test/204")])
+        let own = PathMonitor(configuration: .init(connectivityCheck: configured), backend: SimulatedNetwork(verdict).factory,
+                              clock: clock, checker: checker.checker)
+        try own.start()
+        defer { own.cancel() }
+        #expect(checker.count == 1 && own.currentPath?.connectivity == .unknown)
+        checker.answer(.full)
+        #expect(own.currentPath?.connectivity == .full && own.currentPath?.connectivitySource == .check)
+    }
+
+    /// A captive-portal URL the network announced (networkd) is `portal` with that URL until
+    /// a check passes: a walled garden that drops the check reads `portal`, not `limited`.
+    @Test func anAnnouncedPortalStandsUntilACheckPasses() throws {
+        var announced = NetworkPath.online(.wifi)
+        announced.connectivity = .portal
+        announced.portalURL = "http://10.202.0.1/portal"
+        announced.connectivitySource = .systemdNetworkd
+        let clock = ManualClock(), checker = ManualChecker()
+        let monitor = PathMonitor(configuration: .init(connectivityCheck: .default), backend: SimulatedNetwork(announced).factory,
+                                  clock: clock, checker: checker.checker)
+        try monitor.start()
+        defer { monitor.cancel() }
+        #expect(checker.count == 1 && monitor.currentPath?.portalURL == "http://10.202.0.1/portal")
+        checker.answer(.limited)
+        #expect(monitor.currentPath?.connectivity == .portal && monitor.currentPath?.connectivitySource == .systemdNetworkd)
+        clock.advance(by: 1)
+        checker.answer(.full)
+        #expect(monitor.currentPath?.connectivity == .full && monitor.currentPath?.connectivitySource == .check)
+    }
+
     @Test func checksOnStartBacksOffWhileNotFullAndStopsWhenFull() throws {
         let (monitor, _, clock, checker, seen) = try make()
         defer { monitor.cancel() }

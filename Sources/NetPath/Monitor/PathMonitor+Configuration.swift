@@ -34,6 +34,12 @@ extension PathMonitor {
         /// ``NetworkPath/isUltraConstrained``, and no connectivity check unless it allows
         /// such paths (on Apple platforms, iOS 26 says so itself).
         public var ultraConstrainedInterfaces: [String]
+        /// Whether the desktop's own knowledge is left aside (Linux; default `false`):
+        /// NetworkManager's metered devices and connectivity verdict, the Flatpak portal's
+        /// status and the captive-portal URLs networkd recorded are then not read, and a
+        /// connectivity check sends its requests whatever the desktop checks. They are read
+        /// only for the process's own namespace, where those daemons run.
+        public var ignoresDesktop = false
 
         /// A configuration; the defaults watch every interface of the process's own
         /// namespace and send nothing.

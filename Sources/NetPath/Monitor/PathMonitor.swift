@@ -109,8 +109,14 @@ public final class PathMonitor: Sendable {
         options.sharedReader = reader?.thread
         #endif
         let namespace = configuration.namespace
+        var backend = PathMonitor.systemSource(namespace: namespace, options: options)
+        #if os(Linux) || os(Android)
+        if namespace == nil, !configuration.ignoresDesktop {
+            backend = DesktopSource.wrap(backend, providesConnectivity: configuration.connectivityCheck != nil)
+        }
+        #endif
         self.init(
-            configuration: configuration, backend: PathMonitor.systemSource(namespace: namespace, options: options),
+            configuration: configuration, backend: backend,
             clock: DispatchProbeClock(),
             checker: configuration.connectivityCheck.map { PathMonitor.checker($0, namespace: namespace, observer: checkObserver) }
         )
@@ -265,10 +271,14 @@ public final class PathMonitor: Sendable {
         options.watchesResolverFiles = false
         #if os(Linux) || os(Android)
         // One dump on the calling thread: no reader thread, no watches.
-        let source = try LinuxPathSource.open(namespace: configuration.namespace, filter: configuration.filter,
-                                              options: options, deliver: { _ in })
-        defer { source.stop() }
-        if let path = source.initialPath { return configuration.costs.apply(to: path) }
+        let read = { () throws -> NetworkPath? in
+            let source = try LinuxPathSource.open(namespace: configuration.namespace, filter: configuration.filter,
+                                                  options: options, deliver: { _ in })
+            defer { source.stop() }
+            return source.initialPath
+        }
+        let desktop = configuration.namespace == nil && !configuration.ignoresDesktop
+        if let path = try desktop ? DesktopSource.snapshot(read) : read() { return configuration.costs.apply(to: path) }
         #endif
         let monitor = PathMonitor(configuration: configuration,
                                   backend: systemSource(namespace: configuration.namespace, options: options))

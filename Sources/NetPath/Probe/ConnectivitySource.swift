@@ -76,7 +76,7 @@ final class ConnectivitySource: PathSource {
         state.withLock { state in
             state.inner = inner
             state.raw = raw
-            state.first = raw.map { ConnectivitySource.annotate($0, result: nil) }
+            state.first = raw.map { self.annotate($0, result: nil) }
         }
     }
 
@@ -115,7 +115,7 @@ final class ConnectivitySource: PathSource {
             return (cancelled, mayCheck(raw))
         }
         for work in cancelled { work.cancel() }
-        deliver(ConnectivitySource.annotate(raw, result: nil))
+        deliver(annotate(raw, result: nil))
         if satisfied { startCheck() }
     }
 
@@ -152,7 +152,7 @@ final class ConnectivitySource: PathSource {
                 delay = state.backoff
                 state.backoff = min(state.backoff * 2, ConnectivitySource.maximumDelay)
             }
-            return (ConnectivitySource.annotate(raw, result: result), delay)
+            return (annotate(raw, result: result), delay)
         }
         guard let (path, delay) = outcome else { return }
         if let path { deliver(path) }
@@ -181,25 +181,43 @@ final class ConnectivitySource: PathSource {
         (result.connectivity == .limited || result.connectivity == .unknown) && result.failure?.isLocal == true
     }
 
-    /// Whether a check runs on `raw`: it is satisfied, and not ultra-constrained unless the
-    /// check allows such paths (as an app opts in with `allowUltraConstrainedPaths`).
+    /// Whether a check runs on `raw`: it is satisfied, not ultra-constrained unless the
+    /// check allows such paths (as an app opts in with `allowUltraConstrainedPaths`), and
+    /// the desktop does not decide (``desktopDecides(_:)``).
     private func mayCheck(_ raw: NetworkPath) -> Bool {
-        raw.status == .satisfied && (!raw.isUltraConstrained || check.allowsUltraConstrainedPaths)
+        raw.status == .satisfied && (!raw.isUltraConstrained || check.allowsUltraConstrainedPaths) && !desktopDecides(raw)
     }
 
-    /// The path with its connectivity: `offline` when not satisfied, `unknown` until checked.
-    static func annotate(_ raw: NetworkPath, result: ConnectivityResult?) -> NetworkPath {
+    /// Whether the desktop's verdict stands and nothing is sent (SPEC §3): NetworkManager
+    /// or the portal checks (or the user switched NM's check off), and the check has the
+    /// default endpoints; endpoints the app or the command line configured are always asked.
+    private func desktopDecides(_ raw: NetworkPath) -> Bool {
+        (raw.connectivitySource == .networkManager || raw.connectivitySource == .flatpakPortal)
+            && check.endpoints == ConnectivityCheck.defaultEndpoints
+    }
+
+    /// The path with its connectivity: `offline` when not satisfied; the desktop's verdict
+    /// where it decides; `unknown` until checked; then the check's. A captive-portal URL the
+    /// network announced (networkd) stands until a check passes.
+    func annotate(_ raw: NetworkPath, result: ConnectivityResult?) -> NetworkPath {
         var path = raw
         if raw.status != .satisfied {
             path.connectivity = .offline
             path.portalURL = nil
+            path.connectivitySource = nil
+        } else if desktopDecides(raw) {
+            return raw
+        } else if raw.connectivitySource == .systemdNetworkd, result?.connectivity != .full {
+            return raw
         } else if let result {
             // A cancelled or failed check is not a verdict on the Internet: `limited`.
             path.connectivity = result.connectivity == .unknown || result.connectivity == .offline ? .limited : result.connectivity
             path.portalURL = result.connectivity == .portal ? result.portalURL : nil
+            path.connectivitySource = .check
         } else {
             path.connectivity = .unknown
             path.portalURL = nil
+            path.connectivitySource = nil
         }
         return path
     }

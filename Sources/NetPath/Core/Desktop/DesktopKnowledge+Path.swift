@@ -1,0 +1,100 @@
+extension DesktopKnowledge {
+    /// The path with what the desktop knows (SPEC §1, §3):
+    ///
+    /// - `isExpensive` when NetworkManager's device for the physical interface (the primary
+    ///   one, or the one beneath a tunnel) is metered — `Metered` yes (1) or guess-yes (3),
+    ///   not NM's global value — or the Flatpak portal says metered; the kernel's own answer
+    ///   (cellular) and the configuration's are kept.
+    /// - With `connectivity` (the monitor checks), the desktop's verdict: NetworkManager's,
+    ///   when its check is available (a URI is configured) — per device when NM knows the
+    ///   device's, else its global one — or, with the user's check switched off, `unknown`
+    ///   from NM (the default endpoints must not be contacted); else the portal's; else a
+    ///   captive-portal URL the network announced to networkd, as `portal`. ``NetworkPath/connectivitySource``
+    ///   says which; the connectivity check decides from it whether to send anything.
+    ///
+    /// A path that is not satisfied is returned unchanged.
+    package func apply(to path: NetworkPath, connectivity: Bool) -> NetworkPath {
+        guard path.status == .satisfied, let physical = path.physicalInterface else { return path }
+        var path = path
+        let device = networkManager?.device(named: physical.name)
+        if !path.isExpensive {
+            if let device, device.metered == 1 || device.metered == 3 {
+                path.isExpensive = true
+                path.expensiveSource = .networkManager
+            } else if portal?.metered == true {
+                path.isExpensive = true
+                path.expensiveSource = .flatpakPortal
+            }
+        }
+        guard connectivity else { return path }
+        let announced = captivePortals[Int32(truncatingIfNeeded: physical.index)]
+        if let manager = networkManager, manager.checkAvailable || !manager.checkEnabled {
+            let verdict = manager.checkEnabled ? manager.verdict(for: device) : .unknown
+            path.connectivity = verdict
+            path.portalURL = verdict == .portal ? announced : nil
+            path.connectivitySource = .networkManager
+        } else if let portal, portal.available {
+            path.connectivity = portal.verdict
+            path.portalURL = portal.verdict == .portal ? announced : nil
+            path.connectivitySource = .flatpakPortal
+        } else if let announced {
+            path.connectivity = .portal
+            path.portalURL = announced
+            path.connectivitySource = .systemdNetworkd
+        }
+        return path
+    }
+}
+
+extension NetworkManagerState {
+    /// The device whose IP interface (or, without one, whose interface) is `name`.
+    package func device(named name: String) -> Device? {
+        devices.values.first { $0.ipInterface == name } ?? devices.values.first { $0.ipInterface.isEmpty && $0.interface == name }
+    }
+
+    /// NetworkManager's verdict for `device`: the better of its IPv4 and IPv6 connectivity
+    /// when NM has checked it, else the manager's. `NMConnectivityState`: 4 full, 2 portal,
+    /// 3 limited, 1 none (offline), 0 unknown.
+    package func verdict(for device: Device?) -> Connectivity {
+        let own = device.map { max($0.ip4Connectivity, $0.ip6Connectivity) } ?? 0
+        switch own != 0 ? own : connectivity {
+        case 4: return .full
+        case 2: return .portal
+        case 3: return .limited
+        case 1: return .offline
+        default: return .unknown
+        }
+    }
+}
+
+extension PortalStatus {
+    /// The portal's verdict, in GLib's `GNetworkConnectivity` numbering: 4 full, 3 portal,
+    /// 2 limited, 1 local; unavailable: offline.
+    package var verdict: Connectivity {
+        guard available else { return .offline }
+        switch connectivity {
+        case 4: return .full
+        case 3: return .portal
+        case 2: return .limited
+        default: return .local
+        }
+    }
+}
+
+/// systemd-networkd's state file of one link (`/run/systemd/netif/links/IFINDEX`), as
+/// libsystemd's `sd_network_link_get_captive_portal` reads it: `KEY=value` lines.
+package enum NetworkdLinkFile {
+    /// The `CAPTIVE_PORTAL=` URL in `contents`, if there is one (an `http://` or
+    /// `https://` URL without spaces or control characters; anything else is ignored).
+    package static func captivePortal(in contents: [UInt8]) -> String? {
+        for line in contents.split(separator: UInt8(ascii: "\n")) {
+            let prefix = Array("CAPTIVE_PORTAL=".utf8)
+            guard line.starts(with: prefix) else { continue }
+            let value = line.dropFirst(prefix.count)
+            guard !value.isEmpty, value.count <= 2048, value.allSatisfy({ $0 > 0x20 && $0 < 0x7F }) else { return nil }
+            let url = String(decoding: value, as: UTF8.self)
+            return url.hasPrefix("http://") || url.hasPrefix("https://") ? url : nil
+        }
+        return nil
+    }
+}
