@@ -75,14 +75,14 @@ import Testing
     @Test func onReadyItSubscribesThenAsksWhoOwnsTheName() {
         var client = NetworkManagerClient()
         let made = calls(client.handle(.ready))
-        #expect(made.map(\.message.member) == ["AddMatch", "AddMatch", "AddMatch", "AddMatch", "GetNameOwner"])
-        #expect(made.prefix(4).map { $0.message.body.first?.string ?? "" } == NetworkManagerClient.matchRules)
+        #expect(made.map(\.message.member) == ["AddMatch", "AddMatch", "AddMatch", "AddMatch", "AddMatch", "GetNameOwner"])
+        #expect(made.prefix(5).map { $0.message.body.first?.string ?? "" } == NetworkManagerClient.matchRules)
         #expect(NetworkManagerClient.matchRules[0] ==
             "type='signal',sender='org.freedesktop.NetworkManager',interface='org.freedesktop.DBus.Properties',member='PropertiesChanged'")
-        #expect(NetworkManagerClient.matchRules[3] ==
+        #expect(NetworkManagerClient.matchRules[4] ==
             "type='signal',sender='org.freedesktop.DBus',interface='org.freedesktop.DBus',member='NameOwnerChanged',arg0='org.freedesktop.NetworkManager'")
         #expect(made.last?.message == .getNameOwner(Self.nm))
-        #expect(Set(made.map(\.token)).count == 5)
+        #expect(Set(made.map(\.token)).count == 6)
         #expect(!client.hasAnswered)
     }
 
@@ -188,6 +188,27 @@ import Testing
         #expect(getAll.map(\.message.path) == [Self.manager])
         let devices = calls(client.handle(.reply(token: getAll[0].token, .success(Self.managerProperties(devices: [Self.eth0])))))
         #expect(client.state == nil)
+        var expected = Self.whole
+        expected.devices[Self.lo] = nil
+        #expect(client.handle(.reply(token: devices[0].token, .success(Self.deviceProperties("eth0", metered: 1)))) == [.answer(expected)])
+    }
+
+    /// NetworkManager 1.42 owns its name before it exports the manager, as it starts.
+    @Test func aManagerNotYetExportedIsReadWhenItAppears() throws {
+        var client = NetworkManagerClient()
+        let owner = try #require(calls(client.handle(.ready)).last)
+        let getAll = try #require(calls(client.handle(.reply(token: owner.token, .success([.string(":1.20")])))).first)
+        let noObject = DBusError(name: "org.freedesktop.DBus.Error.UnknownMethod", message: "Object does not exist at path “/org/freedesktop/NetworkManager”")
+        #expect(client.handle(.reply(token: getAll.token, .failure(noObject))) == [.answer(nil)])
+        // Another object's appearance asks nothing.
+        func added(_ path: String, _ interface: String) -> DBusMessage {
+            Self.signal(from: ":1.20", path: "/org/freedesktop", interface: "org.freedesktop.DBus.ObjectManager", member: "InterfacesAdded",
+                        [.objectPath(path), .dictionary(keySignature: "s", valueSignature: "a{sv}", [.init(.string(interface), Self.variants([:]))])])
+        }
+        #expect(client.handle(.signal(added("/org/freedesktop/NetworkManager/Settings", "org.freedesktop.NetworkManager.Settings"))) == [])
+        let again = calls(client.handle(.signal(added(Self.manager, NetworkManagerClient.managerInterface))))
+        #expect(again.map(\.message) == [.getAllProperties(destination: Self.nm, path: Self.manager, interface: NetworkManagerClient.managerInterface)])
+        let devices = calls(client.handle(.reply(token: again[0].token, .success(Self.managerProperties(devices: [Self.eth0])))))
         var expected = Self.whole
         expected.devices[Self.lo] = nil
         #expect(client.handle(.reply(token: devices[0].token, .success(Self.deviceProperties("eth0", metered: 1)))) == [.answer(expected)])

@@ -7,7 +7,8 @@
 /// it: every property of the manager (`GetAll`), then of each device it lists. Later
 /// `PropertiesChanged` signals are applied as they come; a changed device list reads the
 /// new devices; a new owner (NetworkManager restarted) reads everything again; no owner
-/// makes the answer `nil`.
+/// makes the answer `nil`. A manager not exported yet (NetworkManager owns its name before
+/// it exports its objects) is read when its `InterfacesAdded` comes.
 ///
 /// The answer is given only whole: once the manager and every device it lists have
 /// answered. Until then the last whole answer stands (none at first).
@@ -24,8 +25,10 @@ package struct NetworkManagerClient: DesktopBusClient {
         "type='signal',sender='\(busName)',interface='\(DBusMessage.propertiesInterface)',member='PropertiesChanged'",
         "type='signal',sender='\(busName)',interface='\(managerInterface)',member='DeviceAdded'",
         "type='signal',sender='\(busName)',interface='\(managerInterface)',member='DeviceRemoved'",
+        "type='signal',sender='\(busName)',path='/org/freedesktop',interface='\(objectManagerInterface)',member='InterfacesAdded',arg0path='\(managerPath)'",
         DBusMessage.nameOwnerChangedRule(for: busName),
     ]
+    static let objectManagerInterface = "org.freedesktop.DBus.ObjectManager"
 
     /// What a call in flight was for.
     private enum Purpose: Equatable, Sendable {
@@ -83,7 +86,9 @@ package struct NetworkManagerClient: DesktopBusClient {
             managerAnswered = true
             return applyManager(properties) + publishIfWhole()
         case (.manager, .failure):
-            // It is quitting (its `NameOwnerChanged` follows) or refuses: nothing to say.
+            // Starting: NetworkManager 1.42 owns its name before it exports the manager
+            // (`UnknownMethod`: no such object), whose `InterfacesAdded` then reads it. Or
+            // quitting (its `NameOwnerChanged` follows), or refusing: nothing to say.
             return gone(keepingOwner: true)
         case (.device(let path), .success(let body)):
             guard listed.contains(path) else { return [] }
@@ -115,6 +120,11 @@ package struct NetworkManagerClient: DesktopBusClient {
         switch (message.interface, message.member) {
         case (DBusMessage.propertiesInterface, "PropertiesChanged"):
             return propertiesChanged(message)
+        case (NetworkManagerClient.objectManagerInterface, "InterfacesAdded"):
+            // `InterfacesAdded(o path, a{sa{sv}} interfaces)`: the manager is exported.
+            guard !managerAnswered, message.body.first?.string == NetworkManagerClient.managerPath,
+                  message.body.count > 1, message.body[1].dictionary?[NetworkManagerClient.managerInterface] != nil else { return [] }
+            return [readManager()]
         case (NetworkManagerClient.managerInterface, "DeviceAdded") where message.path == NetworkManagerClient.managerPath:
             guard managerAnswered, let path = message.body.first?.string, !listed.contains(path) else { return [] }
             listed.insert(path)
@@ -137,9 +147,7 @@ package struct NetworkManagerClient: DesktopBusClient {
         let invalidated = Set((message.body.count > 2 ? message.body[2].array : nil)?.compactMap(\.string) ?? [])
         if path == NetworkManagerClient.managerPath && interface == NetworkManagerClient.managerInterface {
             guard managerAnswered else { return [] }
-            if !invalidated.isDisjoint(with: NetworkManagerState.managerProperties) {
-                return [call(.getAllProperties(destination: NetworkManagerClient.busName, path: path, interface: interface), for: .manager)]
-            }
+            if !invalidated.isDisjoint(with: NetworkManagerState.managerProperties) { return [readManager()] }
             return applyManager(changed) + publishIfWhole()
         }
         guard interface == NetworkManagerClient.deviceInterface, var device = current.devices[path] else { return [] }
@@ -155,8 +163,7 @@ package struct NetworkManagerClient: DesktopBusClient {
     private mutating func start(owner name: String) -> [DesktopBusAction<NetworkManagerState>] {
         owner = name
         forgetReads()
-        return [call(.getAllProperties(destination: NetworkManagerClient.busName, path: NetworkManagerClient.managerPath,
-                                       interface: NetworkManagerClient.managerInterface), for: .manager)]
+        return [readManager()]
     }
 
     /// NetworkManager is not there (or says nothing): the answer is `nil`.
@@ -184,6 +191,11 @@ package struct NetworkManagerClient: DesktopBusClient {
         let added = new.subtracting(listed)
         listed = new
         return added.sorted().map { readDevice($0) }
+    }
+
+    private mutating func readManager() -> DesktopBusAction<NetworkManagerState> {
+        call(.getAllProperties(destination: NetworkManagerClient.busName, path: NetworkManagerClient.managerPath,
+                               interface: NetworkManagerClient.managerInterface), for: .manager)
     }
 
     private mutating func readDevice(_ path: String) -> DesktopBusAction<NetworkManagerState> {
