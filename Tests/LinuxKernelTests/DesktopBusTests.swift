@@ -48,6 +48,16 @@ struct DesktopBusTests {
         knowledge?.networkManager?.devices.values.first { $0.interface == "eth0" }
     }
 
+    /// How often the watcher's thread has been switched out (it waited, or was preempted):
+    /// unchanged while it does not wake.
+    func watcherSwitches() throws -> Int {
+        let tasks = try FileManager.default.contentsOfDirectory(atPath: "/proc/self/task")
+        let task = try #require(tasks.first { (try? String(contentsOfFile: "/proc/self/task/\($0)/comm", encoding: .utf8)) == "netpath-desktop\n" })
+        let status = try String(contentsOfFile: "/proc/self/task/\(task)/status", encoding: .utf8)
+        return status.split(separator: "\n").filter { $0.contains("ctxt_switches:") }
+            .compactMap { $0.split(separator: "\t").last.flatMap { Int($0) } }.reduce(0, +)
+    }
+
     func deadline(seconds: Double) -> UInt64 {
         SystemClock.monotonicNanoseconds() + UInt64(seconds * 1e9)
     }
@@ -151,6 +161,12 @@ struct DesktopBusTests {
         #expect(recorder.wait { $0.portal?.metered == true } == DesktopKnowledge(portal: PortalStatus(available: true, metered: true, connectivity: 4)))
         try lab.portalSet("connectivity", "3")
         #expect(recorder.wait { $0.portal?.connectivity == 3 } != nil, "\(recorder.values)")
+
+        // Idle, the watcher's thread waits on its socket and never wakes.
+        let switches = try watcherSwitches()
+        #expect(switches > 0)  // it has waited before
+        Thread.sleep(forTimeInterval: 1)  // not a wait for an event: the span measured
+        #expect(try watcherSwitches() == switches)
     }
 
     @Test func bothBusesAtOnceAndNoDescriptorIsLeft() throws {
