@@ -169,6 +169,24 @@ struct DesktopBusTests {
         #expect(try watcherSwitches() == switches)
     }
 
+    @Test func aBusThatGoesAwayIsNilUntilItIsBack() throws {
+        let lab = DesktopLab.withoutNetworkManager()
+        defer { lab.remove() }
+        let session = try lab.portalUp(metered: false, connectivity: 4)
+        let recorder = Recorder()
+        let watcher = try DesktopWatcher(systemBus: nil, sessionBus: session, onChange: recorder.record)
+        defer { watcher.stop() }
+        #expect(watcher.waitForFirstAnswer(until: deadline(seconds: 10)), "\(watcher.lastFailure ?? "")")
+        try lab.killSessionBus()
+        let gone = try #require(recorder.index { $0.portal == nil }, "\(recorder.values)")
+        // The portal may take a moment to exit after its bus: until then portal-up refuses.
+        let until = Date().addingTimeInterval(10)
+        while (try? lab.portalUp(metered: true, connectivity: 3)) == nil && Date() < until {}
+        // Reconnected after its back-off (0.5 s, then 1 s, …).
+        #expect(recorder.wait(after: gone) { $0.portal == PortalStatus(available: true, metered: true, connectivity: 3) } != nil,
+                "\(recorder.values) \(watcher.lastFailure ?? "")")
+    }
+
     @Test func bothBusesAtOnceAndNoDescriptorIsLeft() throws {
         let lab = try DesktopLab(metered: "yes")
         defer { lab.remove() }

@@ -88,6 +88,18 @@ public final class DesktopLab: Sendable {
     /// Changes the portal stand-in's `available`, `metered` or `connectivity`; it emits `changed`.
     public func portalSet(_ key: String, _ value: String) throws { try run("portal-set", key, value) }
 
+    /// Kills the portal stand-in's session bus and the portal (SIGTERM, by their pid files'
+    /// first words), as a session ending or a bus crashing.
+    public func killSessionBus() throws {
+        for daemon in ["session-bus", "portal"] {
+            let text = try String(contentsOfFile: "/tmp/\(name)/\(daemon).pid", encoding: .utf8)
+            guard let pid = text.split(separator: " ").first.flatMap({ Int32($0) }) else {
+                throw CommandFailure(description: "/tmp/\(name)/\(daemon).pid: \(text)")
+            }
+            kill(pid, SIGTERM)
+        }
+    }
+
     /// Stops the daemons and deletes the namespaces and files; again is harmless.
     public func remove() { DesktopLab.down(name) }
 
