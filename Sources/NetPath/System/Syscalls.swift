@@ -253,6 +253,26 @@ extension Syscall {
         address.withPointer { connect(descriptor, to: $0, length: $1) }
     }
 
+    /// `connect(2)` of a Unix stream socket (`AF_UNIX`) to the socket file at `path`, or,
+    /// with `abstract`, to the name `path` in Linux's abstract namespace (`sun_path` starts
+    /// with a NUL byte, and the name is not NUL-terminated). `ENAMETOOLONG` when it does
+    /// not fit `sun_path`, `EINVAL` for a file path with a NUL byte; on a non-blocking socket
+    /// `EAGAIN` means the listener's backlog is full.
+    package static func connect(_ descriptor: FileDescriptor, unixPath path: String, abstract: Bool) -> Result<Int32, Errno> {
+        var address = sockaddr_un()
+        address.sun_family = sa_family_t(AF_UNIX)
+        let name = (abstract ? [0] : []) + Array(path.utf8) + (abstract ? [] : [0])
+        let capacity = MemoryLayout.size(ofValue: address.sun_path)
+        guard abstract || !path.utf8.contains(0) else { return .failure(Errno(EINVAL)) }
+        guard name.count <= capacity else { return .failure(Errno(ENAMETOOLONG)) }
+        withUnsafeMutableBytes(of: &address.sun_path) { $0.copyBytes(from: name) }
+        // The address's length counts the name's bytes: an abstract name is exactly them.
+        let length = socklen_t(MemoryLayout<sockaddr_un>.offset(of: \.sun_path) ?? 2) + socklen_t(name.count)
+        return withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(descriptor, to: $0, length: length) }
+        }
+    }
+
     /// Dissolves a datagram socket's association (`connect` to `AF_UNSPEC`).
     package static func disconnect(_ descriptor: FileDescriptor) {
         var unspecified = sockaddr()
@@ -472,6 +492,11 @@ extension Syscall {
     package static func isPipe(_ descriptor: FileDescriptor) -> Bool {
         var info = stat()
         return fstat(descriptor.rawValue, &info) == 0 && info.st_mode & S_IFMT == S_IFIFO
+    }
+
+    /// The value of the environment variable `name` (`getenv`), `nil` when it is not set.
+    package static func environment(_ name: String) -> String? {
+        getenv(name).map { String(cString: $0) }
     }
 
     /// The effective user id (`uidrange` rules select on it).

@@ -1,0 +1,406 @@
+#if os(Linux) || os(Android)
+import Dispatch
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
+
+/// What the desktop knows about the network (``DesktopKnowledge``), kept up to date from
+/// its message buses: NetworkManager on the system bus, the Flatpak portal on the session
+/// bus. One thread of its own runs one ``EventLoop`` with up to two connections
+/// (``BusConnection``); idle, it waits on their sockets only and never wakes.
+///
+/// A bus that cannot be reached, fails or stops answering is tried again after 0.5 s,
+/// then twice as long each time up to 30 s; meanwhile its part of the knowledge is `nil`.
+package final class DesktopWatcher: Sendable {
+    /// How long a call may wait for its reply, and the handshake for its end.
+    static let callTimeout: UInt64 = 2_000_000_000
+    static let handshakeTimeout: UInt64 = 2_000_000_000
+
+    private let storage: DesktopWatcherStorage
+    private let loop: EventLoop
+    private let thread: Locked<pthread_t?>
+
+    /// Starts watching.
+    /// - Parameters:
+    ///   - systemBus: the system bus's address (``DBusAddress``), for NetworkManager; `nil`
+    ///     watches no system bus.
+    ///   - sessionBus: the session bus's address, for the Flatpak portal; `nil` watches none.
+    ///   - onChange: called on the watcher's thread with the knowledge each time it changes.
+    /// - Throws: The ``Errno`` of the event loop's making, or ``Errno/wouldBlock`` when no
+    ///   thread can be started.
+    package init(systemBus: String?, sessionBus: String?,
+                 onChange: @escaping @Sendable (DesktopKnowledge) -> Void) throws {
+        let system = systemBus.map(DBusAddress.endpoints)
+        let session = sessionBus.map(DBusAddress.endpoints)
+        let storage = DesktopWatcherStorage(buses: (system == nil ? 0 : 1) + (session == nil ? 0 : 1), onChange: onChange)
+        let loop = try EventLoop()
+        let started = OwnThread.start(name: "netpath-desktop") {
+            var connections: [any BusConnectionClosing] = []
+            if let system {
+                let connection = BusConnection<NetworkManagerClient>(endpoints: system, loop: loop, storage: storage) { answer in
+                    storage.update { $0.networkManager = answer }
+                }
+                connections.append(connection)
+                connection.open()
+            }
+            if let session {
+                let connection = BusConnection<PortalClient>(endpoints: session, loop: loop, storage: storage) { answer in
+                    storage.update { $0.portal = answer }
+                }
+                connections.append(connection)
+                connection.open()
+            }
+            loop.run()
+            for connection in connections { connection.close() }
+            loop.close()
+        }
+        guard let started else {
+            loop.close()
+            throw Errno.wouldBlock
+        }
+        self.storage = storage
+        self.loop = loop
+        thread = Locked(started)
+    }
+
+    /// Watches the buses the environment names: the system bus of `DBUS_SYSTEM_BUS_ADDRESS`
+    /// (unset: `/run/dbus/system_bus_socket`; empty: none), and inside a Flatpak sandbox
+    /// (`/.flatpak-info` exists) the session bus of `DBUS_SESSION_BUS_ADDRESS`.
+    /// - Throws: as ``init(systemBus:sessionBus:onChange:)``.
+    package convenience init(onChange: @escaping @Sendable (DesktopKnowledge) -> Void) throws {
+        let system = Syscall.environment("DBUS_SYSTEM_BUS_ADDRESS") ?? DBusAddress.defaultSystemBus
+        let session = Syscall.exists("/.flatpak-info") ? Syscall.environment("DBUS_SESSION_BUS_ADDRESS") : nil
+        try self.init(systemBus: system.isEmpty ? nil : system, sessionBus: session?.isEmpty == false ? session : nil,
+                      onChange: onChange)
+    }
+
+    deinit { stop() }
+
+    /// What the buses said last.
+    package var knowledge: DesktopKnowledge { storage.knowledge }
+
+    /// Why a bus connection failed last, with its address; `nil` when none has.
+    package var lastFailure: String? { storage.lastFailure }
+
+    /// Blocks the calling thread until every bus watched has answered, failed or been
+    /// given up, or until `deadline`, whichever comes first. Not on the watcher's thread.
+    /// - Parameter deadline: monotonic nanoseconds (``SystemClock/monotonicNanoseconds()``).
+    /// - Returns: Whether every bus answered or failed (`false` when the deadline came first).
+    package func waitForFirstAnswer(until deadline: UInt64) -> Bool {
+        storage.waitUntilSettled(deadline: deadline)
+    }
+
+    /// Stops watching and closes the connections; from any thread, again is harmless. Off
+    /// the watcher's thread it returns once that thread has ended.
+    package func stop() {
+        guard let running = thread.withLock({ thread -> pthread_t? in
+            defer { thread = nil }
+            return thread
+        }) else { return }
+        loop.stop()
+        storage.settleAll()
+        if pthread_equal(running, pthread_self()) != 0 {
+            pthread_detach(running)
+        } else {
+            pthread_join(running, nil)
+        }
+    }
+}
+
+/// The watcher's state shared between its thread and its callers: the knowledge, which
+/// buses have settled, and the callers waiting for them. Its `state` is a ``Locked``.
+private final class DesktopWatcherStorage: Sendable {
+    private struct State: Sendable {
+        var knowledge = DesktopKnowledge()
+        var unsettled: Int
+        var waiters: [DispatchSemaphore] = []
+        var lastFailure: String?
+    }
+
+    private let state: Locked<State>
+    private let onChange: @Sendable (DesktopKnowledge) -> Void
+
+    init(buses: Int, onChange: @escaping @Sendable (DesktopKnowledge) -> Void) {
+        state = Locked(State(unsettled: buses))
+        self.onChange = onChange
+    }
+
+    var knowledge: DesktopKnowledge { state.withLock { $0.knowledge } }
+
+    /// Changes the knowledge; calls `onChange` (outside the lock) when it is new.
+    func update(_ change: (inout DesktopKnowledge) -> Void) {
+        let changed = state.withLock { state -> DesktopKnowledge? in
+            var knowledge = state.knowledge
+            change(&knowledge)
+            guard knowledge != state.knowledge else { return nil }
+            state.knowledge = knowledge
+            return knowledge
+        }
+        if let changed { onChange(changed) }
+    }
+
+    /// Why a connection failed last (tests, diagnostics).
+    func recordFailure(_ reason: String) {
+        state.withLock { $0.lastFailure = reason }
+    }
+
+    var lastFailure: String? { state.withLock { $0.lastFailure } }
+
+    /// One bus has answered or failed for the first time.
+    func settle() {
+        let waiters = state.withLock { state -> [DispatchSemaphore] in
+            state.unsettled -= 1
+            return state.unsettled <= 0 ? state.waiters : []
+        }
+        for waiter in waiters { waiter.signal() }
+    }
+
+    /// Every bus is settled (the watcher stopped).
+    func settleAll() {
+        let waiters = state.withLock { state -> [DispatchSemaphore] in
+            state.unsettled = 0
+            return state.waiters
+        }
+        for waiter in waiters { waiter.signal() }
+    }
+
+    func waitUntilSettled(deadline: UInt64) -> Bool {
+        let semaphore = DispatchSemaphore(value: 0)
+        let settled = state.withLock { state -> Bool in
+            if state.unsettled <= 0 { return true }
+            state.waiters.append(semaphore)
+            return false
+        }
+        if settled { return true }
+        let now = SystemClock.monotonicNanoseconds()
+        if deadline > now { _ = semaphore.wait(timeout: .now() + .nanoseconds(Int(clamping: deadline - now))) }
+        return state.withLock { state in
+            state.waiters.removeAll { $0 === semaphore }
+            return state.unsettled <= 0
+        }
+    }
+}
+
+/// What the watcher's thread does with its connections when the loop ends.
+private protocol BusConnectionClosing: AnyObject {
+    func close()
+}
+
+/// One client's connection to one bus, on the watcher's loop: it connects (to each of the
+/// address's endpoints in turn), feeds what it reads to a ``DBusConnectionMachine`` and
+/// the machine's calls and signals to the client (``DesktopBusClient``), writes what they
+/// send (keeping what the socket does not take, and waiting for it to become writable),
+/// arms one timer at the machine's next deadline, and starts again after a failure.
+/// Used on the loop's thread only.
+private final class BusConnection<Client: DesktopBusClient>: BusConnectionClosing {
+    private static var initialBackOff: UInt64 { 500_000_000 }
+    private static var maximumBackOff: UInt64 { 30_000_000_000 }
+
+    private let endpoints: [DBusAddress.Endpoint]
+    private let loop: EventLoop
+    private let storage: DesktopWatcherStorage
+    private let answer: (Client.Answer?) -> Void
+    private var machine = BusConnection.newMachine()
+    private var client = Client()
+    private var socket: FileDescriptor?
+    private var registration: EventLoop.Registration?
+    private var isConnecting = false
+    private var outbox: [UInt8] = []
+    private var timer: (timer: EventLoop.Timer, deadline: UInt64)?
+    private var reconnection: EventLoop.Timer?
+    private var backOff = BusConnection.initialBackOff
+    private var hasSettled = false
+    private var isClosed = false
+
+    init(endpoints: [DBusAddress.Endpoint], loop: EventLoop, storage: DesktopWatcherStorage,
+         answer: @escaping (Client.Answer?) -> Void) {
+        self.endpoints = endpoints
+        self.loop = loop
+        self.storage = storage
+        self.answer = answer
+    }
+
+    private static func newMachine() -> DBusConnectionMachine {
+        DBusConnectionMachine(uid: Syscall.effectiveUserID(), handshakeTimeout: DesktopWatcher.handshakeTimeout)
+    }
+
+    /// Connects to the first endpoint that accepts (or has started to).
+    func open() {
+        var failure = "the address names no Unix socket"
+        for endpoint in endpoints {
+            let descriptor: FileDescriptor
+            switch Syscall.socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_NONBLOCK.rawValue)) {
+            case .success(let made): descriptor = made
+            case .failure(let error):
+                failure = "cannot make a socket: \(error)"
+                continue
+            }
+            let connected = switch endpoint {
+            case .path(let path): Syscall.connect(descriptor, unixPath: path, abstract: false)
+            case .abstract(let name): Syscall.connect(descriptor, unixPath: name, abstract: true)
+            }
+            switch connected {
+            case .success:
+                begin(descriptor, connecting: false)
+                return
+            case .failure(.inProgress):
+                begin(descriptor, connecting: true)
+                return
+            case .failure(let error):
+                failure = "cannot connect to \(endpoint): \(error)"
+                Syscall.close(descriptor)
+            }
+        }
+        fail(failure)
+    }
+
+    /// Stops for good (the watcher stopped).
+    func close() {
+        isClosed = true
+        closeSocket()
+        if let reconnection { loop.cancel(reconnection) }
+        reconnection = nil
+    }
+
+    private func begin(_ descriptor: FileDescriptor, connecting: Bool) {
+        socket = descriptor
+        isConnecting = connecting
+        registration = loop.register(descriptor, for: connecting ? .writable : .readable) { [weak self] events in
+            self?.ready(events)
+        }
+        if !connecting { process(machine.handle(.connected, at: SystemClock.monotonicNanoseconds())) }
+    }
+
+    private func ready(_ events: EventLoop.Events) {
+        guard let socket else { return }
+        if isConnecting {
+            if let error = Syscall.pendingError(socket) { return fail("cannot connect: \(error)") }
+            isConnecting = false
+            return process(machine.handle(.connected, at: SystemClock.monotonicNanoseconds()))
+        }
+        if events.contains(.writable) { flush() }
+        if self.socket != nil && !events.isDisjoint(with: [.readable, .hangup, .error]) { read(socket) }
+    }
+
+    private func read(_ socket: FileDescriptor) {
+        var buffer = [UInt8](repeating: 0, count: 65536)
+        let received = buffer.withUnsafeMutableBytes { Syscall.receive(socket, into: $0) }
+        switch received {
+        case .success(0):
+            fail("the bus closed the connection")
+        case .success(let count):
+            process(machine.handle(.bytes(Array(buffer[0..<count])), at: SystemClock.monotonicNanoseconds()))
+        case .failure(.wouldBlock):
+            break
+        case .failure(let error):
+            fail("cannot read from the bus: \(error)")
+        }
+    }
+
+    /// Takes the machine's actions: bytes to send, and events for the client, whose own
+    /// actions follow; then writes and arms the timer.
+    private func process(_ actions: [DBusConnectionMachine.Action]) {
+        for action in actions {
+            if case .send(let bytes) = action {
+                outbox += bytes
+            } else if case .failed(let reason) = action {
+                return fail(reason)
+            } else if let event = DesktopBusEvent(action) {
+                guard take(client.handle(event)) else { return }
+            }
+        }
+        flush()
+        armTimer()
+    }
+
+    /// Takes the client's actions; `false` when the connection failed.
+    private func take(_ actions: [DesktopBusAction<Client.Answer>]) -> Bool {
+        for action in actions {
+            switch action {
+            case .call(let message, let token):
+                do {
+                    outbox += try machine.call(message, token: token, deadline: SystemClock.monotonicNanoseconds() + DesktopWatcher.callTimeout)
+                } catch {
+                    fail("cannot write a call: \(error)")
+                    return false
+                }
+            case .answer(let value):
+                backOff = BusConnection.initialBackOff
+                answer(value)
+                settle()
+            case .failed(let reason):
+                fail(reason)
+                return false
+            }
+        }
+        return true
+    }
+
+    /// Sends what the socket takes; waits for it to become writable while some is left.
+    private func flush() {
+        guard let socket, let registration, !isConnecting else { return }
+        while !outbox.isEmpty {
+            switch Syscall.send(socket, outbox, flags: Int32(MSG_NOSIGNAL)) {
+            case .success(let count):
+                outbox.removeFirst(count)
+            case .failure(.wouldBlock):
+                loop.change(registration, to: [.readable, .writable])
+                return
+            case .failure(let error):
+                return fail("cannot write to the bus: \(error)")
+            }
+        }
+        loop.change(registration, to: .readable)
+    }
+
+    /// One timer, at the machine's next deadline (none when nothing is awaited).
+    private func armTimer() {
+        let next = machine.nextDeadline
+        guard timer?.deadline != next else { return }
+        if let timer { loop.cancel(timer.timer) }
+        timer = nil
+        if let next {
+            timer = (loop.schedule(at: next) { [weak self] in self?.tick() }, next)
+        }
+    }
+
+    private func tick() {
+        timer = nil
+        process(machine.handle(.tick, at: SystemClock.monotonicNanoseconds()))
+    }
+
+    private func settle() {
+        guard !hasSettled else { return }
+        hasSettled = true
+        storage.settle()
+    }
+
+    /// Closes the socket, says nothing is known, and tries again after the back-off.
+    private func fail(_ reason: String) {
+        closeSocket()
+        storage.recordFailure("\(endpoints.first.map { "\($0)" } ?? "a bus"): \(reason)")
+        answer(nil)
+        settle()
+        guard !isClosed else { return }
+        reconnection = loop.schedule(at: SystemClock.monotonicNanoseconds() + backOff) { [weak self] in self?.reconnect() }
+        backOff = min(backOff * 2, BusConnection.maximumBackOff)
+    }
+
+    private func reconnect() {
+        reconnection = nil
+        machine = BusConnection.newMachine()
+        client = Client()
+        open()
+    }
+
+    private func closeSocket() {
+        if let registration { loop.deregister(registration) }
+        if let socket { Syscall.close(socket) }
+        if let timer { loop.cancel(timer.timer) }
+        (registration, socket, timer, isConnecting) = (nil, nil, nil, false)
+        outbox = []
+    }
+}
+#endif

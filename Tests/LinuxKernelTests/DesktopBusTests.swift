@@ -1,0 +1,205 @@
+import Dispatch
+import Foundation
+import Testing
+import KernelTestSupport
+@testable import NetPath
+@testable import NetPathCore
+@testable import NetPathSystem
+
+/// The desktop watcher against a real NetworkManager (1.42, Debian 12) on its own system
+/// bus, and against the Flatpak portal's stand-in on a private session bus, both built by
+/// Tests/Support/desktop-lab.sh. Serialized: each lab runs NetworkManager, udevd, dnsmasq
+/// and a bus daemon.
+@Suite(.serialized, .enabled(if: Kernel.canRun, "needs root and iproute2"))
+struct DesktopBusTests {
+    static let second: UInt64 = 1_000_000_000
+
+    /// What `onChange` delivered, in order; waits for a value with a deadline.
+    final class Recorder: Sendable {
+        private let seen = Locked<[DesktopKnowledge]>([])
+        private let arrived = DispatchSemaphore(value: 0)
+
+        func record(_ knowledge: DesktopKnowledge) {
+            seen.withLock { $0.append(knowledge) }
+            arrived.signal()
+        }
+
+        var values: [DesktopKnowledge] { seen.withLock { $0 } }
+
+        /// The first value delivered after the first `after` ones that satisfies `predicate`,
+        /// waiting up to `seconds` for it.
+        func wait(seconds: Double = 20, after: Int = 0, until predicate: (DesktopKnowledge) -> Bool) -> DesktopKnowledge? {
+            index(seconds: seconds, after: after, until: predicate).map { values[$0] }
+        }
+
+        /// The position of that value among those delivered.
+        func index(seconds: Double = 20, after: Int = 0, until predicate: (DesktopKnowledge) -> Bool) -> Int? {
+            let deadline = DispatchTime.now() + seconds
+            while true {
+                if let found = values.indices.dropFirst(after).first(where: { predicate(values[$0]) }) { return found }
+                if arrived.wait(timeout: deadline) == .timedOut {
+                    return values.indices.dropFirst(after).first { predicate(values[$0]) }
+                }
+            }
+        }
+    }
+
+    func eth0(_ knowledge: DesktopKnowledge?) -> NetworkManagerState.Device? {
+        knowledge?.networkManager?.devices.values.first { $0.interface == "eth0" }
+    }
+
+    /// How often the watcher's thread has been switched out (it waited, or was preempted):
+    /// unchanged while it does not wake.
+    func watcherSwitches() throws -> Int {
+        let tasks = try FileManager.default.contentsOfDirectory(atPath: "/proc/self/task")
+        let task = try #require(tasks.first { (try? String(contentsOfFile: "/proc/self/task/\($0)/comm", encoding: .utf8)) == "netpath-desktop\n" })
+        let status = try String(contentsOfFile: "/proc/self/task/\(task)/status", encoding: .utf8)
+        return status.split(separator: "\n").filter { $0.contains("ctxt_switches:") }
+            .compactMap { $0.split(separator: "\t").last.flatMap { Int($0) } }.reduce(0, +)
+    }
+
+    func deadline(seconds: Double) -> UInt64 {
+        SystemClock.monotonicNanoseconds() + UInt64(seconds * 1e9)
+    }
+
+    @Test func networkManagersMeteredAndConnectivityAndTheirChanges() throws {
+        let lab = try DesktopLab(metered: "yes")
+        defer { lab.remove() }
+        let recorder = Recorder()
+        let watcher = try DesktopWatcher(systemBus: lab.bus, sessionBus: nil, onChange: recorder.record)
+        defer { watcher.stop() }
+        #expect(watcher.waitForFirstAnswer(until: deadline(seconds: 10)), "\(watcher.lastFailure ?? "")")
+        let device = try #require(eth0(watcher.knowledge), "\(watcher.knowledge)")
+        #expect(device.metered == 1 && device.ipInterface == "eth0")
+        #expect(try "\(device.metered)" == lab.property("device-metered"))
+        #expect(watcher.knowledge.networkManager?.connectivity == 4 && watcher.knowledge.networkManager?.state == 70)
+        #expect(watcher.knowledge.portal == nil)
+
+        try lab.setMetered("no")
+        #expect(recorder.wait { eth0($0)?.metered == 2 } != nil, "\(recorder.values)")
+        try lab.setCheck("portal")
+        #expect(recorder.wait { $0.networkManager?.connectivity == 2 } != nil, "\(recorder.values)")
+        #expect(try lab.property("connectivity") == "2")
+        // Every delivery is a change.
+        let values = recorder.values
+        #expect(zip(values, values.dropFirst()).allSatisfy { $0 != $1 })
+    }
+
+    @Test func aRestartedNetworkManagerIsReadAgainAndAStoppedOneIsNil() throws {
+        let lab = try DesktopLab(metered: "yes")
+        defer { lab.remove() }
+        let recorder = Recorder()
+        let watcher = try DesktopWatcher(systemBus: lab.bus, sessionBus: nil, onChange: recorder.record)
+        defer { watcher.stop() }
+        #expect(watcher.waitForFirstAnswer(until: deadline(seconds: 10)), "\(watcher.lastFailure ?? "")")
+        let before = recorder.values.count
+        try lab.restartNetworkManager()
+        // It went away, then came back with its device.
+        let gone = try #require(recorder.index(after: before) { $0.networkManager == nil }, "\(recorder.values)")
+        #expect(recorder.wait(after: gone + 1) { eth0($0)?.metered == 1 } != nil, "\(recorder.values)")
+        #expect(watcher.lastFailure == nil)
+
+        let running = recorder.values.count
+        try lab.stopNetworkManager()
+        #expect(recorder.wait(after: running) { $0.networkManager == nil } != nil, "\(recorder.values)")
+        #expect(watcher.knowledge.networkManager == nil)
+    }
+
+    @Test func aCheckThatFindsAPortalSaysSo() throws {
+        let lab = try DesktopLab(check: "portal")
+        defer { lab.remove() }
+        let watcher = try DesktopWatcher(systemBus: lab.bus, sessionBus: nil) { _ in }
+        defer { watcher.stop() }
+        #expect(watcher.waitForFirstAnswer(until: deadline(seconds: 10)))
+        #expect(watcher.knowledge.networkManager?.connectivity == 2, "\(watcher.knowledge)")
+        #expect(watcher.knowledge.networkManager?.checkEnabled == true)
+    }
+
+    @Test func aDeadBusAnswersAtOnceWithNothing() throws {
+        let lab = DesktopLab.withoutNetworkManager()
+        defer { lab.remove() }
+        let bus = try lab.deadBus()
+        let start = SystemClock.monotonicNanoseconds()
+        let watcher = try DesktopWatcher(systemBus: bus, sessionBus: nil) { _ in }
+        defer { watcher.stop() }
+        #expect(watcher.waitForFirstAnswer(until: deadline(seconds: 10)))
+        #expect(SystemClock.monotonicNanoseconds() - start < Self.second / 2)
+        #expect(watcher.knowledge == DesktopKnowledge())
+        #expect(watcher.lastFailure?.contains("Connection refused") == true, "\(watcher.lastFailure ?? "")")
+    }
+
+    @Test func aStalledBusHoldsTheCallerOnlyUntilTheDeadline() throws {
+        let lab = DesktopLab.withoutNetworkManager()
+        defer { lab.remove() }
+        let bus = try lab.stalledBus()
+        let watcher = try DesktopWatcher(systemBus: bus, sessionBus: nil) { _ in }
+        let start = SystemClock.monotonicNanoseconds()
+        #expect(!watcher.waitForFirstAnswer(until: start + Self.second / 4))
+        let waited = SystemClock.monotonicNanoseconds() - start
+        #expect(waited >= Self.second / 4 && waited < Self.second, "\(waited) ns")
+        #expect(watcher.knowledge.networkManager == nil)
+        // The handshake's own deadline (2 s) then gives the bus up.
+        #expect(watcher.waitForFirstAnswer(until: start + 5 * Self.second))
+        #expect(watcher.lastFailure?.contains("handshake") == true, "\(watcher.lastFailure ?? "")")
+        // Stopping does not wait for the bus.
+        let stopping = SystemClock.monotonicNanoseconds()
+        watcher.stop()
+        #expect(SystemClock.monotonicNanoseconds() - stopping < Self.second / 2)
+    }
+
+    @Test func thePortalsStatusAndItsChange() throws {
+        let lab = DesktopLab.withoutNetworkManager()
+        defer { lab.remove() }
+        let session = try lab.portalUp(metered: false, connectivity: 4)
+        let recorder = Recorder()
+        let watcher = try DesktopWatcher(systemBus: nil, sessionBus: session, onChange: recorder.record)
+        defer { watcher.stop() }
+        #expect(watcher.waitForFirstAnswer(until: deadline(seconds: 10)), "\(watcher.lastFailure ?? "")")
+        #expect(watcher.knowledge.portal == PortalStatus(available: true, metered: false, connectivity: 4))
+        #expect(watcher.knowledge.networkManager == nil)
+        try lab.portalSet("metered", "true")
+        #expect(recorder.wait { $0.portal?.metered == true } == DesktopKnowledge(portal: PortalStatus(available: true, metered: true, connectivity: 4)))
+        try lab.portalSet("connectivity", "3")
+        #expect(recorder.wait { $0.portal?.connectivity == 3 } != nil, "\(recorder.values)")
+
+        // Idle, the watcher's thread waits on its socket and never wakes.
+        let switches = try watcherSwitches()
+        #expect(switches > 0)  // it has waited before
+        Thread.sleep(forTimeInterval: 1)  // not a wait for an event: the span measured
+        #expect(try watcherSwitches() == switches)
+    }
+
+    @Test func aBusThatGoesAwayIsNilUntilItIsBack() throws {
+        let lab = DesktopLab.withoutNetworkManager()
+        defer { lab.remove() }
+        let session = try lab.portalUp(metered: false, connectivity: 4)
+        let recorder = Recorder()
+        let watcher = try DesktopWatcher(systemBus: nil, sessionBus: session, onChange: recorder.record)
+        defer { watcher.stop() }
+        #expect(watcher.waitForFirstAnswer(until: deadline(seconds: 10)), "\(watcher.lastFailure ?? "")")
+        try lab.killSessionBus()
+        let gone = try #require(recorder.index { $0.portal == nil }, "\(recorder.values)")
+        // The portal may take a moment to exit after its bus: until then portal-up refuses.
+        let until = Date().addingTimeInterval(10)
+        while (try? lab.portalUp(metered: true, connectivity: 3)) == nil && Date() < until {}
+        // Reconnected after its back-off (0.5 s, then 1 s, …).
+        #expect(recorder.wait(after: gone) { $0.portal == PortalStatus(available: true, metered: true, connectivity: 3) } != nil,
+                "\(recorder.values) \(watcher.lastFailure ?? "")")
+    }
+
+    @Test func bothBusesAtOnceAndNoDescriptorIsLeft() throws {
+        let lab = try DesktopLab(metered: "yes")
+        defer { lab.remove() }
+        let session = try lab.portalUp(metered: true, connectivity: 2)
+        func descriptors() -> Int { (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd").count) ?? 0 }
+        let before = descriptors()
+        for _ in 0..<10 {
+            let watcher = try DesktopWatcher(systemBus: lab.bus, sessionBus: session) { _ in }
+            #expect(watcher.waitForFirstAnswer(until: deadline(seconds: 10)))
+            #expect(eth0(watcher.knowledge)?.metered == 1 && watcher.knowledge.portal?.connectivity == 2, "\(watcher.knowledge)")
+            watcher.stop()
+        }
+        // Each watcher had four descriptors (epoll, eventfd, two sockets): a leak shows as 40.
+        #expect(descriptors() - before < 8)
+    }
+}
