@@ -44,15 +44,16 @@ final class DesktopSource: PathSource {
         { filter, deliver, terminate in
             let source = DesktopSource(providesConnectivity: providesConnectivity, deliver: deliver)
             let start = SystemClock.monotonicNanoseconds()
-            let watcher = DesktopWatcher.system { [weak source] knowledge in source?.knowledgeChanged(knowledge) }
+            // No watcher (no thread or descriptor left): the kernel's path alone.
+            let watcher = try? DesktopWatcher { [weak source] knowledge in source?.knowledgeChanged(knowledge) }
             let inner: any PathSource
             do {
                 inner = try base(filter, { [weak source] path in source?.received(path) }, terminate)
             } catch {
-                watcher.stop()
+                watcher?.stop()
                 throw error
             }
-            watcher.waitForFirstAnswer(authenticatedBy: start + authenticationWait, answeredBy: start + answerWait)
+            watcher?.waitForFirstAnswer(authenticatedBy: start + authenticationWait, answeredBy: start + answerWait)
             source.attach(inner, watcher: watcher)
             return source
         }
@@ -62,15 +63,16 @@ final class DesktopSource: PathSource {
     /// asked while the kernel is.
     static func snapshot(_ read: () throws -> NetworkPath?) throws -> NetworkPath? {
         let start = SystemClock.monotonicNanoseconds()
-        let watcher = DesktopWatcher.system { _ in }
-        defer { watcher.stop() }
+        let watcher = try? DesktopWatcher { _ in }
+        defer { watcher?.stop() }
         guard let path = try read() else { return nil }
+        guard let watcher else { return path }
         watcher.waitForFirstAnswer(authenticatedBy: start + authenticationWait, answeredBy: start + answerWait)
         return watcher.knowledge.apply(to: path, connectivity: false)
     }
 
-    private func attach(_ inner: any PathSource, watcher: DesktopWatcher) {
-        let knowledge = watcher.knowledge
+    private func attach(_ inner: any PathSource, watcher: DesktopWatcher?) {
+        let knowledge = watcher?.knowledge ?? DesktopKnowledge()
         let first = inner.initialPath
         state.withLock { state in
             state.inner = inner

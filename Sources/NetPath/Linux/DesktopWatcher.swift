@@ -30,11 +30,14 @@ package final class DesktopWatcher: Sendable {
     ///   - onChange: called on the watcher's thread with the knowledge each time it changes.
     /// - Throws: The ``Errno`` of the event loop's making, or ``Errno/wouldBlock`` when no
     ///   thread can be started.
-    package init(systemBus: String?, sessionBus: String?,
+    ///   - watchesNetworkd: read systemd-networkd's link files (``NetworkdLinks``).
+    package init(systemBus: String?, sessionBus: String?, watchesNetworkd: Bool = false,
                  onChange: @escaping @Sendable (DesktopKnowledge) -> Void) throws {
         let system = systemBus.map(DBusAddress.endpoints)
         let session = sessionBus.map(DBusAddress.endpoints)
-        let storage = DesktopWatcherStorage(buses: (system == nil ? 0 : 1) + (session == nil ? 0 : 1), onChange: onChange)
+        // networkd's files count as one more source to wait for (read at once).
+        let storage = DesktopWatcherStorage(buses: (system == nil ? 0 : 1) + (session == nil ? 0 : 1) + (watchesNetworkd ? 1 : 0),
+                                            onChange: onChange)
         let loop = try EventLoop()
         let started = OwnThread.start(name: "netpath-desktop") {
             var connections: [any BusConnectionClosing] = []
@@ -52,8 +55,13 @@ package final class DesktopWatcher: Sendable {
                 connections.append(connection)
                 connection.open()
             }
+            let links = watchesNetworkd ? try? NetworkdLinks() : nil
+            links?.start(on: loop) { portals in storage.update { $0.captivePortals = portals } }
+            if let links { storage.update { $0.captivePortals = links.captivePortals } }
+            if watchesNetworkd { storage.settle() }
             loop.run()
             for connection in connections { connection.close() }
+            links?.stop(on: loop)
             loop.close()
         }
         guard let started else {
@@ -67,13 +75,16 @@ package final class DesktopWatcher: Sendable {
 
     /// Watches the buses the environment names: the system bus of `DBUS_SYSTEM_BUS_ADDRESS`
     /// (unset: `/run/dbus/system_bus_socket`; empty: none), and inside a Flatpak sandbox
-    /// (`/.flatpak-info` exists) the session bus of `DBUS_SESSION_BUS_ADDRESS`.
+    /// (`/.flatpak-info` exists, or `GTK_USE_PORTAL=1` as GLib takes it) the session bus of
+    /// `DBUS_SESSION_BUS_ADDRESS`; and networkd's link files.
     /// - Throws: as ``init(systemBus:sessionBus:onChange:)``.
     package convenience init(onChange: @escaping @Sendable (DesktopKnowledge) -> Void) throws {
         let system = Syscall.environment("DBUS_SYSTEM_BUS_ADDRESS") ?? DBusAddress.defaultSystemBus
-        let session = Syscall.exists("/.flatpak-info") ? Syscall.environment("DBUS_SESSION_BUS_ADDRESS") : nil
+        // As GLib chooses its portal backend: inside a sandbox, or when asked to.
+        let sandboxed = Syscall.exists("/.flatpak-info") || Syscall.environment("GTK_USE_PORTAL") == "1"
+        let session = sandboxed ? Syscall.environment("DBUS_SESSION_BUS_ADDRESS") : nil
         try self.init(systemBus: system.isEmpty ? nil : system, sessionBus: session?.isEmpty == false ? session : nil,
-                      onChange: onChange)
+                      watchesNetworkd: true, onChange: onChange)
     }
 
     deinit { stop() }
@@ -90,6 +101,15 @@ package final class DesktopWatcher: Sendable {
     /// - Returns: Whether every bus answered or failed (`false` when the deadline came first).
     package func waitForFirstAnswer(until deadline: UInt64) -> Bool {
         storage.waitUntilSettled(deadline: deadline)
+    }
+
+    /// Waits for the first answers as a path that is about to be reported does: until
+    /// `answeredBy` for a bus that authenticated (it answers; NM's properties take a few
+    /// round trips), but no later than `authenticatedBy` while none has (a bus that accepts
+    /// and never answers holds the path only that long; a dead socket not at all).
+    package func waitForFirstAnswer(authenticatedBy: UInt64, answeredBy: UInt64) {
+        if storage.waitUntilSettled(deadline: min(authenticatedBy, answeredBy)) { return }
+        if storage.isAuthenticated { _ = storage.waitUntilSettled(deadline: answeredBy) }
     }
 
     /// Stops watching and closes the connections; from any thread, again is harmless. Off
@@ -117,6 +137,9 @@ private final class DesktopWatcherStorage: Sendable {
         var unsettled: Int
         var waiters: [DispatchSemaphore] = []
         var lastFailure: String?
+        /// Whether some bus finished its handshake: it answers, so its answer is worth
+        /// waiting for.
+        var authenticated = false
     }
 
     private let state: Locked<State>
@@ -147,6 +170,13 @@ private final class DesktopWatcherStorage: Sendable {
     }
 
     var lastFailure: String? { state.withLock { $0.lastFailure } }
+
+    /// A bus finished its handshake and said `Hello`.
+    func authenticate() {
+        state.withLock { $0.authenticated = true }
+    }
+
+    var isAuthenticated: Bool { state.withLock { $0.authenticated } }
 
     /// One bus has answered or failed for the first time.
     func settle() {
@@ -308,6 +338,7 @@ private final class BusConnection<Client: DesktopBusClient>: BusConnectionClosin
             } else if case .failed(let reason) = action {
                 return fail(reason)
             } else if let event = DesktopBusEvent(action) {
+                if event == .ready { storage.authenticate() }
                 guard take(client.handle(event)) else { return }
             }
         }

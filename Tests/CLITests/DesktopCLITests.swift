@@ -1,0 +1,177 @@
+import Foundation
+import KernelTestSupport
+import Synchronization
+import Testing
+
+/// A real NetworkManager (and networkd, and a portal stand-in) in test namespaces, built by
+/// `desktop-lab.sh` (Tests/Support; recipe in shared/labs/desktop.md). `netpath` runs inside
+/// the lab with the lab's system bus, as it would on that desktop.
+private final class DesktopLabRun: Sendable {
+    static let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+        .deletingLastPathComponent().appendingPathComponent("Support/desktop-lab.sh").path
+    private static let counter = Atomic<Int>(0)
+    let name: String
+    let values: [String: String]
+
+    /// `up` (or `up-networkd`) with `options`; throws with the script's words when it fails.
+    init(_ command: String = "up", _ options: [String] = []) throws {
+        try requireProgram("/usr/sbin/NetworkManager", package: "network-manager")
+        name = "npd\(getpid() % 100_000)x\(DesktopLabRun.counter.add(1, ordering: .relaxed).newValue)"
+        let output = try run("/bin/bash", [DesktopLabRun.script, command, name] + options)
+        var values: [String: String] = [:]
+        for line in output.split(separator: "\n") {
+            guard let equals = line.firstIndex(of: "=") else { continue }
+            values[String(line[..<equals])] = String(line[line.index(after: equals)...])
+        }
+        self.values = values
+    }
+
+    /// Runs a lab subcommand (`metered`, `check`, `prop`, …) and returns its output.
+    @discardableResult
+    func lab(_ arguments: String...) throws -> String {
+        try run("/bin/bash", [DesktopLabRun.script] + [arguments[0], name] + arguments.dropFirst())
+            .trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+
+    /// `netpath` inside the lab, with the lab's system bus (and `environment` on top, through
+    /// env(1)).
+    func netpath(_ arguments: [String], environment: [String] = []) throws -> RunningTool {
+        let command = environment.isEmpty ? [netpathBinary] : ["/usr/bin/env"] + environment + [netpathBinary]
+        return try RunningTool(["exec", name] + command + arguments, executable: DesktopLabRun.script)
+    }
+
+    func remove() {
+        _ = try? run("/bin/bash", [DesktopLabRun.script, "down", name])
+    }
+}
+
+private func object(_ outcome: Outcome?) throws -> [String: Any] {
+    let outcome = try #require(outcome)
+    return try jsonObject(try #require(outcome.lines.first, "\(outcome.standardError)"))
+}
+
+/// What the desktop knows reaches `netpath` (issue 28), each truth NetworkManager's own
+/// property read with busctl, never a value written here.
+@Suite(.enabled(if: Kernel.canRun, "needs root and iproute2"), .serialized)
+struct DesktopCLITests {
+    @Test func meteredYesAndGuessYesAreExpensive() throws {
+        for (metered, expected) in [("yes", "1"), ("guess", "3")] {
+            let lab = try DesktopLabRun("up", ["--metered", metered])
+            defer { lab.remove() }
+            #expect(try lab.lab("prop", "device-metered") == expected)
+            let path = try object(try lab.netpath(["status", "--json"]).finish())
+            #expect(path["isExpensive"] as? Bool == true && path["expensiveSource"] as? String == "networkManager", "\(path)")
+            let ignored = try object(try lab.netpath(["status", "--json", "--ignore-desktop"]).finish())
+            #expect(ignored["isExpensive"] as? Bool == false && ignored["expensiveSource"] is NSNull)
+        }
+    }
+
+    @Test func aMeteredChangeAndAnNMRestartReachARunningWatch() throws {
+        let lab = try DesktopLabRun("up", ["--metered", "no"])
+        defer { lab.remove() }
+        let watch = try lab.netpath(["watch", "--json"])
+        defer { watch.signal(SIGTERM); _ = watch.finish() }
+        let first = try jsonObject(try #require(watch.nextLine(seconds: 20)))
+        #expect(first["status"] as? String == "satisfied" && first["isExpensive"] as? Bool == false)
+        #expect(try lab.lab("metered", "yes").contains("metered=1"))
+        let metered = try jsonObject(try #require(watch.nextLine(seconds: 20)))
+        #expect(metered["isExpensive"] as? Bool == true && metered["expensiveSource"] as? String == "networkManager")
+        // Stopped, the profile changed, started again: NM's word is read afresh.
+        try lab.lab("restart-nm", "--metered", "no")
+        #expect(try lab.lab("prop", "device-metered") == "2")
+        var line = try jsonObject(try #require(watch.nextLine(seconds: 20)))
+        while line["isExpensive"] as? Bool == true {  // NM gone for a moment: the kernel's answer alone
+            line = try jsonObject(try #require(watch.nextLine(seconds: 20)))
+        }
+        #expect(line["isExpensive"] as? Bool == false && line["status"] as? String == "satisfied")
+    }
+
+    @Test func twoUplinksFollowTheDeviceNetPathChose() throws {
+        let lab = try DesktopLabRun("up", ["--metered", "yes", "--second-uplink"])
+        defer { lab.remove() }
+        let before = try object(try lab.netpath(["status", "--json"]).finish())
+        #expect((before["interfaces"] as? [[String: Any]])?.first?["name"] as? String == "eth0" && before["isExpensive"] as? Bool == true)
+        try lab.lab("exec", "nmcli", "--wait", "20", "con", "down", "lab")
+        #expect(try lab.lab("prop", "primary") == "eth1" && lab.lab("prop", "device-metered", "eth1") == "4")
+        let after = try object(try lab.netpath(["status", "--json"]).finish())
+        #expect((after["interfaces"] as? [[String: Any]])?.first?["name"] as? String == "eth1" && after["isExpensive"] as? Bool == false,
+                "\(after)")
+    }
+
+    /// Where NM checks, its verdict stands and NetPath connects to no endpoint of its own
+    /// (strace counts the connections to port 80); switched off, no verdict and still none.
+    @Test(arguments: ["portal", "limited", "full", "disabled"])
+    func networkManagersVerdictAndNoRequestOfOurOwn(mode: String) throws {
+        let strace = try requireProgram("/usr/bin/strace", package: "strace")
+        let lab = try DesktopLabRun("up")
+        defer { lab.remove() }
+        try lab.lab("check", mode)
+        let trace = "/tmp/\(lab.name)/netpath.strace"
+        let outcome = try #require(try RunningTool(["exec", lab.name, strace, "-f", "-e", "trace=connect", "-o", trace,
+                                                    netpathBinary, "status", "--probe", "--json"],
+                                                   executable: DesktopLabRun.script).finish(seconds: 30))
+        let path = try jsonObject(try #require(outcome.lines.first, "\(outcome.standardError)"))
+        let expected = ["portal": "portal", "limited": "limited", "full": "full", "disabled": "unknown"][mode]
+        let nm = try lab.lab("prop", "connectivity")
+        #expect(mode == "disabled" || ["portal": "2", "limited": "3", "full": "4"][mode] == nm)
+        #expect(path["connectivity"] as? String == expected && path["connectivitySource"] as? String == "networkManager", "\(path)")
+        let connects = try String(contentsOfFile: trace, encoding: .utf8).split(separator: "\n").filter { $0.contains("htons(80)") }
+        #expect(connects.isEmpty, "\(connects)")
+    }
+
+    @Test func endpointsOfOursAreAskedAnyway() throws {
+        let lab = try DesktopLabRun("up", ["--check", "portal"])
+        defer { lab.remove() }
+        let path = try object(try lab.netpath(["status", "--probe", "--json", "--url", "http://check.test/anything"]).finish(seconds: 30))
+        // The lab's server answers every URL with its portal redirect: our own check says so.
+        #expect(path["connectivity"] as? String == "portal" && path["portalURL"] as? String == "http://portal.test/login"
+                && path["connectivitySource"] as? String == "check", "\(path)")
+    }
+
+    /// No bus, a dead socket or a bus that never answers: the kernel's path, unchanged.
+    @Test func withoutAWorkingBusThePathIsTheKernels() throws {
+        let lab = try DesktopLabRun("up", ["--metered", "yes"])
+        defer { lab.remove() }
+        let kernel = try object(try lab.netpath(["status", "--json", "--ignore-desktop"]).finish())
+        let stalled = try #require(try lab.lab("stalled-bus").split(separator: "\n").first { $0.hasPrefix("bus=") }).dropFirst(4)
+        let dead = try #require(try lab.lab("dead-bus").split(separator: "\n").first { $0.hasPrefix("bus=") }).dropFirst(4)
+        for bus in ["unix:path=/tmp/\(lab.name)/no-such-socket", String(dead), String(stalled), ""] {
+            let outcome = try #require(try lab.netpath(["status", "--json"], environment: ["DBUS_SYSTEM_BUS_ADDRESS=\(bus)"]).finish())
+            var path = try jsonObject(try #require(outcome.lines.first, "\(outcome.standardError)"))
+            #expect(outcome.status == 0 && outcome.standardError.isEmpty, "\(bus): \(outcome.standardError)")
+            path["time"] = kernel["time"]
+            let same = try JSONSerialization.data(withJSONObject: path, options: .sortedKeys)
+                == JSONSerialization.data(withJSONObject: kernel, options: .sortedKeys)
+            #expect(same, "\(bus): \(path)")
+        }
+    }
+
+    /// networkd recorded the portal the network announced (DHCP option 114): `portal` with
+    /// that URL, though the walled garden drops the check's requests.
+    @Test func anAnnouncedCaptivePortal() throws {
+        let lab = try DesktopLabRun("up-networkd")
+        defer { lab.remove() }
+        let announced = try #require(lab.values["captive_portal"])
+        let path = try object(try lab.netpath(["status", "--probe", "--json"]).finish(seconds: 30))
+        #expect(path["connectivity"] as? String == "portal" && path["portalURL"] as? String == announced
+                && path["connectivitySource"] as? String == "systemdNetworkd", "\(path)")
+    }
+
+    /// Sandboxed (the portal's session bus, no system bus): the portal's metered and
+    /// connectivity, and its `changed` signal.
+    @Test func theFlatpakPortal() throws {
+        let lab = try DesktopLabRun("up")
+        defer { lab.remove() }
+        let portal = try lab.lab("portal-up", "--metered", "true", "--connectivity", "4")
+        let session = try #require(portal.split(separator: "\n").first { $0.hasPrefix("session_bus=") }).dropFirst(12)
+        let environment = ["DBUS_SYSTEM_BUS_ADDRESS=", "DBUS_SESSION_BUS_ADDRESS=\(session)", "GTK_USE_PORTAL=1"]
+        let watch = try lab.netpath(["watch", "--json", "--probe"], environment: environment)
+        defer { watch.signal(SIGTERM); _ = watch.finish() }
+        let first = try jsonObject(try #require(watch.nextLine(seconds: 20)))
+        #expect(first["isExpensive"] as? Bool == true && first["expensiveSource"] as? String == "flatpakPortal", "\(first)")
+        #expect(first["connectivity"] as? String == "full" && first["connectivitySource"] as? String == "flatpakPortal")
+        try lab.lab("portal-set", "metered", "false")
+        let changed = try jsonObject(try #require(watch.nextLine(seconds: 20)))
+        #expect(changed["isExpensive"] as? Bool == false)
+    }
+}
