@@ -59,13 +59,13 @@ final class DesktopSource: PathSource {
         }
     }
 
-    /// The path `read` gives, with what the desktop knows: `status` reads it once, the buses
+    /// The path `readKernel` gives, with what the desktop knows: `status` reads it once, the buses
     /// asked while the kernel is.
-    static func snapshot(_ read: () throws -> NetworkPath?) throws -> NetworkPath? {
+    static func snapshot(_ readKernel: () throws -> NetworkPath?) throws -> NetworkPath? {
         let start = SystemClock.monotonicNanoseconds()
         let watcher = try? DesktopWatcher { _ in }
         defer { watcher?.stop() }
-        guard let path = try read() else { return nil }
+        guard let path = try readKernel() else { return nil }
         guard let watcher else { return path }
         watcher.waitForFirstAnswer(authenticatedBy: start + authenticationWait, answeredBy: start + answerWait)
         return watcher.knowledge.apply(to: path, connectivity: false)

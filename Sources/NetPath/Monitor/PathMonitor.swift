@@ -271,14 +271,14 @@ public final class PathMonitor: Sendable {
         options.watchesResolverFiles = false
         #if os(Linux) || os(Android)
         // One dump on the calling thread: no reader thread, no watches.
-        let read = { () throws -> NetworkPath? in
+        let readKernel = { () throws -> NetworkPath? in
             let source = try LinuxPathSource.open(namespace: configuration.namespace, filter: configuration.filter,
                                                   options: options, deliver: { _ in })
             defer { source.stop() }
             return source.initialPath
         }
         let desktop = configuration.namespace == nil && !configuration.ignoresDesktop
-        if let path = try desktop ? DesktopSource.snapshot(read) : read() { return configuration.costs.apply(to: path) }
+        if let path = try desktop ? DesktopSource.snapshot(readKernel) : readKernel() { return configuration.costs.apply(to: path) }
         #endif
         let monitor = PathMonitor(configuration: configuration,
                                   backend: systemSource(namespace: configuration.namespace, options: options))
