@@ -87,7 +87,7 @@ private func reason(_ bytes: [UInt8]) -> DBusWireError.Reason? {
         _ = try DBusMessage.decode(bytes)
         return nil
     } catch {
-        return error.reason
+        return (error as? DBusWireError)?.reason
     }
 }
 

@@ -109,7 +109,7 @@ package struct DBusConnectionMachine: Sendable {
     /// - Parameters:
     ///   - deadline: when to give up waiting for the reply (monotonic nanoseconds).
     /// - Throws: ``DBusWireError`` when the message cannot be written.
-    package mutating func call(_ message: DBusMessage, token: UInt64, deadline: UInt64) throws(DBusWireError) -> [UInt8] {
+    package mutating func call(_ message: DBusMessage, token: UInt64, deadline: UInt64) throws -> [UInt8] {
         if case .closed = state { return [] }
         var message = message
         message.serial = nextSerial()
@@ -171,7 +171,7 @@ package struct DBusConnectionMachine: Sendable {
             consumed += length
             do {
                 actions += dispatch(try DBusMessage.decode(bytes, maximumLength: maximumMessageLength))
-            } catch where error.reason == .unknownType {
+            } catch let error as DBusWireError where error.reason == .unknownType {
                 continue  // the spec: messages of unknown types are ignored
             } catch {
                 return actions + fail("a malformed message from the bus: \(error)")

@@ -80,7 +80,7 @@ package struct DBusMessage: Hashable, Sendable {
     /// The message's bytes, little-endian.
     /// - Throws: ``DBusWireError`` when a value is not what its signature says, a string or
     ///   name is invalid, a required header field is missing, or the message is too long.
-    package func encoded() throws(DBusWireError) -> [UInt8] {
+    package func encoded() throws -> [UInt8] {
         guard serial != 0 else { throw DBusWireError(.badHeader) }
         try checkFields(at: 0)
         var bodyWriter = Writer()
@@ -123,7 +123,7 @@ package struct DBusMessage: Hashable, Sendable {
             for index in 0..<size { bytes.append(UInt8(truncatingIfNeeded: value >> (8 * index))) }
         }
 
-        mutating func text(_ text: String, lengthSize: Int) throws(DBusWireError) {
+        mutating func text(_ text: String, lengthSize: Int) throws {
             let utf8 = Array(text.utf8)
             guard !utf8.contains(0) else { throw DBusWireError(.badString) }
             guard utf8.count < (lengthSize == 1 ? 256 : DBusMessage.maximumLength) else { throw DBusWireError(.tooLong) }
@@ -132,7 +132,7 @@ package struct DBusMessage: Hashable, Sendable {
             bytes.append(0)
         }
 
-        mutating func write(_ value: DBusValue) throws(DBusWireError) {
+        mutating func write(_ value: DBusValue) throws {
             switch value {
             case .byte(let byte): integer(UInt64(byte), size: 1)
             case .boolean(let bool): integer(bool ? 1 : 0, size: 4)
@@ -184,14 +184,14 @@ package struct DBusMessage: Hashable, Sendable {
             }
         }
 
-        mutating func enter() throws(DBusWireError) {
+        mutating func enter() throws {
             depth += 1
             guard depth <= DBusMessage.maximumNesting else { throw DBusWireError(.tooDeep) }
         }
 
         /// Enters an array: writes a length to fill in and the padding to its first element
         /// (there even when it has none); returns where the two are.
-        mutating func beginArray(alignment: Int) throws(DBusWireError) -> (lengthAt: Int, start: Int) {
+        mutating func beginArray(alignment: Int) throws -> (lengthAt: Int, start: Int) {
             try enter()
             integer(0, size: 4)
             let lengthAt = bytes.count - 4
@@ -199,7 +199,7 @@ package struct DBusMessage: Hashable, Sendable {
             return (lengthAt, bytes.count)
         }
 
-        mutating func endArray(_ array: (lengthAt: Int, start: Int)) throws(DBusWireError) {
+        mutating func endArray(_ array: (lengthAt: Int, start: Int)) throws {
             depth -= 1
             let length = bytes.count - array.start
             guard length <= DBusMessage.maximumArrayLength else { throw DBusWireError(.tooLong) }
@@ -208,7 +208,7 @@ package struct DBusMessage: Hashable, Sendable {
     }
 
     /// The header fields each type needs (the spec's table), and the names' syntax.
-    private func checkFields(at offset: Int) throws(DBusWireError) {
+    private func checkFields(at offset: Int) throws {
         let present: Bool = switch type {
         case .methodCall: path != nil && member != nil
         case .methodReturn: replySerial != nil
@@ -232,7 +232,7 @@ package struct DBusMessage: Hashable, Sendable {
     /// - Throws: ``DBusWireError`` when the fixed header is not D-Bus's or names a length
     ///   over the limit: the stream cannot be read further.
     package static func frameLength(in buffer: [UInt8], at offset: Int = 0,
-                                    maximumLength: Int = defaultMaximumLength) throws(DBusWireError) -> Int? {
+                                    maximumLength: Int = defaultMaximumLength) throws -> Int? {
         guard offset >= 0, offset < buffer.count else { return nil }
         let bigEndian = buffer[offset] == UInt8(ascii: "B")
         guard bigEndian || buffer[offset] == UInt8(ascii: "l") else { throw DBusWireError(.badHeader, at: offset) }
@@ -254,7 +254,7 @@ package struct DBusMessage: Hashable, Sendable {
 
     /// Reads one whole message (exactly the bytes ``frameLength(in:at:maximumLength:)`` counts).
     /// - Throws: ``DBusWireError`` for anything the spec does not allow.
-    package static func decode(_ bytes: [UInt8], maximumLength: Int = defaultMaximumLength) throws(DBusWireError) -> DBusMessage {
+    package static func decode(_ bytes: [UInt8], maximumLength: Int = defaultMaximumLength) throws -> DBusMessage {
         guard let length = try frameLength(in: bytes, maximumLength: maximumLength) else { throw DBusWireError(.truncated) }
         guard length == bytes.count else { throw DBusWireError(.trailingBytes, at: length) }
         guard let type = MessageType(rawValue: bytes[1]) else { throw DBusWireError(.unknownType, at: 1) }
@@ -310,14 +310,14 @@ package struct DBusMessage: Hashable, Sendable {
         }
 
         /// Skips padding, which must be zero bytes.
-        mutating func align(_ alignment: Int) throws(DBusWireError) {
+        mutating func align(_ alignment: Int) throws {
             let padded = (position + alignment - 1) / alignment * alignment
             guard padded <= end else { throw DBusWireError(.truncated, at: position) }
             guard bytes[position..<padded].allSatisfy({ $0 == 0 }) else { throw DBusWireError(.badPadding, at: position) }
             position = padded
         }
 
-        mutating func integer(size: Int) throws(DBusWireError) -> UInt64 {
+        mutating func integer(size: Int) throws -> UInt64 {
             try align(size)
             guard end - position >= size else { throw DBusWireError(.truncated, at: position) }
             var value: UInt64 = 0
@@ -327,7 +327,7 @@ package struct DBusMessage: Hashable, Sendable {
         }
 
         /// A string, object path or signature: a length, UTF-8 without NUL, a NUL.
-        mutating func text(lengthSize: Int) throws(DBusWireError) -> String {
+        mutating func text(lengthSize: Int) throws -> String {
             let start = position
             let declared = try integer(size: lengthSize)
             guard declared < UInt64(end - position) else { throw DBusWireError(.truncated, at: start) }
@@ -341,7 +341,7 @@ package struct DBusMessage: Hashable, Sendable {
             return text
         }
 
-        mutating func value(of type: DBusType) throws(DBusWireError) -> DBusValue {
+        mutating func value(of type: DBusType) throws -> DBusValue {
             let start = position
             switch type {
             case .byte: return .byte(UInt8(try integer(size: 1)))
@@ -367,12 +367,12 @@ package struct DBusMessage: Hashable, Sendable {
                 guard DBusSignature.parse(signature) != nil else { throw DBusWireError(.badSignature, at: start) }
                 return .signature(signature)
             case .array(let element):
-                let items = try array(alignment: element.alignment) { (reader: inout Reader) throws(DBusWireError) in
+                let items = try array(alignment: element.alignment) { (reader: inout Reader) throws in
                     try reader.value(of: element)
                 }
                 return .array(elementSignature: element.signature, items)
             case .dictionary(let key, let value):
-                let entries = try array(alignment: 8) { (reader: inout Reader) throws(DBusWireError) in
+                let entries = try array(alignment: 8) { (reader: inout Reader) throws in
                     try reader.align(8)
                     return DBusValue.Entry(try reader.value(of: key), try reader.value(of: value))
                 }
@@ -392,7 +392,7 @@ package struct DBusMessage: Hashable, Sendable {
             }
         }
 
-        mutating func enter(at start: Int) throws(DBusWireError) {
+        mutating func enter(at start: Int) throws {
             depth += 1
             guard depth <= DBusMessage.maximumNesting else { throw DBusWireError(.tooDeep, at: start) }
         }
@@ -400,7 +400,7 @@ package struct DBusMessage: Hashable, Sendable {
         /// An array's elements, read by `element` until exactly its length is used. Every
         /// element takes at least one byte, so the loop ends.
         mutating func array<Element>(alignment: Int,
-                                     element: (inout Reader) throws(DBusWireError) -> Element) throws(DBusWireError) -> [Element] {
+                                     element: (inout Reader) throws -> Element) throws -> [Element] {
             let start = position
             try enter(at: start)
             defer { depth -= 1 }
