@@ -63,7 +63,7 @@ final class DesktopSource: PathSource {
     /// asked while the kernel is.
     static func snapshot(_ readKernel: () throws -> NetworkPath?) throws -> NetworkPath? {
         let start = SystemClock.monotonicNanoseconds()
-        let watcher = try? DesktopWatcher { _ in }
+        let watcher = try? DesktopWatcher(once: true) { _ in }
         defer { watcher?.stop() }
         guard let path = try readKernel() else { return nil }
         guard let watcher else { return path }

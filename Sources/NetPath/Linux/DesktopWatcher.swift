@@ -30,13 +30,14 @@ package final class DesktopWatcher: Sendable {
     ///   - onChange: called on the watcher's thread with the knowledge each time it changes.
     /// - Throws: The ``Errno`` of the event loop's making, or ``Errno/wouldBlock`` when no
     ///   thread can be started.
-    ///   - watchesNetworkd: read systemd-networkd's link files (``NetworkdLinks``).
-    package init(systemBus: String?, sessionBus: String?, watchesNetworkd: Bool = false,
+    ///   - networkd: read systemd-networkd's link files (``NetworkdLinks``): not at all,
+    ///     once, or watched.
+    package init(systemBus: String?, sessionBus: String?, networkd: NetworkdReading = .none,
                  onChange: @escaping @Sendable (DesktopKnowledge) -> Void) throws {
         let system = systemBus.map(DBusAddress.endpoints)
         let session = sessionBus.map(DBusAddress.endpoints)
         // networkd's files count as one more source to wait for (read at once).
-        let storage = DesktopWatcherStorage(buses: (system == nil ? 0 : 1) + (session == nil ? 0 : 1) + (watchesNetworkd ? 1 : 0),
+        let storage = DesktopWatcherStorage(buses: (system == nil ? 0 : 1) + (session == nil ? 0 : 1) + (networkd == .none ? 0 : 1),
                                             onChange: onChange)
         let loop = try EventLoop()
         let started = OwnThread.start(name: "netpath-desktop") {
@@ -55,10 +56,11 @@ package final class DesktopWatcher: Sendable {
                 connections.append(connection)
                 connection.open()
             }
-            let links = watchesNetworkd ? try? NetworkdLinks() : nil
+            let links = networkd == .watched ? try? NetworkdLinks() : nil
             links?.start(on: loop) { portals in storage.update { $0.captivePortals = portals } }
             if let links { storage.update { $0.captivePortals = links.captivePortals } }
-            if watchesNetworkd { storage.settle() }
+            if networkd == .once { storage.update { $0.captivePortals = NetworkdLinks.read() } }
+            if networkd != .none { storage.settle() }
             loop.run()
             for connection in connections { connection.close() }
             links?.stop(on: loop)
@@ -78,13 +80,20 @@ package final class DesktopWatcher: Sendable {
     /// (`/.flatpak-info` exists, or `GTK_USE_PORTAL=1` as GLib takes it) the session bus of
     /// `DBUS_SESSION_BUS_ADDRESS`; and networkd's link files.
     /// - Throws: as ``init(systemBus:sessionBus:onChange:)``.
-    package convenience init(onChange: @escaping @Sendable (DesktopKnowledge) -> Void) throws {
+    /// How networkd's link files are read.
+    package enum NetworkdReading: Sendable {
+        case none, once, watched
+    }
+
+    /// - Parameter once: for one answer (`status`): networkd's files are read once, not
+    ///   watched.
+    package convenience init(once: Bool = false, onChange: @escaping @Sendable (DesktopKnowledge) -> Void) throws {
         let system = Syscall.environment("DBUS_SYSTEM_BUS_ADDRESS") ?? DBusAddress.defaultSystemBus
         // As GLib chooses its portal backend: inside a sandbox, or when asked to.
         let sandboxed = Syscall.exists("/.flatpak-info") || Syscall.environment("GTK_USE_PORTAL") == "1"
         let session = sandboxed ? Syscall.environment("DBUS_SESSION_BUS_ADDRESS") : nil
         try self.init(systemBus: system.isEmpty ? nil : system, sessionBus: session?.isEmpty == false ? session : nil,
-                      watchesNetworkd: true, onChange: onChange)
+                      networkd: once ? .once : .watched, onChange: onChange)
     }
 
     deinit { stop() }
@@ -113,15 +122,17 @@ package final class DesktopWatcher: Sendable {
     }
 
     /// Stops watching and closes the connections; from any thread, again is harmless. Off
-    /// the watcher's thread it returns once that thread has ended.
-    package func stop() {
+    /// the watcher's thread it returns once that thread has ended, unless `waiting` is
+    /// `false` (a one-shot answer: closing an inotify instance can take the kernel tens of
+    /// milliseconds, an SRCU grace period, which `status` need not wait for).
+    package func stop(waiting: Bool = true) {
         guard let running = thread.withLock({ thread -> pthread_t? in
             defer { thread = nil }
             return thread
         }) else { return }
         loop.stop()
         storage.settleAll()
-        if pthread_equal(running, pthread_self()) != 0 {
+        if !waiting || pthread_equal(running, pthread_self()) != 0 {
             pthread_detach(running)
         } else {
             pthread_join(running, nil)

@@ -58,8 +58,13 @@ final class NetworkdLinks {
         }
     }
 
-    /// Every link file's URL, by the index that names the file.
     private func read() -> [Int32: String] {
+        NetworkdLinks.read(directory)
+    }
+
+    /// Every link file's URL in `directory`, by the index that names the file (a one-shot
+    /// answer reads them so, without an inotify instance).
+    static func read(_ directory: String = NetworkdLinks.directory) -> [Int32: String] {
         var portals: [Int32: String] = [:]
         for name in Syscall.directoryNames(directory) ?? [] {
             guard let index = Int32(name), index > 0,
