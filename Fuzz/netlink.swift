@@ -19,7 +19,7 @@ public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     var dumping = NetlinkEngine(classify: classify)
     var events = NetlinkEngine(classify: classify)
     var filtered = NetlinkEngine(filter: InterfaceFilter(required: nil, prohibited: [.other, .cellular]), classify: classify)
-    dumping.begin()
+    _ = dumping.handle(.start, at: 0)
     // Every message both as an event and, through the questions asked before it, as the
     // kernel's answer to one (the first round's lookups take the first sequences).
     func round(_ engine: inout NetlinkEngine, at now: UInt64) {
@@ -32,13 +32,14 @@ public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     round(&events, at: 0)
     round(&filtered, at: 0)
     NetlinkParser.parse(datagram) { envelope in
-        dumping.handle(envelope)
-        events.handle(envelope)
-        filtered.handle(envelope)
+        let now = UInt64(envelope.sequence)
+        dumping.handle(envelope, at: now)
+        events.handle(envelope, at: now)
+        filtered.handle(envelope, at: now)
         var answer = envelope
         answer.sequence = 1 + envelope.sequence % 3
-        events.handle(answer)
-        dumping.setHasDNSServer(envelope.sequence & 1 == 0)
+        events.handle(answer, at: now)
+        _ = dumping.handle(.resolverRead(hasServer: envelope.sequence & 1 == 0), at: now)
         _ = dumping.path()
         _ = events.path()
         _ = filtered.path()
