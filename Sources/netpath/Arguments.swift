@@ -83,8 +83,8 @@ struct Arguments: Equatable, Sendable {
             result.probe = true
         },
         Option(name: "--netns", value: "NAME|PATH", commands: [.status, .watch, .wait, .probe],
-               help: ["the network namespace NAME (ip netns) or namespace file PATH",
-                      "(/proc/PID/ns/net: a container's) instead of our own"]) { result, value, option in
+               help: ["the network namespace NAME (ip netns), namespace file PATH",
+                      "(/proc/PID/ns/net: a container's) or process PID, instead of our own"]) { result, value, option in
             result.namespace = try namespace(value, option: option)
         },
         Option(name: "--netns", value: "NAME|PATH", commands: [.serve], repeatable: true,
@@ -333,7 +333,8 @@ struct Arguments: Equatable, Sendable {
         return patterns
     }
 
-    /// A namespace name (`ip netns`) or an absolute namespace file path.
+    /// A namespace name (`ip netns`) or an absolute namespace file path; a number is
+    /// resolved later (``NetPathCommand/resolvingProcessID(_:)``).
     static func namespace(_ value: String, option: String) throws -> NetworkNamespace {
         if value.hasPrefix("/") { return .path(value) }
         let named = NetworkNamespace.named(value)

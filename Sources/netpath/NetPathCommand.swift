@@ -146,7 +146,7 @@ enum NetPathCommand {
             throw CommandError.usage(error)
         }
         let session = Session(
-            arguments: arguments, check: check, namespace: arguments.namespace,
+            arguments: arguments, check: check, namespace: arguments.namespace.map(resolvingProcessID),
             color: Syscall.isTerminal(.standardOutput) && (getenv("NO_COLOR").map { $0.pointee == 0 } ?? true),
             signals: signals
         )
@@ -163,6 +163,16 @@ enum NetPathCommand {
             throw CommandError("'netpath serve' runs on Linux only", .usage)
             #endif
         }
+    }
+
+    /// `--netns PID` as `ip link set netns` takes it: a number that names no `ip netns`
+    /// namespace is a process, whose namespace is `/proc/PID/ns/net` (and its DNS servers
+    /// that process's resolver file).
+    static func resolvingProcessID(_ namespace: NetworkNamespace) -> NetworkNamespace {
+        guard let name = namespace.name, !name.isEmpty,
+              name.utf8.allSatisfy({ (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) }),
+              !Syscall.exists(namespace.path) else { return namespace }
+        return .path("/proc/\(name)/ns/net")
     }
 
     /// The path now, read once (no thread, no watch: the fastest start and exit).

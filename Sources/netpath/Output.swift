@@ -38,15 +38,15 @@ enum Output {
         let code = result.connectivity == .full ? "1;32" : result.connectivity == .portal ? "1;33" : "1;31"
         var words = [color ? "\u{1B}[\(code)m\(result.connectivity.rawValue)\u{1B}[0m" : result.connectivity.rawValue,
                      result.connectivity.explanation]
-        if let portal = result.portalURL { words.append("login at " + portal) }
+        if let portal = result.portalURL { words.append("login at " + NetworkPath.visible(portal)) }
         if let url = result.url {
-            var answer = url
+            var answer = NetworkPath.visible(url)
             if let status = result.httpStatus { answer += " answered \(status)" }
             if let latency = result.latencyMilliseconds { answer += " in \(Int(latency.rounded())) ms" }
             words.append(answer)
         }
         if let prefix = result.nat64Prefix { words.append("NAT64 " + prefix) }
-        if result.connectivity != .full, let failure = result.failure { words.append("— " + failure.message) }
+        if result.connectivity != .full, let failure = result.failure { words.append("— " + NetworkPath.visible(failure.message)) }
         return String(time.dropFirst(11).prefix(12)) + "  " + words.joined(separator: "  ")
     }
 

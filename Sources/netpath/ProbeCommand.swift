@@ -14,7 +14,7 @@ extension NetPathCommand {
         case .signal(let number): throw interrupted(by: number)
         case .readerLeft, .timedOut: throw CommandError("the check did not finish", .runtime)
         }
-        Terminal.write((session.arguments.json ? Output.json(result) : Output.human(result, color: session.color)) + "\n")
+        try Terminal.output(Array(((session.arguments.json ? Output.json(result) : Output.human(result, color: session.color)) + "\n").utf8))
         return result.connectivity == .full ? .success : .failure
     }
 }

@@ -26,7 +26,7 @@ extension NetPathCommand {
             }
         }
         exporter.watch(nil)
-        for namespace in session.arguments.namespaces { exporter.watch(namespace) }
+        for namespace in session.arguments.namespaces { exporter.watch(resolvingProcessID(namespace)) }
         if session.arguments.allNamespaces { try followAllNamespaces(session, exporter: exporter) }
         exporter.changed()
         if let server, !server.start() { throw CommandError("cannot start the HTTP server's thread", .runtime) }

@@ -9,7 +9,7 @@ extension NetPathCommand {
     /// `status`: the path read once.
     static func status(_ session: Session) throws -> ExitCode {
         let path = try readPath(session)
-        Terminal.write(bytes: session.format(path))
+        try Terminal.output(session.format(path))
         return path.status == .satisfied ? .success : .failure
     }
 
@@ -38,7 +38,7 @@ extension NetPathCommand {
             }
         }
         if case .failure(let error) = ended.opened { throw error }
-        Terminal.write(bytes: session.format(path))
+        try Terminal.output(session.format(path))
         return path.status == .satisfied ? .success : .failure
     }
 

@@ -12,7 +12,21 @@ enum Terminal {
 
     @discardableResult
     static func write(bytes: [UInt8]) -> Bool {
-        bytes.withUnsafeBufferPointer { writeAll(.standardOutput, UnsafeRawBufferPointer($0)) }
+        (try? output(bytes)) ?? false
+    }
+
+    /// Writes `bytes` to standard output: `true` when written, `false` when its reader has
+    /// gone (`EPIPE`, as `head -1` leaves); any other failure (a full disk, `/dev/full`, a
+    /// closed descriptor) is an error the command ends with (exit 3): a `watch >> file`
+    /// service must not "succeed" with nothing written.
+    @discardableResult
+    static func output(_ bytes: [UInt8]) throws -> Bool {
+        let written = bytes.withUnsafeBufferPointer { Syscall.writeAll(.standardOutput, UnsafeRawBufferPointer($0), standardStream: true) }
+        switch written {
+        case .success: return true
+        case .failure(let error) where error == .brokenPipe: return false
+        case .failure(let error): throw NetPathCommand.CommandError("cannot write to standard output: \(error)", .runtime)
+        }
     }
 
     static func writeError(_ text: String) {
@@ -28,15 +42,7 @@ enum Terminal {
     /// The message with control characters shown as escapes: a word the user typed with a
     /// newline or a terminal escape in it must not break the one-line rule or the terminal.
     static func oneLine(_ message: String) -> String {
-        var result = ""
-        for scalar in message.unicodeScalars {
-            if scalar.value < 0x20 || scalar.value == 0x7F {
-                result += "\\x" + (scalar.value < 0x10 ? "0" : "") + String(scalar.value, radix: 16)
-            } else {
-                result.unicodeScalars.append(scalar)
-            }
-        }
-        return result
+        NetworkPath.visible(message)
     }
 
     private static func writeAll(_ descriptor: FileDescriptor, _ bytes: UnsafeRawBufferPointer) -> Bool {

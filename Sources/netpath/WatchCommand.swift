@@ -11,7 +11,11 @@ extension NetPathCommand {
         // Called inline: the first time inside `start` on the main thread, then on the
         // monitor's reader thread. Never concurrently: paths arrive in order.
         monitor.pathUpdateHandler = { @Sendable path in
-            guard Terminal.write(bytes: session.format(path)) else { return ended.open(.success(.success)) }
+            do {
+                guard try Terminal.output(session.format(path)) else { return ended.open(.success(.success)) }
+            } catch {
+                return ended.open(.failure(error as? CommandError ?? CommandError("\(error)", .runtime)))
+            }
             let count = printed.withLock { count in
                 count += 1
                 return count

@@ -206,6 +206,12 @@ struct CLINamespaceFileTests {
         #expect(byFile.status == 0 && path["status"] as? String == "satisfied")
         #expect((path["interfaces"] as? [[String: Any]])?.first?["name"] as? String == "eth0")
         #expect(path["supportsDNS"] as? Bool == false, "the container's resolv.conf, not the host's")
+        // The process ID alone, as `ip link set netns PID` and nsenter take it.
+        let byPID = try #require(try netpath("status", "--json", "--netns", "\(container.processIdentifier)"))
+        var samePath = try jsonObject(byPID.lines[0])
+        samePath["time"] = path["time"]
+        #expect(try JSONSerialization.data(withJSONObject: samePath, options: .sortedKeys)
+                == JSONSerialization.data(withJSONObject: path, options: .sortedKeys))
         let host = try String(contentsOfFile: "/etc/resolv.conf", encoding: .utf8)
         #expect(host.contains("nameserver"), "the test needs a host resolv.conf that names a server")
         // A bad path is a runtime error that names the file; a relative word is a name.
@@ -213,5 +219,34 @@ struct CLINamespaceFileTests {
         #expect(missing.status == 3 && missing.standardError.contains("/proc/999999999/ns/net"))
         let bad = try #require(try netpath("status", "--netns", "a/b"))
         #expect(bad.status == 2 && bad.standardError.contains("'a/b'"))
+    }
+}
+
+/// What `netpath` writes cannot go wrong silently, nor reach a terminal raw (issue 30, item 5).
+@Suite(.enabled(if: Kernel.canRun, "needs root and iproute2"))
+struct CLIOutputSafetyTests {
+    /// `status > /dev/full`, `watch >> full-disk-file`: exit 3 with one line, not 0.
+    @Test(arguments: [["status"], ["watch"], ["probe", "--url", "http://127.0.0.1:9/"]])
+    func aWriteThatFailsIsExitThree(command: [String]) throws {
+        let line = ([netpathBinary] + command + ["--ignore-desktop"]).filter { !(command[0] == "probe" && $0 == "--ignore-desktop") }
+        let outcome = try #require(try runTool("/bin/sh", ["-c", line.joined(separator: " ") + " > /dev/full"]))
+        #expect(outcome.status == 3 && outcome.standardError == "netpath: cannot write to standard output: No space left on device\n",
+                "\(outcome.standardError)")
+    }
+
+    /// An interface name with a terminal escape in it (the kernel allows one) is shown as
+    /// `\x1b`, never written raw; the JSON line escapes it as JSON does.
+    @Test func controlBytesInNamesAreEscaped() throws {
+        let ns = try TestNamespace("cliesc")
+        defer { ns.remove() }
+        let name = "e\u{1B}[31mx"
+        try run(Kernel.ipPath, ["-n", ns.name, "link", "add", name, "type", "veth", "peer", "name", "p0"])
+        try ns.batch(["link set p0 up", "link set \(name) up", "addr add 10.43.0.2/24 dev \(name)", "route add default via 10.43.0.1"])
+        let human = try #require(try netpath("wait", "--netns", ns.name, "--timeout", "10"))
+        #expect(human.status == 0)
+        let line = try #require(try netpath("status", "--netns", ns.name))
+        #expect(line.standardOutput.contains("via e\\x1b[31mx (wiredEthernet)") && !line.standardOutput.contains("\u{1B}"), "\(line.standardOutput)")
+        let json = try #require(try netpath("status", "--json", "--netns", ns.name))
+        #expect(json.standardOutput.contains("\"name\":\"e\\u001b[31mx\""), "\(json.standardOutput)")
     }
 }

@@ -22,7 +22,7 @@ extension NetworkPath: CustomStringConvertible {
         case .unsatisfied: words.append(paint("offline", .bad))
         case .requiresConnection: words.append(paint("connecting", .pending))
         }
-        let names = availableInterfaces.map { "\($0.name) (\($0.type.rawValue))" }
+        let names = availableInterfaces.map { "\(NetworkPath.visible($0.name)) (\($0.type.rawValue))" }
         guard status == .satisfied else {
             if let diagnosis { words.append(paint(diagnosis.explanation, .quiet)) }
             if !names.isEmpty { words.append("up: " + names.joined(separator: ", ")) }
@@ -30,10 +30,10 @@ extension NetworkPath: CustomStringConvertible {
         }
         words.append("via " + (names.first ?? "?"))
         if let underlying = underlyingInterface {
-            words.append("VPN over \(underlying.name) (\(underlying.type.rawValue))")
+            words.append("VPN over \(NetworkPath.visible(underlying.name)) (\(underlying.type.rawValue))")
         }
         if connectivity != .unknown {
-            words.append("Internet: " + connectivity.rawValue + (portalURL.map { " (login at \($0))" } ?? ""))
+            words.append("Internet: " + connectivity.rawValue + (portalURL.map { " (login at \(NetworkPath.visible($0)))" } ?? ""))
         }
         if !gateways.isEmpty { words.append("gateway " + gateways.joined(separator: ", ")) }
         var families: [String] = []
@@ -47,6 +47,22 @@ extension NetworkPath: CustomStringConvertible {
         if linkQuality != .unknown { words.append("link quality " + linkQuality.rawValue) }
         if names.count > 1 { words.append("also " + names.dropFirst().joined(separator: ", ")) }
         return words.joined(separator: "  ")
+    }
+
+    /// `text` with control characters shown as `\xNN` escapes: an interface name or a URL
+    /// from the network may hold a newline or a terminal escape, which must neither break the
+    /// line nor reach the terminal raw.
+    package static func visible(_ text: String) -> String {
+        guard text.unicodeScalars.contains(where: { $0.value < 0x20 || (0x7F...0x9F).contains($0.value) }) else { return text }
+        var result = ""
+        for scalar in text.unicodeScalars {
+            if scalar.value < 0x20 || (0x7F...0x9F).contains(scalar.value) {
+                result += "\\x" + (scalar.value < 0x10 ? "0" : "") + String(scalar.value, radix: 16)
+            } else {
+                result.unicodeScalars.append(scalar)
+            }
+        }
+        return result
     }
 }
 
