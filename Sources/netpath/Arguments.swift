@@ -24,6 +24,8 @@ struct Arguments: Equatable, Sendable {
     var constrained: [String] = []
     var ultraConstrained: [String] = []
     var ignoresDesktop = false
+    /// `serve --textfile`: the longest time between two writes, in seconds.
+    var textfileInterval: Double = 60
     var allowUltraConstrained = false
     var count: Int?
     var timeout: Double?
@@ -109,6 +111,11 @@ struct Arguments: Equatable, Sendable {
                 throw UsageError(message: "invalid file '\(value)' for '\(option)' (a file name ending in .prom, as node_exporter reads)")
             }
             result.textfile = value
+        },
+        Option(name: "--textfile-interval", value: "SECONDS", commands: [.serve],
+               help: ["rewrite the textfile at least this often (default 60), so that its",
+                      "node_textfile_mtime_seconds shows netpath is alive"]) { result, value, option in
+            result.textfileInterval = try number(value, option: option, in: 1...maximumSeconds, what: "seconds")
         },
         Option(name: "--web-config", value: "FILE", commands: [.serve],
                help: ["TLS and basic auth for --listen, from Prometheus exporter-toolkit's web",

@@ -23,7 +23,9 @@ final class Exporter: Sendable {
     private let reader = SharedReader()
     private let entries = Locked<[String: Entry]>([:])
     /// Serialises the writes of the textfile (each a temporary file and a rename).
-    private let fileWrites = Locked(())
+    /// Whether the textfile's first write succeeded (``startTextfile()``): changes before it
+    /// write nothing and report nothing, so a failing first write says so once.
+    private let fileWrites = Locked(false)
 
     init(session: NetPathCommand.Session) {
         self.session = session
@@ -140,26 +142,37 @@ final class Exporter: Sendable {
     static func temporaryFile(for file: String) -> String { file + ".tmp.\(getpid())" }
 
     /// Rewrites the textfile, if any: a temporary file beside it, then a rename, so that
-    /// node_exporter never reads half a file.
+    /// node_exporter never reads half a file. A failure is reported on standard error.
     func changed() {
-        guard let file = session.arguments.textfile else { return }
-        fileWrites.withLock { _ in
+        if let problem = writeTextfile(starting: false) { Terminal.report(problem) }
+    }
+
+    /// The textfile's first write; why it could not be written, if it could not (`serve`
+    /// ends with exit 3 then: a full disk is found at start, not later).
+    func startTextfile() -> String? {
+        writeTextfile(starting: true)
+    }
+
+    private func writeTextfile(starting: Bool) -> String? {
+        guard let file = session.arguments.textfile else { return nil }
+        return fileWrites.withLock { started -> String? in
+            guard started || starting else { return nil }
             let temporary = Exporter.temporaryFile(for: file)
             let bytes = Array(render().utf8)
             let fd: FileDescriptor
             switch Syscall.open(temporary, O_WRONLY | O_CREAT | O_TRUNC) {
             case .success(let opened): fd = opened
-            case .failure(let error):
-                Terminal.report("cannot write \(temporary): \(error)")
-                return
+            case .failure(let error): return "cannot write \(temporary): \(error)"
             }
             let written = bytes.withUnsafeBytes { Syscall.writeAll(fd, $0) }
             Syscall.close(fd)
             let renamed = written.flatMap { Syscall.rename(temporary, to: file).map { _ in } }
-            if case .failure(let error) = renamed {
-                Terminal.report("cannot write \(file): \(error)")
-                Syscall.unlink(temporary)
+            guard case .failure(let error) = renamed else {
+                started = true
+                return nil
             }
+            Syscall.unlink(temporary)
+            return "cannot write \(file): \(error)"
         }
     }
 

@@ -28,7 +28,8 @@ extension NetPathCommand {
         exporter.watch(nil)
         for namespace in session.arguments.namespaces { exporter.watch(resolvingProcessID(namespace)) }
         if session.arguments.allNamespaces { try followAllNamespaces(session, exporter: exporter) }
-        exporter.changed()
+        if let problem = exporter.startTextfile() { throw CommandError(problem, .runtime) }
+        if session.arguments.textfile != nil { rewriteTextfile(exporter, every: session.arguments.textfileInterval, on: session.signals.loop) }
         if let server, !server.start() { throw CommandError("cannot start the HTTP server's thread", .runtime) }
         // One line when ready, as exporters log it (tests wait for it; port 0 shows the port).
         var ready: [String] = []
@@ -56,6 +57,16 @@ extension NetPathCommand {
             if let warning = security.certificateWarning(now: Int64(SystemClock.unixSeconds())) { Terminal.report(warning) }
         } catch {
             Terminal.report("cannot reload: \(error.message); the previous configuration stays")
+        }
+    }
+
+    /// The textfile rewritten every `interval` seconds on the main thread's loop, even with
+    /// nothing changed: its mtime (node_exporter's `node_textfile_mtime_seconds`) is then
+    /// the proof that netpath still runs (`NetPathTextfileStale` in Deploy/).
+    static func rewriteTextfile(_ exporter: Exporter, every interval: Double, on loop: EventLoop) {
+        loop.schedule(at: SystemClock.monotonicNanoseconds() + UInt64(interval * 1e9)) {
+            exporter.changed()
+            rewriteTextfile(exporter, every: interval, on: loop)
         }
     }
 

@@ -2,6 +2,7 @@ import Foundation
 import KernelTestSupport
 import Testing
 @testable import netpath
+import NetPathSystem
 
 // `netpath serve` with the real engine: promtool, a Prometheus server scraping it and
 // evaluating the shipped alert rules, node_exporter reading its textfile, namespaces made
@@ -273,6 +274,30 @@ struct ServeTests {
         #expect(try FileManager.default.contentsOfDirectory(atPath: directory) == ["netpath.prom"])
     }
 
+    /// The textfile is rewritten every `--textfile-interval` with nothing changed, so its
+    /// mtime shows netpath is alive (Deploy/'s NetPathTextfileStale): each rewrite is a rename
+    /// into place, seen here as inotify's `IN_MOVED_TO`.
+    @Test func theTextfileIsRewrittenWithNothingChanged() throws {
+        let ns = try onlineServeNamespace("srvlive")
+        defer { ns.remove() }
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("netpath-live-\(ns.name)").path
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let serving = try RunningTool(["serve", "--textfile", directory + "/netpath.prom", "--textfile-interval", "1", "--netns", ns.name])
+        defer { serving.signal(SIGTERM); _ = serving.finish() }
+        #expect(serving.nextLine(seconds: 15) == "netpath: writing \(directory)/netpath.prom")
+        let inotify = try Inotify()
+        defer { inotify.close() }
+        _ = inotify.watch(directory, mask: UInt32(IN_MOVED_TO))
+        var renames = 0
+        for _ in 0..<3 {
+            var ready = [Syscall.PollEntry(inotify.descriptor, events: Int16(POLLIN))]
+            guard case .success(1) = Syscall.poll(&ready, milliseconds: 15_000) else { break }
+            renames += inotify.readEvents().filter { $0.name == "netpath.prom" }.count
+        }
+        #expect(renames >= 3)
+    }
+
     /// `--all-namespaces`: a namespace made while serve runs is watched, a deleted one
     /// disappears with its series.
     @Test func allNamespacesFollowsRunNetns() throws {
@@ -367,6 +392,14 @@ struct ServeTests {
         let noDirectory = try #require(try netpath("serve", "--textfile", "/nonexistent/dir/x.prom"))
         #expect(noDirectory.status == 3 && noDirectory.standardOutput.isEmpty
                 && noDirectory.standardError == "netpath: cannot write /nonexistent/dir/x.prom: No such file or directory\n")
+        // A full disk: the directory is writable, the first real write is not (it said
+        // "writing" and ran with no file before).
+        let full = try #require(try runTool("/usr/bin/unshare", ["-m", "/bin/sh", "-c", """
+            mount -t tmpfs -o size=4k netpath-full /mnt && (dd if=/dev/zero of=/mnt/fill bs=1k 2>/dev/null; true) \
+            && exec \(netpathBinary) serve --textfile /mnt/netpath.prom --ignore-desktop
+            """]))
+        #expect(full.status == 3 && full.standardOutput.isEmpty
+                && full.standardError == "netpath: cannot write /mnt/netpath.prom: No space left on device\n", "\(full.standardError)")
         for (arguments, word) in [(["serve"], "--listen"), (["serve", "--listen", "9737"], "9737"), (["serve", "--listen", "[::1:9737"], "[::1:9737"),
                                   (["serve", "--textfile", "metrics.txt"], "metrics.txt"), (["serve", "--json", "--listen", ":0"], "--json")] {
             let outcome = try #require(try runTool(netpathBinary, arguments))
