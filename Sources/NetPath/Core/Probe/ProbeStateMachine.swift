@@ -88,6 +88,10 @@ package struct ProbeStateMachine {
         package var active: FileDescriptor?
         package var response: [UInt8] = []
         package var outcome = Outcome()
+
+        var answeredAsAPortal: Bool {
+            if case .unexpected? = outcome.verdict { true } else { false }
+        }
     }
 
     /// What the resolution of an endpoint's name found.
@@ -185,11 +189,13 @@ package struct ProbeStateMachine {
         }
     }
 
-    /// Whether an endpoint passed or every endpoint is done (and the NAT64 prefix, when it
-    /// is looked for, is known or known to be missing: the result reports it).
+    /// Whether an endpoint answered as a portal does or every endpoint is done (and the
+    /// NAT64 prefix, when it is looked for, is known or known to be missing: the result
+    /// reports it). A pass does not end the check: another endpoint may still answer in
+    /// place of its expected answer, which makes it `portal` (``ProbeVerdict``).
     private var isComplete: Bool {
         guard discovery != .asking else { return false }
-        return runs.allSatisfy { $0.phase == .done } || runs.contains { if case .pass = $0.outcome.verdict { true } else { false } }
+        return runs.allSatisfy { $0.phase == .done } || runs.contains(where: \.answeredAsAPortal)
     }
 
     /// The socket actions an event calls for (never `wait`; `finish` only on cancellation
@@ -271,8 +277,9 @@ package struct ProbeStateMachine {
         return .init(.connectionFailed, "cannot reach \(address): the path has no \(address.family == IPAddress.inet ? "IPv4" : "IPv6")")
     }
 
-    /// `noRoute` for the errors that say this machine has no route for the connection now
-    /// (the path is changing), `connectionFailed` for the others.
+    /// `noRoute` for the errors of a connect that fails at once because this machine has
+    /// no route for the connection now (the path is changing), `connectionFailed` for the
+    /// others.
     package static func kind(of error: Errno) -> ConnectivityFailure.Kind {
         error.isNoRoute ? .noRoute : .connectionFailed
     }
@@ -446,7 +453,9 @@ package struct ProbeStateMachine {
         runs[index].connecting.removeAll { $0 == fd }
         if error != nil || runs[index].active != nil {
             if let error {
-                runs[index].outcome.error = .init(ProbeStateMachine.kind(of: error), "cannot connect to \(address) port \(runs[index].endpoint.target.port): \(error)")
+                // The SYN left: an unreachable error now is the network's answer (a router's
+                // ICMP), not this machine lacking a route, which fails the connect at once.
+                runs[index].outcome.error = .init(.connectionFailed, "cannot connect to \(address) port \(runs[index].endpoint.target.port): \(error)")
             }
             roles[fd] = nil
             return [.close(fd: fd)] + finishIfNothingLeft(index, now: now)
@@ -543,6 +552,12 @@ package struct ProbeStateMachine {
             case .resolving: .init(.resolutionTimedOut, "name resolution timed out")
             case .connecting: .init(.timedOut, "no connection within \(check.timeout)")
             case .reading, .done: .init(.timedOut, "no answer within \(check.timeout)")
+            }
+            // A portal's page still coming when the time is up is its answer all the same.
+            if runs[index].phase == .reading, let portal = runs[index].classifier.portal(in: runs[index].response) {
+                runs[index].outcome.verdict = portal
+                actions += finish(index, nil, now: now)
+                continue
             }
             actions += finish(index, reason, now: now)
         }
