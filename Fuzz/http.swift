@@ -4,8 +4,9 @@
 // Input: byte 0 chooses the expectation (the five default endpoints' answers and a few
 // custom ones), the size limit and where the response is cut; the rest is the response.
 // The classifier is called as LinuxProbe calls it, on what has arrived so far (a prefix)
-// and on the whole, with and without `finished`; a portal's Location is made absolute
-// against the endpoint's URL, as ProbeVerdict does for `portalURL`.
+// and on the whole, with and without `finished`, and on the prefix as the deadline takes it
+// (`portal(in:)`); a portal's Location or meta refresh target is made absolute against the
+// endpoint's URL, as ProbeVerdict does for `portalURL`.
 
 @testable import NetPathCore
 
@@ -32,6 +33,12 @@ public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
 
     let cut = bytes.isEmpty ? 0 : (selector * 7919) % (bytes.count + 1)
     _ = classifier.verdict(Array(bytes[..<cut]), finished: false)
+    // At the deadline: a portal's page cut short is its answer; its refresh target, if any,
+    // is a target the finished verdict finds too.
+    if case .unexpected(_, let target?, _)? = classifier.portal(in: Array(bytes[..<cut])) {
+        _ = ProbeVerdict.absolute(target, from: endpoint.target)
+    }
+    _ = HTTPResponseClassifier.refreshTarget(in: bytes[...])
     _ = HTTPResponseClassifier.parseHead(bytes, limit: limit)
     var outcomes: [(endpoint: ConnectivityCheck.Endpoint, resolved: Bool, verdict: HTTPResponseClassifier.Verdict?,
                     error: ConnectivityFailure?, latency: Double?)] = []
@@ -44,6 +51,9 @@ public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
         outcomes.append((endpoint, true, verdict, nil, 1))
     }
     let result = ProbeVerdict.of(outcomes, elapsed: 2)
-    if case .pass = outcomes[1].verdict, result.connectivity != .full { fatalError("a pass that is not full") }
+    // A pass is full unless an answer in place of the expected one stands beside it (SPEC §3).
+    let portal = outcomes.contains { if case .unexpected = $0.verdict { true } else { false } }
+    if case .pass = outcomes[1].verdict, result.connectivity != (portal ? .portal : .full) { fatalError("a pass that is neither full nor beside a portal") }
+    if result.connectivity == .portal, result.portalURL == nil { fatalError("a portal without a portalURL") }
     return 0
 }

@@ -11,7 +11,7 @@ public final class ProbeLab: @unchecked Sendable {
     public let client: TestNamespace
     public let server: TestNamespace
     public let modeFile: String
-    private var children: [Child] = []
+    private let programs = Programs()
 
     public static let serverScript = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("probe_server.py").path
 
@@ -53,6 +53,11 @@ public final class ProbeLab: @unchecked Sendable {
     /// Waits (at most 10 s) for the client's path to be satisfied: the veth carrier comes
     /// a moment after the link is set up.
     public func waitUntilOnline() throws {
+        try ProbeLab.waitUntilOnline(client)
+    }
+
+    /// Waits (at most 10 s) for `client`'s path to be satisfied.
+    public static func waitUntilOnline(_ client: TestNamespace) throws {
         let monitor = PathMonitor(namespace: client.namespace)
         let online = DispatchSemaphore(value: 0)
         monitor.pathUpdateHandler = { path in if path.status == .satisfied { online.signal() } }
@@ -71,40 +76,58 @@ public final class ProbeLab: @unchecked Sendable {
     /// Starts a program and waits, at most 10 s, until its output shows it is ready. Its
     /// standard input stays open until ``remove()``, which stops it.
     public func start(_ command: [String], readyWhenOutputContains marker: String) throws {
-        let child = try Child(command[0], Array(command.dropFirst()), pipeInput: true, errorsToOutput: true)
-        children.append(child)
-        let descriptor = child.output
-        var seen = ""
-        let deadline = Date().addingTimeInterval(10)
-        while !seen.contains(marker) {
-            let left = deadline.timeIntervalSinceNow
-            var poller = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
-            guard left > 0, poll(&poller, 1, Int32(left * 1000) + 1) > 0 else {
-                throw CommandFailure(description: "\(command.joined(separator: " ")) did not become ready: \(seen)")
-            }
-            var chunk = [UInt8](repeating: 0, count: 4096)
-            let count = read(descriptor, &chunk, chunk.count)
-            if count <= 0 {
-                throw CommandFailure(description: "\(command[0]) ended: \(seen)")
-            }
-            seen += String(decoding: chunk[0..<count], as: UTF8.self)
-        }
-        // Keep draining its output so it never blocks on a full pipe; the thread (which keeps
-        // the child, and so the descriptor, alive) ends at end of file.
-        Thread.detachNewThread {
-            var sink = [UInt8](repeating: 0, count: 4096)
-            while read(child.output, &sink, sink.count) > 0 {}
-        }
+        try programs.start(command, readyWhenOutputContains: marker)
     }
 
     public func remove() {
-        for child in children {
-            child.closeInput()
-            child.kill()
-        }
-        children.removeAll()
+        programs.stopAll()
         client.remove()
         server.remove()
         try? FileManager.default.removeItem(atPath: modeFile)
+    }
+
+    /// The programs a lab runs, stopped together.
+    public final class Programs: @unchecked Sendable {
+        // Changed only by the test that owns the lab, on its thread.
+        private var children: [Child] = []
+
+        public init() {}
+
+        /// Starts a program and waits, at most 10 s, until its output shows it is ready. Its
+        /// standard input stays open until ``stopAll()``, which stops it.
+        public func start(_ command: [String], readyWhenOutputContains marker: String) throws {
+            let child = try Child(command[0], Array(command.dropFirst()), pipeInput: true, errorsToOutput: true)
+            children.append(child)
+            let descriptor = child.output
+            var seen = ""
+            let deadline = Date().addingTimeInterval(10)
+            while !seen.contains(marker) {
+                let left = deadline.timeIntervalSinceNow
+                var poller = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
+                guard left > 0, poll(&poller, 1, Int32(left * 1000) + 1) > 0 else {
+                    throw CommandFailure(description: "\(command.joined(separator: " ")) did not become ready: \(seen)")
+                }
+                var chunk = [UInt8](repeating: 0, count: 4096)
+                let count = read(descriptor, &chunk, chunk.count)
+                if count <= 0 {
+                    throw CommandFailure(description: "\(command[0]) ended: \(seen)")
+                }
+                seen += String(decoding: chunk[0..<count], as: UTF8.self)
+            }
+            // Keep draining its output so it never blocks on a full pipe; the thread (which keeps
+            // the child, and so the descriptor, alive) ends at end of file.
+            Thread.detachNewThread {
+                var sink = [UInt8](repeating: 0, count: 4096)
+                while read(child.output, &sink, sink.count) > 0 {}
+            }
+        }
+
+        public func stopAll() {
+            for child in children {
+                child.closeInput()
+                child.kill()
+            }
+            children.removeAll()
+        }
     }
 }

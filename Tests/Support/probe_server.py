@@ -3,8 +3,10 @@
 hostile servers. Started by the tests inside a network namespace they create.
 
 usage: probe_server.py --mode-file FILE --port N [--port N ...] [--bind ADDR ...]
-Prints "ready" on stdout once every socket listens. The mode file holds "portal" or
-"online" for the default-endpoint emulation (a hotel network before and after login).
+Prints "ready" on stdout once every socket listens. The mode file holds how the default
+endpoints are answered: "portal" or "online" (a hotel network before and after login),
+"bypass" (a Cisco WLC's captive bypass: Apple's URL gets its success, every other URL a
+redirect to the portal), "proxy204" (a transparent proxy answering 204 to every URL).
 """
 import argparse, os, socket, sys, threading, time
 
@@ -57,6 +59,16 @@ def handle(conn, mode_file):
             with open(mode_file, "w") as f:
                 f.write("online\n")
             answer(conn, 200, [], b"welcome\n")
+        elif path == "/meta-refresh":
+            answer(conn, 200, [("Content-Type", "text/html")],
+                   b"<html><head><title>Guest Wi-Fi</title>\n<META HTTP-EQUIV='Refresh' CONTENT='0; URL=/portal/login?from=probe&amp;lang=en'>"
+                   b"</head><body>Redirecting to the login page</body></html>")
+        elif path == "/early-hints":
+            conn.sendall(b"HTTP/1.1 103 Early Hints\r\nLink: </style.css>; rel=preload\r\n\r\n")
+            answer(conn, 204)
+        elif path == "/continue-redirect":
+            conn.sendall(b"HTTP/1.1 100 Continue\r\n\r\n")
+            answer(conn, 302, [("Location", "http://portal.test/login")])
         elif path == "/success":
             answer(conn, 200, [], b"success\n")
         elif path == "/nm":
@@ -73,14 +85,16 @@ def handle(conn, mode_file):
             conn.sendall(os.urandom(3000))
         elif path == "/hugeheader":
             conn.sendall(b"HTTP/1.1 200 OK\r\nX-Big: " + b"a" * 200000 + b"\r\n\r\n")
+        elif mode == "proxy204":
+            answer(conn, 204)
         elif (host, path) in DEFAULT_ANSWERS:
-            if mode == "online":
+            if mode == "online" or (mode == "bypass" and host == "captive.apple.com"):
                 status, headers, body = DEFAULT_ANSWERS[(host, path)]
                 answer(conn, status, headers, body)
             else:
                 answer(conn, 302, [("Location", "http://portal.test/login")])
         else:
-            if mode == "portal":
+            if mode in ("portal", "bypass"):
                 answer(conn, 302, [("Location", "http://portal.test/login")])
             else:
                 answer(conn, 404, [], b"not here\n")

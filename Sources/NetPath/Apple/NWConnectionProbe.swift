@@ -106,7 +106,9 @@ final class NWConnectionProbe: ScheduledWork, @unchecked Sendable {
         outcomes[index].done = true
         outcomes[index].latency = milliseconds()
         if let error, outcomes[index].error == nil { outcomes[index].error = error }
-        if case .pass? = outcomes[index].verdict { finish(cancelled: false); return }
+        // A portal's answer ends the check; a pass waits for the others, which may still
+        // answer as a portal does (ProbeVerdict).
+        if case .unexpected? = outcomes[index].verdict { finish(cancelled: false); return }
         if outcomes.allSatisfy(\.done) { finish(cancelled: false) }
     }
 
@@ -120,6 +122,12 @@ final class NWConnectionProbe: ScheduledWork, @unchecked Sendable {
             return
         }
         for index in outcomes.indices where !outcomes[index].done {
+            // A portal's page still coming when the time is up is its answer all the same.
+            let classifier = HTTPResponseClassifier(expectation: check.endpoints[index].expectation, limit: check.maximumResponseSize)
+            if let portal = classifier.portal(in: buffers[index]) {
+                outcomes[index].verdict = portal
+                continue
+            }
             outcomes[index].error = outcomes[index].error ?? .init(.timedOut, "no answer within \(check.timeout)")
         }
         let summary = zip(check.endpoints, outcomes).map { ($0, $1.resolved, $1.verdict, $1.error, $1.latency) }

@@ -15,10 +15,10 @@ public enum Connectivity: String, Hashable, Sendable, Codable, CaseIterable {
     /// (no IPv4 and no NAT64).
     case limited
     /// An endpoint answered as a captive portal does: a redirect, a login page (an
-    /// unexpected 2xx), or 511. ``ConnectivityResult/portalURL`` holds the redirect target,
-    /// if any.
+    /// unexpected 2xx), or 511, even while another endpoint passed.
+    /// ``ConnectivityResult/portalURL`` says where to log in.
     case portal
-    /// An endpoint gave the expected answer.
+    /// An endpoint gave the expected answer, and none answered as a portal does.
     case full
 }
 
@@ -26,7 +26,9 @@ public enum Connectivity: String, Hashable, Sendable, Codable, CaseIterable {
 public struct ConnectivityResult: Hashable, Sendable, Codable {
     /// The verdict.
     public var connectivity: Connectivity
-    /// Where a captive portal redirected to, when it did.
+    /// Where to log in, when the verdict is `portal`: the redirect's target, else the login
+    /// page's `<meta http-equiv="refresh">` target, else the URL of the endpoint that
+    /// answered so (what Android and Apple open).
     public var portalURL: String?
     /// The endpoint the verdict rests on (the one that passed, or answered, or was tried).
     public var url: String?

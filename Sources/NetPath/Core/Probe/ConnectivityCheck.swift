@@ -75,7 +75,9 @@ public struct ConnectivityCheck: Hashable, Sendable {
         }
     }
 
-    /// The endpoints, all tried at once; the first that passes makes the result `full`.
+    /// The endpoints, all tried at once. One answering as a portal does makes the result
+    /// `portal`, even while another passes; else one passing makes it `full`. A silent or
+    /// failing endpoint counts neither way (a pass then waits for it, at most ``timeout``).
     public let endpoints: [Endpoint]
     /// The bound on one check (5 s by default).
     public let timeout: Duration

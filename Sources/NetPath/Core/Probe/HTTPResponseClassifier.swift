@@ -86,24 +86,78 @@ package struct HTTPResponseClassifier {
         return .head(Head(status: status, headers: headers, bodyStart: bodyStart))
     }
 
+    /// 511 Network Authentication Required (RFC 6585): what a captive portal answers.
+    package static let networkAuthenticationRequired = 511
+
     /// The verdict on the bytes received so far.
+    ///
+    /// An answer in place of the expected one (``Verdict/unexpected(status:location:reason:)``)
+    /// without a `Location` waits for the rest of its page, which may name the portal in a
+    /// `<meta http-equiv="refresh">` (``refreshTarget(in:)``); ``portal(in:)`` gives it
+    /// without waiting, when the time is up.
     ///
     /// - Parameters:
     ///   - bytes: Everything received, at most `limit` bytes.
     ///   - finished: The server closed the connection (or the size bound was reached).
-    /// 511 Network Authentication Required (RFC 6585): what a captive portal answers.
-    package static let networkAuthenticationRequired = 511
-
     package func verdict(_ bytes: [UInt8], finished: Bool) -> Verdict {
         let finished = finished || bytes.count >= limit
-        guard let parsed = HTTPResponseClassifier.parseHead(bytes, limit: limit) else {
+        let head: Head, response: [UInt8]
+        switch finalHead(bytes) {
+        case nil:
             return finished ? .malformed(reason: bytes.isEmpty ? "no answer before the connection closed" : "the HTTP header was cut short") : .needMore
+        case .invalid(let reason)?: return .malformed(reason: reason)
+        case .head(let final, let bytes)?: (head, response) = (final, bytes)
         }
-        let head: Head
-        switch parsed {
-        case .invalid(let reason): return .malformed(reason: reason)
-        case .head(let value): head = value
+        let verdict = judge(head, response, finished: finished)
+        guard case .unexpected(let status, nil, let reason) = verdict else { return verdict }
+        let body = HTTPResponseClassifier.body(response, head: head)
+        if let target = HTTPResponseClassifier.refreshTarget(in: body.bytes) {
+            return .unexpected(status: status, location: target, reason: reason)
         }
+        return body.complete || finished ? verdict : .needMore
+    }
+
+    /// The answer in place of the expected one that `bytes` already are, with the refresh
+    /// target found so far, though the page is not all there; `nil` when they are not one.
+    package func portal(in bytes: [UInt8]) -> Verdict? {
+        guard case .head(let head, let response)? = finalHead(bytes),
+              case .unexpected(let status, nil, let reason) = judge(head, response, finished: false) else { return nil }
+        let target = HTTPResponseClassifier.refreshTarget(in: HTTPResponseClassifier.body(response, head: head).bytes)
+        return .unexpected(status: status, location: target, reason: reason)
+    }
+
+    private enum FinalHead {
+        case head(Head, response: [UInt8])
+        case invalid(String)
+    }
+
+    /// The final response's head, and the bytes it starts: interim (1xx) responses before
+    /// it, such as `103 Early Hints`, are skipped (RFC 9110 §15.2). `nil` when it is not all
+    /// there yet.
+    private func finalHead(_ bytes: [UInt8]) -> FinalHead? {
+        var response = bytes
+        while true {
+            switch HTTPResponseClassifier.parseHead(response, limit: limit) {
+            case nil:
+                return nil
+            case .invalid(let reason)?:
+                return .invalid(reason)
+            case .head(let head)? where head.status == Self.switchingProtocols:
+                // Only a request that asked to upgrade may be answered so (RFC 9110 §15.2.2).
+                return .invalid("HTTP 101 to a request that asked for no other protocol")
+            case .head(let head)? where (100..<200).contains(head.status):
+                response = Array(response[head.bodyStart...])
+            case .head(let head)?:
+                return .head(head, response: response)
+            }
+        }
+    }
+
+    /// 101 Switching Protocols: not an interim response, though a 1xx.
+    private static let switchingProtocols = 101
+
+    /// The verdict on a final response, the page's refresh target aside.
+    private func judge(_ head: Head, _ bytes: [UInt8], finished: Bool) -> Verdict {
         let location = (300..<400).contains(head.status) ? head.header("Location") : nil
         func unexpected(_ reason: String) -> Verdict {
             .unexpected(status: head.status, location: location, reason: reason)
@@ -135,6 +189,92 @@ package struct HTTPResponseClassifier {
             return body.complete || finished ? .pass(status: 200) : .needMore
         }
         return .pass(status: head.status)
+    }
+
+    /// The target of the page's first `<meta http-equiv="refresh" content="N; url=…">`
+    /// (names and `url=` compare without case; quotes optional; `&amp;` decoded), as
+    /// written: relative targets are made absolute by ``ProbeVerdict/absolute(_:from:)``.
+    /// Only a complete tag counts; `nil` when there is none, or its target is empty, longer
+    /// than 2048 bytes or holds control characters.
+    package static func refreshTarget(in body: ArraySlice<UInt8>) -> String? {
+        let page = Array(body)
+        let lower = page.map { $0 >= 0x41 && $0 <= 0x5A ? $0 | 0x20 : $0 }
+        let open = Array("<meta".utf8)
+        var index = 0
+        while index + open.count <= lower.count {
+            guard lower[index..<(index + open.count)].elementsEqual(open) else { index += 1; continue }
+            index += open.count
+            guard let (attributes, end) = metaAttributes(page, lower, from: index) else { return nil }
+            index = end
+            if attributes["http-equiv"].map(lowercasedASCII) == "refresh", let content = attributes["content"],
+               let target = refreshURL(content) {
+                return target
+            }
+        }
+        return nil
+    }
+
+    /// A tag's attributes from just after its name, names lowercased, and the index after
+    /// its `>`; `nil` when the tag is not complete.
+    private static func metaAttributes(_ page: [UInt8], _ lower: [UInt8], from start: Int) -> ([String: [UInt8]], Int)? {
+        func isSpace(_ byte: UInt8) -> Bool { byte == 0x20 || byte == 0x09 || byte == 0x0A || byte == 0x0C || byte == 0x0D }
+        var attributes: [String: [UInt8]] = [:]
+        var index = start
+        while true {
+            while index < page.count && (isSpace(page[index]) || page[index] == 0x2F) { index += 1 }
+            guard index < page.count else { return nil }
+            if page[index] == 0x3E { return (attributes, index + 1) }
+            let nameStart = index
+            while index < page.count && !isSpace(page[index]) && page[index] != 0x3D && page[index] != 0x3E { index += 1 }
+            let name = String(decoding: lower[nameStart..<index], as: UTF8.self)
+            while index < page.count && isSpace(page[index]) { index += 1 }
+            var value: [UInt8] = []
+            if index < page.count && page[index] == 0x3D {
+                index += 1
+                while index < page.count && isSpace(page[index]) { index += 1 }
+                guard index < page.count else { return nil }
+                if page[index] == 0x22 || page[index] == 0x27 {
+                    let quote = page[index]
+                    guard let close = page[(index + 1)...].firstIndex(of: quote) else { return nil }
+                    value = Array(page[(index + 1)..<close])
+                    index = close + 1
+                } else {
+                    let valueStart = index
+                    while index < page.count && !isSpace(page[index]) && page[index] != 0x3E { index += 1 }
+                    value = Array(page[valueStart..<index])
+                }
+            }
+            if attributes[name] == nil { attributes[name] = value }
+        }
+    }
+
+    /// The URL of a refresh's `content` (HTML's "shared declarative refresh steps"): a time,
+    /// then `;` or `,`, then `url=` (optional), then the URL, quoted or not.
+    private static func refreshURL(_ content: [UInt8]) -> String? {
+        func isSpace(_ byte: UInt8) -> Bool { byte == 0x20 || byte == 0x09 || byte == 0x0A || byte == 0x0C || byte == 0x0D }
+        var rest = ArraySlice(content)
+        rest = rest.drop(while: isSpace).drop { ($0 >= 0x30 && $0 <= 0x39) || $0 == 0x2E }.drop(while: isSpace)
+        guard let separator = rest.first, separator == 0x3B || separator == 0x2C else { return nil }
+        rest = rest.dropFirst().drop(while: isSpace)
+        if rest.count >= 3, lowercasedASCII(Array(rest.prefix(3))) == "url" {
+            let after = rest.dropFirst(3).drop(while: isSpace)
+            if after.first == 0x3D { rest = after.dropFirst().drop(while: isSpace) }
+        }
+        if let quote = rest.first, quote == 0x22 || quote == 0x27 {
+            rest = rest.dropFirst()
+            if let close = rest.firstIndex(of: quote) { rest = rest[..<close] }
+        }
+        while let last = rest.last, isSpace(last) { rest = rest.dropLast() }
+        var target = String(decoding: rest, as: UTF8.self)
+        target = target.replacingAll("&amp;", with: "&")
+        guard !target.isEmpty, target.utf8.count <= 2048, !target.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F }) else {
+            return nil
+        }
+        return target
+    }
+
+    private static func lowercasedASCII(_ bytes: [UInt8]) -> String {
+        String(decoding: bytes.map { $0 >= 0x41 && $0 <= 0x5A ? $0 | 0x20 : $0 }, as: UTF8.self)
     }
 
     /// The body received so far (chunked transfer decoded), and whether it is complete.
@@ -175,6 +315,19 @@ extension String {
     package func trimmingCharacters(in set: String) -> String {
         let characters = Set(set)
         return String(drop { characters.contains($0) }.reversed().drop { characters.contains($0) }.reversed())
+    }
+}
+
+extension String {
+    /// Every occurrence of `pattern` replaced (Foundation-free).
+    package func replacingAll(_ pattern: String, with replacement: String) -> String {
+        var result = ""
+        var rest = Substring(self)
+        while let range = rest.firstRange(of: pattern) {
+            result += rest[..<range.lowerBound] + replacement
+            rest = rest[range.upperBound...]
+        }
+        return result + rest
     }
 }
 

@@ -88,6 +88,10 @@ package struct ProbeStateMachine {
         package var active: FileDescriptor?
         package var response: [UInt8] = []
         package var outcome = Outcome()
+
+        var answeredAsAPortal: Bool {
+            if case .unexpected? = outcome.verdict { true } else { false }
+        }
     }
 
     /// What the resolution of an endpoint's name found.
@@ -165,6 +169,20 @@ package struct ProbeStateMachine {
     }
 
     private var deadline: UInt64 { start &+ Self.nanoseconds(check.timeoutSeconds) }
+
+    /// How long the other endpoints may still answer once one passed: a portal's answer
+    /// comes from the local network in milliseconds, so a blocked or silent endpoint makes
+    /// `full` at most this late instead of at the timeout.
+    package static let passGrace: UInt64 = 1_000_000_000
+
+    /// When the check ends at the latest: the timeout, or ``passGrace`` after the first pass.
+    private var end: UInt64 {
+        let passed = runs.compactMap { run -> UInt64? in
+            if case .pass? = run.outcome.verdict { return run.outcome.finishedAt }
+            return nil
+        }.min()
+        return passed.map { min(deadline, $0 &+ Self.passGrace) } ?? deadline
+    }
     private var resolutionDeadline: UInt64 { start &+ Self.nanoseconds(check.resolutionTimeoutSeconds) }
 
     /// The milliseconds from the start to `time`.
@@ -185,11 +203,13 @@ package struct ProbeStateMachine {
         }
     }
 
-    /// Whether an endpoint passed or every endpoint is done (and the NAT64 prefix, when it
-    /// is looked for, is known or known to be missing: the result reports it).
+    /// Whether an endpoint answered as a portal does or every endpoint is done (and the
+    /// NAT64 prefix, when it is looked for, is known or known to be missing: the result
+    /// reports it). A pass does not end the check: another endpoint may still answer in
+    /// place of its expected answer, which makes it `portal` (``ProbeVerdict``).
     private var isComplete: Bool {
         guard discovery != .asking else { return false }
-        return runs.allSatisfy { $0.phase == .done } || runs.contains { if case .pass = $0.outcome.verdict { true } else { false } }
+        return runs.allSatisfy { $0.phase == .done } || runs.contains(where: \.answeredAsAPortal)
     }
 
     /// The socket actions an event calls for (never `wait`; `finish` only on cancellation
@@ -222,7 +242,8 @@ package struct ProbeStateMachine {
     /// What to do once the events of a wait are handled: the queries given up at the
     /// resolution deadline, then `wait` or `finish`.
     package mutating func next(now: UInt64) -> [Action] {
-        if isComplete || now >= deadline { return finishAll(now: now) }
+        let end = self.end
+        if isComplete || now >= end { return finishAll(now: now) }
         if now >= resolutionDeadline && hasQueries {
             // The endpoints this ends may be the last: decide again rather than wait on
             // nothing but cancellation until the deadline.
@@ -232,7 +253,7 @@ package struct ProbeStateMachine {
         let watching = roles.keys.sorted().map { fd in
             if case .connect? = roles[fd] { Watch(fd: fd, interest: .writable) } else { Watch(fd: fd, interest: .readable) }
         }
-        return [.wait(until: hasQueries ? min(deadline, resolutionDeadline) : deadline, watching: watching)]
+        return [.wait(until: hasQueries ? min(end, resolutionDeadline) : end, watching: watching)]
     }
 
     // MARK: - Events
@@ -271,8 +292,9 @@ package struct ProbeStateMachine {
         return .init(.connectionFailed, "cannot reach \(address): the path has no \(address.family == IPAddress.inet ? "IPv4" : "IPv6")")
     }
 
-    /// `noRoute` for the errors that say this machine has no route for the connection now
-    /// (the path is changing), `connectionFailed` for the others.
+    /// `noRoute` for the errors of a connect that fails at once because this machine has
+    /// no route for the connection now (the path is changing), `connectionFailed` for the
+    /// others.
     package static func kind(of error: Errno) -> ConnectivityFailure.Kind {
         error.isNoRoute ? .noRoute : .connectionFailed
     }
@@ -446,7 +468,9 @@ package struct ProbeStateMachine {
         runs[index].connecting.removeAll { $0 == fd }
         if error != nil || runs[index].active != nil {
             if let error {
-                runs[index].outcome.error = .init(ProbeStateMachine.kind(of: error), "cannot connect to \(address) port \(runs[index].endpoint.target.port): \(error)")
+                // The SYN left: an unreachable error now is the network's answer (a router's
+                // ICMP), not this machine lacking a route, which fails the connect at once.
+                runs[index].outcome.error = .init(.connectionFailed, "cannot connect to \(address) port \(runs[index].endpoint.target.port): \(error)")
             }
             roles[fd] = nil
             return [.close(fd: fd)] + finishIfNothingLeft(index, now: now)
@@ -543,6 +567,12 @@ package struct ProbeStateMachine {
             case .resolving: .init(.resolutionTimedOut, "name resolution timed out")
             case .connecting: .init(.timedOut, "no connection within \(check.timeout)")
             case .reading, .done: .init(.timedOut, "no answer within \(check.timeout)")
+            }
+            // A portal's page still coming when the time is up is its answer all the same.
+            if runs[index].phase == .reading, let portal = runs[index].classifier.portal(in: runs[index].response) {
+                runs[index].outcome.verdict = portal
+                actions += finish(index, nil, now: now)
+                continue
             }
             actions += finish(index, reason, now: now)
         }

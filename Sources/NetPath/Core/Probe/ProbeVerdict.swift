@@ -1,24 +1,30 @@
 /// The check's verdict from the outcome of each endpoint. Pure.
 package enum ProbeVerdict {
-    /// `full` if one endpoint passed; `portal` if one answered as a portal does (an
-    /// unexpected 2xx/3xx, a redirect, 511); `limited` if one answered with an HTTP error
-    /// (its status in the result) or a name resolved; else `local`.
+    /// `portal` if one endpoint answered in place of the expected answer (an unexpected
+    /// 2xx/3xx, a redirect, 511), even while another passed: a portal that lets one
+    /// operator's URL through (a captive bypass list) or a proxy that gives every URL the
+    /// same answer passes some endpoints and not others, and only an interceptor makes an
+    /// endpoint give what it never gives; `full` if one passed; `limited` if one answered
+    /// with an HTTP error (its status in the result) or a name resolved; else `local`. An
+    /// endpoint that was silent or failed counts neither way.
     package static func of(
         _ outcomes: [(endpoint: ConnectivityCheck.Endpoint, resolved: Bool, verdict: HTTPResponseClassifier.Verdict?, error: ConnectivityFailure?, latency: Double?)],
         elapsed: Double = 0
     ) -> ConnectivityResult {
-        for outcome in outcomes {
-            if case .pass(let status) = outcome.verdict {
-                return ConnectivityResult(connectivity: .full, url: outcome.endpoint.url, httpStatus: status, latencyMilliseconds: outcome.latency ?? elapsed)
-            }
-        }
         let answered = outcomes.compactMap { outcome -> (ConnectivityCheck.Endpoint, Int, String?, String, Double?)? in
             guard case .unexpected(let status, let location, let reason) = outcome.verdict else { return nil }
             return (outcome.endpoint, status, location, reason, outcome.latency)
         }
+        // The portal's own target over the probe URL (what Android and Apple open when the
+        // page names none).
         if let portal = answered.first(where: { $0.2 != nil }) ?? answered.first {
-            return ConnectivityResult(connectivity: .portal, portalURL: portal.2.map { absolute($0, from: portal.0.target) },
+            return ConnectivityResult(connectivity: .portal, portalURL: portal.2.map { absolute($0, from: portal.0.target) } ?? portal.0.url,
                                       url: portal.0.url, httpStatus: portal.1, latencyMilliseconds: portal.4 ?? elapsed, failure: ConnectivityFailure(.unexpectedAnswer, portal.3))
+        }
+        for outcome in outcomes {
+            if case .pass(let status) = outcome.verdict {
+                return ConnectivityResult(connectivity: .full, url: outcome.endpoint.url, httpStatus: status, latencyMilliseconds: outcome.latency ?? elapsed)
+            }
         }
         // An endpoint that answered with an HTTP error is there but broken: `limited`, with
         // its status, not a portal.
@@ -48,6 +54,7 @@ package enum ProbeVerdict {
         let base = "http://\(target.hostHeader)"
         if location.hasPrefix("/") { return base + location }
         let directory = target.path.split(separator: "?", maxSplits: 1).first.map(String.init) ?? "/"
+        if location.hasPrefix("?") { return base + directory + location }
         return base + String(directory[...(directory.lastIndex(of: "/") ?? directory.startIndex)]) + location
     }
 

@@ -1,0 +1,100 @@
+import Foundation
+import KernelTestSupport
+import Testing
+
+/// SPEC §3's verdict rules through the tool, against real servers, routers and nftables in
+/// namespaces the tests make.
+@Suite(.enabled(if: Kernel.canRun, "needs root, iproute2, python3 and dnsmasq"))
+struct VerdictCLITests {
+    /// A router whose uplink is down answers the client's SYN with ICMP unreachable: the
+    /// network's answer, `limited` at once for `probe` and for every command that checks
+    /// through a monitor (`watch`, `status`, `wait`), which take it as a verdict.
+    @Test(arguments: [
+        (RouterLab.Uplink.unreachableRoute, "No route to host"),
+        (.noRoute, "Network is unreachable"),
+        (.rejected, "Network is unreachable"),
+    ])
+    func aRouterWithoutUplinkIsLimitedEverywhere(uplink: RouterLab.Uplink, error: String) throws {
+        let lab = try RouterLab(uplink: uplink)
+        defer { lab.remove() }
+        let url = ["--url", "http://check.test/204"]
+        let probe = try #require(try runTool(netpathBinary, ["probe", "--json", "--netns", lab.client.name] + url))
+        let result = try jsonObject(try #require(probe.lines.first, "\(probe.standardError)"))
+        #expect(probe.status == 1 && result["connectivity"] as? String == "limited", "\(probe.standardOutput)")
+        #expect((result["error"] as? String)?.hasSuffix(error) == true, "\(probe.standardOutput)")
+        // ICMP is an answer at once: no waiting out a timeout.
+        #expect(try #require(result["latencyMs"] as? Double) <= 1000, "\(probe.standardOutput)")
+
+        let watch = try RunningTool(["watch", "--probe", "--json", "--netns", lab.client.name] + url)
+        let first = try jsonObject(try #require(watch.nextLine()))
+        #expect(first["connectivity"] as? String == "unknown")
+        let checked = try jsonObject(try #require(watch.nextLine(), "watch --probe gave no verdict"))
+        #expect(checked["connectivity"] as? String == "limited" && checked["connectivitySource"] as? String == "check")
+        watch.signal(SIGTERM)
+        #expect(watch.finish()?.status == 0)
+
+        let status = try #require(try runTool(netpathBinary, ["status", "--probe", "--json", "--netns", lab.client.name] + url))
+        #expect(try jsonObject(try #require(status.lines.first))["connectivity"] as? String == "limited", "\(status.standardOutput)")
+        let wait = try #require(try runTool(netpathBinary, ["wait", "--probe", "--netns", lab.client.name, "--timeout", "3"] + url))
+        #expect(wait.status == 1 && wait.standardError.contains("(Internet: limited)"), "\(wait.standardError)")
+    }
+
+    /// The same lab with the uplink up: the Internet answers (the lab itself is sound).
+    @Test func aRouterWithItsUplinkUpIsFull() throws {
+        let lab = try RouterLab(uplink: .up)
+        defer { lab.remove() }
+        let status = try #require(try runTool(netpathBinary, ["status", "--probe", "--json", "--netns", lab.client.name,
+                                                              "--url", "http://check.test/204"]))
+        let line = try jsonObject(try #require(status.lines.first))
+        #expect(status.status == 0 && line["connectivity"] as? String == "full", "\(status.standardOutput)")
+    }
+
+    /// Against the default endpoints, a network that lets one operator's URL through and
+    /// redirects the others (a Cisco WLC's captive bypass), or answers 204 to every URL (a
+    /// transparent proxy), is a portal: the result names the endpoint that showed it (the
+    /// first to answer so), and `portalURL` is the redirect's target, else that endpoint's URL.
+    @Test(arguments: [
+        ("bypass", "http://portal.test/login", 302),
+        ("proxy204", nil, 204),
+    ] as [(String, String?, Int)])
+    func aPortalAnswerBesideAPassIsAPortal(mode: String, portalURL: String?, status: Int) throws {
+        let lab = try ProbeLab(hijackDNS: true, mode: mode)
+        defer { lab.remove() }
+        let probe = try #require(try runTool(netpathBinary, ["probe", "--json", "--netns", lab.client.name]))
+        let result = try jsonObject(try #require(probe.lines.first, "\(probe.standardError)"))
+        #expect(probe.status == 1 && result["connectivity"] as? String == "portal", "\(probe.standardOutput)")
+        let url = try #require(result["url"] as? String)
+        let passing = mode == "bypass" ? "http://captive.apple.com/hotspot-detect.html" : "http://connectivitycheck.gstatic.com/generate_204"
+        #expect(url != passing && result["httpStatus"] as? Int == status, "\(probe.standardOutput)")
+        #expect(result["portalURL"] as? String == portalURL ?? url, "\(probe.standardOutput)")
+        let checked = try #require(try runTool(netpathBinary, ["status", "--probe", "--json", "--netns", lab.client.name]))
+        let line = try jsonObject(try #require(checked.lines.first))
+        #expect(line["connectivity"] as? String == "portal" && (line["portalURL"] as? String)?.isEmpty == false, "\(checked.standardOutput)")
+    }
+
+    static let server = "http://10.77.0.1:8080"
+
+    /// What a portal's page names, interim responses, and the endpoint a portal answered.
+    @Test(arguments: [
+        // A 200 login page with a meta refresh: its target, made absolute against the probe URL.
+        (["--url", "\(server)/meta-refresh"], "portal", 200, "http://10.77.0.1:8080/portal/login?from=probe&lang=en"),
+        // A login page that names no target: the probe URL itself, what Android and Apple open.
+        (["--url", "\(server)/login"], "portal", 200, "http://10.77.0.1:8080/login"),
+        // 103 Early Hints before the 204, and 100 Continue before a redirect: skipped.
+        (["--url", "\(server)/early-hints"], "full", 204, nil),
+        (["--url", "\(server)/continue-redirect"], "portal", 302, "http://portal.test/login"),
+        // A pass beside a portal's answer, the other way round, and beside a silent endpoint.
+        (["--url", "\(server)/204", "--url", "\(server)/redirect"], "portal", 302, "http://portal.test/login"),
+        (["--url", "\(server)/redirect", "--url", "\(server)/204"], "portal", 302, "http://portal.test/login"),
+        (["--url", "\(server)/204", "--url", "\(server)/never", "--timeout", "2"], "full", 204, nil),
+        (["--url", "\(server)/204", "--url", "http://10.77.0.1:8081/"], "full", 204, nil),
+    ] as [([String], String, Int, String?)])
+    func answersAreClassified(arguments: [String], connectivity: String, status: Int, portalURL: String?) throws {
+        let lab = try ProbeLab()
+        defer { lab.remove() }
+        let outcome = try #require(try runTool(netpathBinary, ["probe", "--json", "--netns", lab.client.name] + arguments, seconds: 15))
+        let result = try jsonObject(try #require(outcome.lines.first, "\(outcome.standardError)"))
+        #expect(result["connectivity"] as? String == connectivity && result["httpStatus"] as? Int == status, "\(outcome.standardOutput)")
+        #expect(result["portalURL"] as? String == portalURL, "\(outcome.standardOutput)")
+    }
+}
