@@ -132,7 +132,8 @@ import Testing
     @Test func aPassWaitsForTheOtherEndpointAndLosesToItsPortalAnswer() throws {
         var machine = try asking("http://10.77.0.1/generate_204", "http://10.77.0.2/hotspot")
         #expect(machine.handle(.received(fd: 10, .success(noContent)), now: t(0.05)) == [.close(fd: 10)])
-        #expect(machine.next(now: t(0.05)) == [.wait(until: t(5), watching: [.init(fd: 11, interest: .readable)])])
+        // The other endpoint gets ProbeStateMachine.passGrace (1 s) more, not the whole timeout.
+        #expect(machine.next(now: t(0.05)) == [.wait(until: t(1.05), watching: [.init(fd: 11, interest: .readable)])])
         #expect(machine.handle(.received(fd: 11, .success(redirect)), now: t(0.08)) == [.close(fd: 11)])
         let portal = try #require(result(machine.next(now: t(0.08))))
         #expect(portal.connectivity == .portal && portal.url == "http://10.77.0.2/hotspot" && portal.portalURL == "http://portal.test/login"
@@ -148,13 +149,13 @@ import Testing
         #expect(result(actions)?.connectivity == .portal)
     }
 
-    /// A pass with the other endpoint silent is `full` at the deadline, with the pass's
-    /// latency; with the other refused, as soon as it is.
+    /// A pass with the other endpoint silent is `full` a grace after the pass (1 s, not the
+    /// timeout), with the pass's latency; with the other refused, as soon as it is.
     @Test func aSilentOrFailedEndpointCountsNeitherWay() throws {
         var silent = try asking("http://10.77.0.1/generate_204", "http://10.77.0.2/never")
         _ = silent.handle(.received(fd: 10, .success(noContent)), now: t(0.05))
-        #expect(silent.next(now: t(0.05)) == [.wait(until: t(5), watching: [.init(fd: 11, interest: .readable)])])
-        let full = try #require(result(silent.next(now: t(5))))
+        #expect(silent.next(now: t(0.05)) == [.wait(until: t(1.05), watching: [.init(fd: 11, interest: .readable)])])
+        let full = try #require(result(silent.next(now: t(1.05))))
         #expect(full.connectivity == .full && full.url == "http://10.77.0.1/generate_204" && full.latencyMilliseconds == 50)
 
         let check = try ConnectivityCheck(endpoints: [try .init("http://10.77.0.1/generate_204"), try .init("http://10.77.0.2:81/")], timeout: .seconds(5))
@@ -165,7 +166,7 @@ import Testing
         _ = refused.handle(.connectFinished(fd: 10, error: nil), now: t(0.01))
         _ = refused.handle(.requestSent(fd: 10, complete: true), now: t(0.01))
         _ = refused.handle(.received(fd: 10, .success(noContent)), now: t(0.02))
-        #expect(refused.next(now: t(0.02)) == [.wait(until: t(5), watching: [.init(fd: 11, interest: .writable)])])
+        #expect(refused.next(now: t(0.02)) == [.wait(until: t(1.02), watching: [.init(fd: 11, interest: .writable)])])
         _ = refused.handle(.connectFinished(fd: 11, error: Errno(ECONNREFUSED)), now: t(0.03))
         #expect(result(refused.next(now: t(0.03)))?.connectivity == .full)
     }
