@@ -17,6 +17,10 @@ final class Exporter: Sendable {
         var metrics = PathMetrics()
         var path: NetworkPath?
         var failure: String?
+        /// What the label names, to try it again.
+        var namespace: NetworkNamespace?
+        /// Failures in a row: the next try waits ``Exporter/retryDelay(after:)``.
+        var failures = 0
     }
 
     private let session: NetPathCommand.Session
@@ -29,6 +33,12 @@ final class Exporter: Sendable {
 
     init(session: NetPathCommand.Session) {
         self.session = session
+    }
+
+    /// The wait before a namespace that failed `failures` times in a row is tried again:
+    /// 1 s, doubling, at most 60 s.
+    static func retryDelay(after failures: Int) -> Double {
+        min(60, Double(1 << min(max(failures - 1, 0), 6)))
     }
 
     static func label(of namespace: NetworkNamespace?) -> String {
@@ -51,7 +61,9 @@ final class Exporter: Sendable {
         let (fresh, previous) = entries.withLock { entries -> (Bool, PathMonitor?) in
             if let entry = entries[label], entry.monitor != nil, entry.failure == nil { return (false, nil) }
             let previous = entries[label]?.monitor
-            entries[label] = Entry(monitor: monitor, metrics: entries[label]?.metrics ?? PathMetrics())
+            entries[label] = Entry(monitor: monitor, metrics: entries[label]?.metrics ?? PathMetrics(),
+                                   failure: entries[label]?.failure, namespace: namespace,
+                                   failures: entries[label]?.failures ?? 0)
             return (true, previous)
         }
         previous?.cancel()
@@ -80,6 +92,7 @@ final class Exporter: Sendable {
             entries[label]?.metrics.record(path, at: SystemClock.unixSeconds(), monotonic: SystemClock.monotonicSeconds())
             entries[label]?.path = path
             entries[label]?.failure = nil
+            entries[label]?.failures = 0
             return true
         }
         if current { changed() }
@@ -94,17 +107,36 @@ final class Exporter: Sendable {
     }
 
     /// Records that the namespace cannot be watched (`netpath_namespace_up 0`, the reason in
-    /// a comment), and says so on stderr unless `quietly`.
+    /// a comment), says so on stderr unless `quietly` or said already, and tries it again
+    /// after ``retryDelay(after:)`` (a namespace refused for want of descriptors or memory
+    /// comes back when there are some; one deleted comes back when it is made again).
     private func failed(_ label: String, _ message: String, monitor: PathMonitor, quietly: Bool = false) {
-        let current = entries.withLock { entries -> Bool in
-            guard entries[label]?.monitor === monitor else { return false }
+        let failures = entries.withLock { entries -> Int? in
+            guard entries[label]?.monitor === monitor else { return nil }
+            let said = entries[label]?.failure == message
             entries[label]?.failure = message
             entries[label]?.path = nil
-            return true
+            entries[label]?.failures += 1
+            return said ? 0 : entries[label]?.failures
         }
-        guard current else { return }
-        if !quietly { Terminal.report(message) }
+        guard let failures else { return }
+        if !quietly && failures > 0 { Terminal.report(message) }
         changed()
+        let delay = Exporter.retryDelay(after: entries.withLock { $0[label]?.failures ?? 1 })
+        let loop = session.signals.loop
+        loop.execute { [weak self] in
+            loop.schedule(at: SystemClock.monotonicNanoseconds() + UInt64(delay * 1e9)) { self?.retry(label, monitor: monitor) }
+        }
+    }
+
+    /// Tries a failed namespace again, unless it was forgotten or tried since.
+    private func retry(_ label: String, monitor: PathMonitor) {
+        let namespace = entries.withLock { entries -> NetworkNamespace?? in
+            guard let entry = entries[label], entry.monitor === monitor, entry.failure != nil else { return nil }
+            return .some(entry.namespace)
+        }
+        guard let namespace else { return }
+        watch(namespace, discovered: namespace != nil && !session.arguments.namespaces.contains { $0 == namespace })
     }
 
     /// The exposition text now.

@@ -61,6 +61,9 @@ final class LinuxPathSource: @unchecked Sendable {
     private let deliver: (path: @Sendable (NetworkPath) -> Void, end: @Sendable (NetPathError) -> Void)
     private let namespace: NetworkNamespace?
     private var watcher: ResolverWatcher?
+    /// The reader the source attaches to: the shared one in its options, or one of its own
+    /// (its thread starts at ``startReading()``).
+    private let reader: SharedReaderThread
     /// What the reader shares with the threads that stop the source or read its counts.
     private struct Shared {
         var reader: SharedReaderThread?
@@ -101,6 +104,7 @@ final class LinuxPathSource: @unchecked Sendable {
         self.deliver = (deliver, terminate)
         self.namespace = namespace
         self.shared = shared
+        reader = options.sharedReader ?? SharedReaderThread(threadName: options.threadName)
         let ioctlSocket = socket.ioctlDescriptor, foreign = namespace != nil
         engine = NetlinkEngine(filter: filter, port: socket.port, uid: Syscall.effectiveUserID()) { link in
             InterfaceClassifier.classify(link, ioctlSocket: ioctlSocket, foreign: foreign)
@@ -129,9 +133,10 @@ final class LinuxPathSource: @unchecked Sendable {
         do {
             if options.watchesResolverFiles {
                 // A named namespace can be deleted (`ip netns del`): its file is watched too.
-                source.watcher = try ResolverWatcher(
+                source.watcher = ResolverWatcher(
                     paths: resolver.watchedFiles + (namespace.map { [$0.path] } ?? []),
-                    contentPaths: resolver.watchedFiles
+                    contentPaths: resolver.watchedFiles,
+                    hub: try source.reader.inotifyHub()
                 )
             }
             _ = source.engine.handle(.resolverRead(hasServer: resolver.hasServer(read: { Syscall.readFile($0) })),
@@ -239,7 +244,6 @@ final class LinuxPathSource: @unchecked Sendable {
             guard control.reader == nil, !control.stopped else { return false }
             place.resyncsSeen = engine.counts.resyncs
             control.publishedResyncs = place.resyncsSeen
-            let reader = options.sharedReader ?? SharedReaderThread(threadName: options.threadName)
             guard reader.attach(self) else { return false }
             control.reader = reader
             return true
@@ -254,14 +258,10 @@ final class LinuxPathSource: @unchecked Sendable {
         let netlink = loop.register(socket.descriptor, for: .readable) { _ in ask() }
         place.socketRegistration = netlink
         place.registrations = [netlink]
-        if let watcher {
-            place.registrations.append(loop.register(watcher.descriptor, for: .readable) { [self] _ in
-                // Events for other names in a watched directory (every `ip netns add` in
-                // /run/netns) cost no turn.
-                guard watcher.handleReadable() else { return }
-                place.resolverChanged = true
-                ask()
-            })
+        watcher?.join { [self] in
+            guard !place.left else { return }
+            place.resolverChanged = true
+            ask()
         }
         if let policies = socket.policyDescriptor {
             place.registrations.append(loop.register(policies, for: .readable) { [self] _ in

@@ -8,8 +8,9 @@ import Musl
 #endif
 
 /// One thread, running one ``EventLoop``, that reads the kernel for any number of
-/// ``LinuxPathSource``s: each attached source registers its netlink socket, resolver watch
-/// and IPsec policy socket on the loop, and a timer for its next expiry. A monitor of its
+/// ``LinuxPathSource``s: each attached source registers its netlink socket and IPsec
+/// policy socket on the loop, and a timer for its next expiry; their resolver watches share
+/// one inotify instance (``InotifyHub``). A monitor of its
 /// own has a reader with one source; ``SharedReader`` gives many monitors one. Idle, with
 /// nothing expiring, the thread never wakes; with no source attached, there is no thread at
 /// all (it starts with the first source and ends after the last).
@@ -24,6 +25,9 @@ final class SharedReaderThread: Sendable {
         /// The running loop and its thread, while any source is attached.
         var loop: EventLoop?
         var thread: pthread_t?
+        /// The inotify instance of every attached source's resolver watch, made with the
+        /// first one and kept for the reader's life.
+        var hub: InotifyHub?
     }
 
     private let state = Locked(State())
@@ -32,6 +36,33 @@ final class SharedReaderThread: Sendable {
 
     init(threadName: String = "netpath-reader") {
         self.threadName = threadName
+    }
+
+    deinit {
+        // No source is attached (each holds the reader), so the loop has ended.
+        state.withLock { $0.hub?.close() }
+    }
+
+    /// The one inotify instance of the reader's resolver watches, made on first use.
+    ///
+    /// - Throws: ``NetPathError`` when the instance cannot be made.
+    func inotifyHub() throws -> InotifyHub {
+        let made = state.withLock { state -> Result<InotifyHub, Errno> in
+            if let hub = state.hub { return .success(hub) }
+            do throws(Errno) {
+                let hub = try InotifyHub()
+                state.hub = hub
+                if let loop = state.loop { loop.execute { hub.join(loop) } }
+                return .success(hub)
+            } catch {
+                return .failure(error)
+            }
+        }
+        switch made {
+        case .success(let hub): return hub
+        case .failure(let error):
+            throw NetPathError(.netlinkFailure, "cannot create the monitor's resolver watch", error, call: "inotify_init1")
+        }
     }
 
     /// Whether the thread runs now (tests).
@@ -53,7 +84,11 @@ final class SharedReaderThread: Sendable {
             }
             guard let loop = state.loop else { return false }
             state.members[ObjectIdentifier(source)] = source
-            loop.execute { [self] in source.join(loop) { [self] in sourceEnded(source, loop) } }
+            let hub = state.hub
+            loop.execute { [self] in
+                hub?.join(loop)
+                source.join(loop) { [self] in sourceEnded(source, loop) }
+            }
             return true
         }
     }

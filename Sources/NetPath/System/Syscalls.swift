@@ -502,6 +502,23 @@ extension Syscall {
     /// The effective user id (`uidrange` rules select on it).
     package static func effectiveUserID() -> UInt32 { UInt32(geteuid()) }
 
+    /// Raises the soft limit of open descriptors (`RLIMIT_NOFILE`) to the hard one, as a
+    /// process that never uses `select` may (systemd's services get 1,024 soft and 524,288
+    /// hard). The soft limit now, or the errno.
+    @discardableResult
+    package static func raiseDescriptorLimit() -> Result<UInt64, Errno> {
+        var limit = rlimit()
+        #if canImport(Glibc)
+        let resource = __rlimit_resource_t(RLIMIT_NOFILE.rawValue)
+        #else
+        let resource = Int32(RLIMIT_NOFILE)
+        #endif
+        if case .failure(let error) = retrying({ getrlimit(resource, &limit) }) { return .failure(error) }
+        guard limit.rlim_cur < limit.rlim_max else { return .success(UInt64(limit.rlim_cur)) }
+        limit.rlim_cur = limit.rlim_max
+        return retrying { setrlimit(resource, &limit) }.map { _ in UInt64(limit.rlim_max) }
+    }
+
     /// `epoll_create1(EPOLL_CLOEXEC)`.
     package static func epollCreate() -> Result<FileDescriptor, Errno> {
         retrying { epoll_create1(Int32(EPOLL_CLOEXEC)) }.map(FileDescriptor.init)
