@@ -12,6 +12,7 @@
 #include <sys/eventfd.h>
 #include <sys/signalfd.h>
 #include <sys/socket.h>
+#include <sys/statfs.h>
 #include <linux/if.h>
 #include <linux/wireless.h>
 #include "CNetlink.h"
@@ -56,6 +57,12 @@ int cnetlink_is_wireless(int fd, const char *name) {
     memset(&request, 0, sizeof request);
     strncpy(request.ifr_name, name, IFNAMSIZ - 1);
     return ioctl(fd, SIOCGIWNAME, &request) == 0;
+}
+
+long long cnetlink_file_system_type(const char *path) {
+    struct statfs info;
+    if (statfs(path, &info) != 0) return -1;
+    return (long long)info.f_type;
 }
 
 int cnetlink_set_thread_name(pthread_t thread, const char *name) {

@@ -70,12 +70,12 @@ final class Exporter: Sendable {
         guard fresh else { return }
         monitor.pathUpdateHandler = { [weak self] path in self?.record(path, label: label, monitor: monitor) }
         monitor.terminationHandler = { [weak self] error in
-            self?.failed(label, error.description, monitor: monitor, quietly: discovered && Exporter.isComingOrGoing(error))
+            self?.failed(label, error.description, monitor: monitor, quietly: discovered && Exporter.isComingOrGoing(error, namespace: namespace))
         }
         do {
             try monitor.start()
         } catch {
-            failed(label, "\(error)", monitor: monitor, quietly: discovered && Exporter.isComingOrGoing(error))
+            failed(label, "\(error)", monitor: monitor, quietly: discovered && Exporter.isComingOrGoing(error, namespace: namespace))
         }
     }
 
@@ -100,8 +100,12 @@ final class Exporter: Sendable {
 
     /// A namespace being made or deleted: not one yet (`EINVAL`: nothing mounted on the
     /// name) or not any more (its file is gone).
-    static func isComingOrGoing(_ error: any Error) -> Bool {
-        guard let error = error as? NetPathError, error.code == .namespaceNotFound else { return false }
+    /// Refused before its mount (`EACCES`: the empty file `ip netns add` makes first has mode
+    /// 0, which only root opens) is coming too.
+    static func isComingOrGoing(_ error: any Error, namespace: NetworkNamespace?) -> Bool {
+        guard let error = error as? NetPathError else { return false }
+        if error.code == .permissionDenied, let namespace, !Syscall.isNamespaceFile(namespace.path) { return true }
+        guard error.code == .namespaceNotFound else { return false }
         // No errno: the monitor's own "was deleted" termination.
         return error.errno == nil || error.errno == Errno.invalidArgument.rawValue || error.errno == Errno.noSuchFile.rawValue
     }

@@ -560,6 +560,13 @@ extension Syscall {
         access(path, F_OK) == 0
     }
 
+    /// Whether `path` is a namespace file (`statfs` says nsfs, `NSFS_MAGIC`): `ip netns add`
+    /// makes an empty file that only its mount makes one. Needs no permission on the file.
+    package static func isNamespaceFile(_ path: String) -> Bool {
+        guard case .success(let type) = retrying({ cnetlink_file_system_type(path) }) else { return false }
+        return type == 0x6E73_6673
+    }
+
     // MARK: inotify
 
     /// `inotify_init1(2)`, non-blocking and close-on-exec.
