@@ -8,6 +8,7 @@
 #include <stdint.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/syscall.h>
 #include <sys/ioctl.h>
 #include <sys/eventfd.h>
 #include <sys/signalfd.h>
@@ -63,6 +64,10 @@ long long cnetlink_file_system_type(const char *path) {
     struct statfs info;
     if (statfs(path, &info) != 0) return -1;
     return (long long)info.f_type;
+}
+
+int cnetlink_pidfd_open(int pid) {
+    return (int)syscall(434 /* SYS_pidfd_open */, pid, 0);
 }
 
 int cnetlink_set_thread_name(pthread_t thread, const char *name) {

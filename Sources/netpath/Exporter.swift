@@ -70,6 +70,13 @@ final class Exporter: Sendable {
         guard fresh else { return }
         monitor.pathUpdateHandler = { [weak self] path in self?.record(path, label: label, monitor: monitor) }
         monitor.terminationHandler = { [weak self] error in
+            // A process's namespace whose process exited never comes back (its number, if
+            // reused, is another container's): it leaves, with one line.
+            if namespace?.processIdentifier != nil, Exporter.isComingOrGoing(error, namespace: namespace) {
+                Terminal.report(error.description)
+                self?.unwatch(label)
+                return
+            }
             self?.failed(label, error.description, monitor: monitor, quietly: discovered && Exporter.isComingOrGoing(error, namespace: namespace))
         }
         do {

@@ -84,6 +84,10 @@ int cnetlink_is_wireless(int fd, const char *name);
 /// file), or -1 with errno set.
 long long cnetlink_file_system_type(const char *path);
 
+/// `pidfd_open(pid, 0)` (Linux 5.3): a descriptor that becomes readable when the process
+/// exits, or -1 with errno set.
+int cnetlink_pidfd_open(int pid);
+
 /// Names a thread (at most 15 bytes show), for `top -H` and debuggers.
 int cnetlink_set_thread_name(pthread_t thread, const char *name);
 

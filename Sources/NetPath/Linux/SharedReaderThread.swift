@@ -28,6 +28,10 @@ final class SharedReaderThread: Sendable {
         /// The inotify instance of every attached source's resolver watch, made with the
         /// first one and kept for the reader's life.
         var hub: InotifyHub?
+        /// `/proc/self/mountinfo`, while a source watches a bind-mounted namespace file: its
+        /// priority event says the mount table changed (`umount` of a namespace without
+        /// removing its file is seen only there).
+        var mounts: FileDescriptor?
     }
 
     private let state = Locked(State())
@@ -85,11 +89,29 @@ final class SharedReaderThread: Sendable {
             guard let loop = state.loop else { return false }
             state.members[ObjectIdentifier(source)] = source
             let hub = state.hub
+            var opened: FileDescriptor?
+            if source.watchesMounts, state.mounts == nil, case .success(let fd) = Syscall.open("/proc/self/mountinfo", O_RDONLY) {
+                state.mounts = fd
+                opened = fd
+            }
+            let mounts = opened
             loop.execute { [self] in
                 hub?.join(loop)
+                if let mounts { watchMounts(mounts, on: loop) }
                 source.join(loop) { [self] in sourceEnded(source, loop) }
             }
             return true
+        }
+    }
+
+    /// On the loop's thread: each change of the mount table asks every source to check its
+    /// namespace file.
+    private func watchMounts(_ mounts: FileDescriptor, on loop: EventLoop) {
+        Syscall.drain(mounts)
+        _ = loop.register(mounts, for: .priority) { [self] _ in
+            Syscall.rewind(mounts)
+            Syscall.drain(mounts)
+            for source in state.withLock({ Array($0.members.values) }) { source.mountsChanged() }
         }
     }
 
@@ -97,18 +119,21 @@ final class SharedReaderThread: Sendable {
     /// when it was the last source, until the thread has ended), unless called on the thread
     /// itself (from a path handler), where the source leaves after the current turn.
     func detach(_ source: LinuxPathSource) {
-        let removed = state.withLock { state -> (loop: EventLoop, thread: pthread_t, last: Bool)? in
+        let removed = state.withLock { state -> (loop: EventLoop, thread: pthread_t, last: Bool, mounts: FileDescriptor?)? in
             guard state.members.removeValue(forKey: ObjectIdentifier(source)) != nil,
                   let loop = state.loop, let thread = state.thread else { return nil }
             let last = state.members.isEmpty
-            if last { (state.loop, state.thread) = (nil, nil) }
-            return (loop, thread, last)
+            var mounts: FileDescriptor?
+            if last { (state.loop, state.thread, mounts, state.mounts) = (nil, nil, state.mounts, nil) }
+            return (loop, thread, last, mounts)
         }
-        guard let (loop, thread, last) = removed else { return }
+        guard let (loop, thread, last, mounts) = removed else { return }
         let onThread = pthread_equal(thread, pthread_self()) != 0
         let done = onThread ? nil : DispatchSemaphore(value: 0)
         loop.execute {
             source.leave(loop)
+            // On the loop's thread, where no handler of it runs now.
+            if let mounts { Syscall.close(mounts) }
             done?.signal()
         }
         if last { loop.stop() }
@@ -123,14 +148,15 @@ final class SharedReaderThread: Sendable {
     /// A source that ended on its own (stopped, or its namespace deleted), on the loop's
     /// thread: it leaves, and the thread ends after the last one.
     private func sourceEnded(_ source: LinuxPathSource, _ loop: EventLoop) {
-        let thread = state.withLock { state -> pthread_t? in
+        let (thread, mounts) = state.withLock { state -> (pthread_t?, FileDescriptor?) in
             guard state.members.removeValue(forKey: ObjectIdentifier(source)) != nil,
-                  state.members.isEmpty, let thread = state.thread else { return nil }
-            (state.loop, state.thread) = (nil, nil)
-            return thread
+                  state.members.isEmpty, let thread = state.thread else { return (nil, nil) }
+            defer { (state.loop, state.thread, state.mounts) = (nil, nil, nil) }
+            return (thread, state.mounts)
         }
         // When a detach took it first, its leave is queued and will find it gone.
         source.leave(loop)
+        if let mounts { Syscall.close(mounts) }
         if let thread {
             loop.stop()
             pthread_detach(thread)

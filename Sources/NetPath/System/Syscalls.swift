@@ -560,12 +560,24 @@ extension Syscall {
         access(path, F_OK) == 0
     }
 
+    /// `pidfd_open(2)`, close-on-exec: readable once process `pid` has exited.
+    package static func processDescriptor(_ pid: Int32) -> Result<FileDescriptor, Errno> {
+        retrying { cnetlink_pidfd_open(pid) }.map(FileDescriptor.init)
+    }
+
     /// Whether `path` is a namespace file (`statfs` says nsfs, `NSFS_MAGIC`): `ip netns add`
     /// makes an empty file that only its mount makes one. Needs no permission on the file.
     package static func isNamespaceFile(_ path: String) -> Bool {
-        guard case .success(let type) = retrying({ cnetlink_file_system_type(path) }) else { return false }
-        return type == 0x6E73_6673
+        (try? fileSystemType(path).get()) == nsfsMagic
     }
+
+    /// `statfs(2)`'s `f_type` for `path`, or the errno.
+    package static func fileSystemType(_ path: String) -> Result<Int64, Errno> {
+        retrying { cnetlink_file_system_type(path) }.map { Int64($0) }
+    }
+
+    /// `NSFS_MAGIC`: the file system of namespace files.
+    package static let nsfsMagic: Int64 = 0x6E73_6673
 
     // MARK: inotify
 
