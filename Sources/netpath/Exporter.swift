@@ -21,6 +21,8 @@ final class Exporter: Sendable {
         var namespace: NetworkNamespace?
         /// Failures in a row: the next try waits ``Exporter/retryDelay(after:)``.
         var failures = 0
+        /// The failure last said on stderr: a namespace tried again says the same once.
+        var reported: String?
     }
 
     private let session: NetPathCommand.Session
@@ -58,13 +60,13 @@ final class Exporter: Sendable {
         }
         // A namespace that failed is tried again (`ip netns add` creates the file a moment
         // before it mounts the namespace on it).
-        let (fresh, previous) = entries.withLock { entries -> (Bool, PathMonitor?) in
-            if let entry = entries[label], entry.monitor != nil, entry.failure == nil { return (false, nil) }
+        let (fresh, previous, firstTry) = entries.withLock { entries -> (Bool, PathMonitor?, Bool) in
+            if let entry = entries[label], entry.monitor != nil, entry.failure == nil { return (false, nil, false) }
             let previous = entries[label]?.monitor
             entries[label] = Entry(monitor: monitor, metrics: entries[label]?.metrics ?? PathMetrics(),
                                    failure: entries[label]?.failure, namespace: namespace,
-                                   failures: entries[label]?.failures ?? 0)
-            return (true, previous)
+                                   failures: entries[label]?.failures ?? 0, reported: entries[label]?.reported)
+            return (true, previous, (entries[label]?.failures ?? 0) == 0)
         }
         previous?.cancel()
         guard fresh else { return }
@@ -72,17 +74,17 @@ final class Exporter: Sendable {
         monitor.terminationHandler = { [weak self] error in
             // A process's namespace whose process exited never comes back (its number, if
             // reused, is another container's): it leaves, with one line.
-            if namespace?.processIdentifier != nil, Exporter.isComingOrGoing(error, namespace: namespace) {
+            if namespace?.processIdentifier != nil, Exporter.isComingOrGoing(error, namespace: namespace, firstTry: false) {
                 Terminal.report(error.description)
                 self?.unwatch(label)
                 return
             }
-            self?.failed(label, error.description, monitor: monitor, quietly: discovered && Exporter.isComingOrGoing(error, namespace: namespace))
+            self?.failed(label, error.description, monitor: monitor, quietly: discovered && Exporter.isComingOrGoing(error, namespace: namespace, firstTry: firstTry))
         }
         do {
             try monitor.start()
         } catch {
-            failed(label, "\(error)", monitor: monitor, quietly: discovered && Exporter.isComingOrGoing(error, namespace: namespace))
+            failed(label, "\(error)", monitor: monitor, quietly: discovered && Exporter.isComingOrGoing(error, namespace: namespace, firstTry: firstTry))
         }
     }
 
@@ -100,6 +102,7 @@ final class Exporter: Sendable {
             entries[label]?.path = path
             entries[label]?.failure = nil
             entries[label]?.failures = 0
+            entries[label]?.reported = nil
             return true
         }
         if current { changed() }
@@ -108,10 +111,11 @@ final class Exporter: Sendable {
     /// A namespace being made or deleted: not one yet (`EINVAL`: nothing mounted on the
     /// name) or not any more (its file is gone).
     /// Refused before its mount (`EACCES`: the empty file `ip netns add` makes first has mode
-    /// 0, which only root opens) is coming too.
-    static func isComingOrGoing(_ error: any Error, namespace: NetworkNamespace?) -> Bool {
+    /// 0, which only root opens) is coming too: at the first try (it may be mounted by the time
+    /// the refusal is looked at), or while the file is no namespace.
+    static func isComingOrGoing(_ error: any Error, namespace: NetworkNamespace?, firstTry: Bool) -> Bool {
         guard let error = error as? NetPathError else { return false }
-        if error.code == .permissionDenied, let namespace, !Syscall.isNamespaceFile(namespace.path) { return true }
+        if error.code == .permissionDenied, let namespace, firstTry || !Syscall.isNamespaceFile(namespace.path) { return true }
         guard error.code == .namespaceNotFound else { return false }
         // No errno: the monitor's own "was deleted" termination.
         return error.errno == nil || error.errno == Errno.invalidArgument.rawValue || error.errno == Errno.noSuchFile.rawValue
@@ -122,18 +126,20 @@ final class Exporter: Sendable {
     /// after ``retryDelay(after:)`` (a namespace refused for want of descriptors or memory
     /// comes back when there are some; one deleted comes back when it is made again).
     private func failed(_ label: String, _ message: String, monitor: PathMonitor, quietly: Bool = false) {
-        let failures = entries.withLock { entries -> Int? in
-            guard entries[label]?.monitor === monitor else { return nil }
-            let said = entries[label]?.failure == message
-            entries[label]?.failure = message
-            entries[label]?.path = nil
-            entries[label]?.failures += 1
-            return said ? 0 : entries[label]?.failures
+        let outcome = entries.withLock { entries -> (failures: Int, report: Bool)? in
+            guard var entry = entries[label], entry.monitor === monitor else { return nil }
+            let report = !quietly && entry.reported != message
+            entry.failure = message
+            entry.path = nil
+            entry.failures += 1
+            if report { entry.reported = message }
+            entries[label] = entry
+            return (entry.failures, report)
         }
-        guard let failures else { return }
-        if !quietly && failures > 0 { Terminal.report(message) }
+        guard let outcome else { return }
+        if outcome.report { Terminal.report(message) }
         changed()
-        let delay = Exporter.retryDelay(after: entries.withLock { $0[label]?.failures ?? 1 })
+        let delay = Exporter.retryDelay(after: outcome.failures)
         let loop = session.signals.loop
         loop.execute { [weak self] in
             loop.schedule(at: SystemClock.monotonicNanoseconds() + UInt64(delay * 1e9)) { self?.retry(label, monitor: monitor) }

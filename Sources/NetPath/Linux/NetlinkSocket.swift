@@ -29,7 +29,10 @@ final class NetlinkSocket: @unchecked Sendable {
 
     static let slotSize = 32 * 1024
     static let slotCount = 8
+    /// The batch's slots: mapped memory of their own (pages the kernel never filled cost
+    /// nothing, and all of it goes back at close), malloc's if mapping failed.
     private let buffer: UnsafeMutableRawBufferPointer
+    private let bufferIsMapped: Bool
     /// Per-slot lengths and flags of the last batch (allocated once: the reader receives
     /// on every wake-up).
     private let lengths: UnsafeMutableBufferPointer<UInt32>
@@ -44,7 +47,12 @@ final class NetlinkSocket: @unchecked Sendable {
         self.questions = questions
         self.policyDescriptor = policyDescriptor
         port = (try? Syscall.netlinkPort(descriptor).get()) ?? 0
-        buffer = .allocate(byteCount: NetlinkSocket.slotSize * NetlinkSocket.slotCount, alignment: 16)
+        let size = NetlinkSocket.slotSize * NetlinkSocket.slotCount
+        if let mapped = Syscall.mapMemory(size) {
+            (buffer, bufferIsMapped) = (mapped, true)
+        } else {
+            (buffer, bufferIsMapped) = (.allocate(byteCount: size, alignment: 16), false)
+        }
         lengths = .allocate(capacity: NetlinkSocket.slotCount)
         lengths.initialize(repeating: 0)
         flags = .allocate(capacity: NetlinkSocket.slotCount)
@@ -52,7 +60,7 @@ final class NetlinkSocket: @unchecked Sendable {
     }
 
     deinit {
-        buffer.deallocate()
+        if bufferIsMapped { Syscall.unmapMemory(buffer) } else { buffer.deallocate() }
         lengths.deallocate()
         flags.deallocate()
     }

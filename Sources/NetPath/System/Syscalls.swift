@@ -451,6 +451,21 @@ extension Syscall {
         return retrying { cnetlink_signalfd(&signals.set) }.map(FileDescriptor.init)
     }
 
+    /// `size` bytes of zeroed private memory of their own (`mmap`, anonymous), given back
+    /// whole by ``unmapMemory(_:)``; `nil` when none is left. For the large buffers of
+    /// sockets that come and go: from malloc, freeing one raises glibc's mmap threshold, and
+    /// the next ones then fragment the heap (a node's namespaces churning grew the process
+    /// 2.9 KB per namespace).
+    package static func mapMemory(_ size: Int) -> UnsafeMutableRawBufferPointer? {
+        guard let address = mmap(nil, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0),
+              address != UnsafeMutableRawPointer(bitPattern: -1) else { return nil }
+        return UnsafeMutableRawBufferPointer(start: address, count: size)
+    }
+
+    package static func unmapMemory(_ memory: UnsafeMutableRawBufferPointer) {
+        _ = munmap(memory.baseAddress, memory.count)
+    }
+
     /// One malloc arena for the whole process (`mallopt(M_ARENA_MAX, 1)`).
     package static func useOneMallocArena() {
         _ = cnetlink_single_malloc_arena()
