@@ -60,31 +60,43 @@ final class Exporter: Sendable {
         }
         // A namespace that failed is tried again (`ip netns add` creates the file a moment
         // before it mounts the namespace on it).
-        let (fresh, previous, firstTry) = entries.withLock { entries -> (Bool, PathMonitor?, Bool) in
-            if let entry = entries[label], entry.monitor != nil, entry.failure == nil { return (false, nil, false) }
+        let (fresh, previous) = entries.withLock { entries -> (Bool, PathMonitor?) in
+            if let entry = entries[label], entry.monitor != nil, entry.failure == nil { return (false, nil) }
             let previous = entries[label]?.monitor
             entries[label] = Entry(monitor: monitor, metrics: entries[label]?.metrics ?? PathMetrics(),
                                    failure: entries[label]?.failure, namespace: namespace,
                                    failures: entries[label]?.failures ?? 0, reported: entries[label]?.reported)
-            return (true, previous, (entries[label]?.failures ?? 0) == 0)
+            return (true, previous)
         }
         previous?.cancel()
         guard fresh else { return }
-        monitor.pathUpdateHandler = { [weak self] path in self?.record(path, label: label, monitor: monitor) }
-        monitor.terminationHandler = { [weak self] error in
+        // A name in /run/netns that is no namespace yet (`ip netns add` mounts it a moment
+        // after making the file) or no more (`ip netns del` unmounts it before the unlink):
+        // the mount that follows brings it back here.
+        if discovered, let namespace, !Syscall.isNamespaceFile(namespace.path) {
+            failed(label, "\(namespace) is not mounted", monitor: monitor, quietly: true)
+            return
+        }
+        // The handlers are kept by the monitor: they hold it weakly.
+        monitor.pathUpdateHandler = { [weak self, weak monitor] path in
+            guard let monitor else { return }
+            self?.record(path, label: label, monitor: monitor)
+        }
+        monitor.terminationHandler = { [weak self, weak monitor] error in
+            guard let self, let monitor else { return }
             // A process's namespace whose process exited never comes back (its number, if
             // reused, is another container's): it leaves, with one line.
-            if namespace?.processIdentifier != nil, Exporter.isComingOrGoing(error, namespace: namespace, firstTry: false) {
+            if namespace?.processIdentifier != nil, Exporter.isComingOrGoing(error, namespace: namespace) {
                 Terminal.report(error.description)
-                self?.unwatch(label)
+                unwatch(label)
                 return
             }
-            self?.failed(label, error.description, monitor: monitor, quietly: discovered && Exporter.isComingOrGoing(error, namespace: namespace, firstTry: firstTry))
+            failed(label, error.description, monitor: monitor, quietly: discovered && Exporter.isComingOrGoing(error, namespace: namespace))
         }
         do {
             try monitor.start()
         } catch {
-            failed(label, "\(error)", monitor: monitor, quietly: discovered && Exporter.isComingOrGoing(error, namespace: namespace, firstTry: firstTry))
+            failed(label, "\(error)", monitor: monitor, quietly: discovered && Exporter.isComingOrGoing(error, namespace: namespace))
         }
     }
 
@@ -110,12 +122,12 @@ final class Exporter: Sendable {
 
     /// A namespace being made or deleted: not one yet (`EINVAL`: nothing mounted on the
     /// name) or not any more (its file is gone).
-    /// Refused before its mount (`EACCES`: the empty file `ip netns add` makes first has mode
-    /// 0, which only root opens) is coming too: at the first try (it may be mounted by the time
-    /// the refusal is looked at), or while the file is no namespace.
-    static func isComingOrGoing(_ error: any Error, namespace: NetworkNamespace?, firstTry: Bool) -> Bool {
+    /// A discovered name is tried only once it is a namespace file; refused after that
+    /// (`EACCES`: `ip netns del` unmounted it, and the empty file left until its unlink has
+    /// mode 0, which only root opens) while it is no namespace any more is going too.
+    static func isComingOrGoing(_ error: any Error, namespace: NetworkNamespace?) -> Bool {
         guard let error = error as? NetPathError else { return false }
-        if error.code == .permissionDenied, let namespace, firstTry || !Syscall.isNamespaceFile(namespace.path) { return true }
+        if error.code == .permissionDenied, let namespace, !Syscall.isNamespaceFile(namespace.path) { return true }
         guard error.code == .namespaceNotFound else { return false }
         // No errno: the monitor's own "was deleted" termination.
         return error.errno == nil || error.errno == Errno.invalidArgument.rawValue || error.errno == Errno.noSuchFile.rawValue
