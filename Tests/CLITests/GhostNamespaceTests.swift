@@ -66,6 +66,40 @@ struct GhostNamespaceTests {
         #expect(GhostNamespaceTests.linkGone("vg1", in: host), "the unmounted namespace stayed alive")
     }
 
+    /// A container with a mount namespace of its own, whose resolv.conf is a bind mount (as
+    /// Docker's is): `watch --netns PID` reads it through `/proc/PID/root` and sees it
+    /// rewritten in place, not the host's file.
+    @Test func aContainersOwnResolverFileIsWatched() throws {
+        let host = try TestNamespace("ctrdns")
+        defer { host.remove() }
+        let file = NSTemporaryDirectory() + "netpath-ctr-resolv-\(getpid())"
+        try "# no servers yet\n".write(toFile: file, atomically: false, encoding: .utf8)
+        defer { unlink(file) }
+        // unshare execs the shell, which execs sleep: one process, the container's.
+        let container = try RunningTool(["--net", "--mount", "--propagation", "private", "--", "/bin/sh", "-c",
+                                         "mount --bind \(file) /etc/resolv.conf && echo ready && exec sleep 1000"],
+                                        executable: "/usr/bin/unshare")
+        defer { container.signal(SIGKILL); _ = container.finish() }
+        let ready = container.nextLine()
+        try #require(ready == "ready", "the container did not start: \(ready ?? "nothing")")
+        let process = (pid: container.processIdentifier, ())
+        try host.ip("link add vc0 type veth peer name eth0 netns \(process.pid)")
+        try host.batch(["link set vc0 up", "addr add 10.77.0.1/24 dev vc0"])
+        try run("/usr/bin/nsenter", ["--net=/proc/\(process.pid)/ns/net", "--", Kernel.ipPath, "-batch", "-"],
+                input: "link set eth0 up\naddr add 10.77.0.2/24 dev eth0\nroute add default via 10.77.0.1\n")
+        let watching = try RunningTool(["watch", "--netns", "\(process.pid)"])
+        defer { watching.signal(SIGTERM); _ = watching.finish() }
+        let first = try #require(watching.nextLine(), "no first line")
+        #expect(first.contains("no DNS"), "\(first)")
+        // In place, as dhclient-script and Docker rewrite it.
+        let handle = try #require(FileHandle(forWritingAtPath: file))
+        handle.truncateFile(atOffset: 0)
+        handle.write(Data("nameserver 192.0.2.53\n".utf8))
+        try handle.close()
+        let next = try #require(watching.nextLine(), "the container's resolv.conf change was not seen")
+        #expect(next.contains("DNS") && !next.contains("no DNS"), "\(next)")
+    }
+
     /// `serve --netns PID`: the namespace leaves the metrics when its process exits, and is
     /// not kept alive.
     @Test func serveLetsAnExitedContainerGo() throws {

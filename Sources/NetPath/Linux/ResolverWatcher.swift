@@ -69,16 +69,21 @@ final class ResolverWatcher: @unchecked Sendable {
         /// - the file reached, by its directory for its name (a rename over it, its
         ///   removal) and, when `content`, itself (a write in place, also through a bind
         ///   mount).
+        ///
+        /// A path under a process's root (`/proc/PID/root/…`, a container's files) is walked
+        /// from that root: the magic link is not followed (its target, `/`, names our own root),
+        /// and an absolute link met on the way starts again there, as in the container.
         private mutating func walk(_ path: String, content: Bool, exists: (String) -> Bool, readLink: (String) -> String?) {
-            var directory = "/"
+            let root = Plan.processRoot(of: path) ?? "/"
+            var directory = root
             // The components still to walk, the next one last.
-            var pending = Array(path.split(separator: "/").reversed())
+            var pending = Array(path.dropFirst(root == "/" ? 0 : root.count).split(separator: "/").reversed())
             var links = 0
             while let component = pending.popLast() {
                 if component == "." { continue }
                 if component == ".." {
                     // `directory` holds no symlink, so its parent is the real one.
-                    directory = ResolverConfiguration.directory(of: directory)
+                    if directory != root { directory = ResolverConfiguration.directory(of: directory) }
                     continue
                 }
                 let name = String(component)
@@ -87,7 +92,7 @@ final class ResolverWatcher: @unchecked Sendable {
                     watch(name, in: directory)
                     links += 1
                     guard links <= Plan.symlinkLimit else { return }
-                    if target.hasPrefix("/") { directory = "/" }
+                    if target.hasPrefix("/") { directory = root }
                     pending.append(contentsOf: target.split(separator: "/").reversed())
                     continue
                 }
@@ -101,6 +106,16 @@ final class ResolverWatcher: @unchecked Sendable {
                 }
                 directory = candidate
             }
+        }
+
+        /// `/proc/PID/root` (or `/proc/self/root`) when `path` is under it.
+        static func processRoot(of path: String) -> String? {
+            let parts = path.split(separator: "/", maxSplits: 3, omittingEmptySubsequences: false)
+            guard parts.count == 4, parts[0].isEmpty, parts[1] == "proc", parts[3].hasPrefix("root"),
+                  parts[2] == "self" || (!parts[2].isEmpty && parts[2].allSatisfy { $0.isASCII && $0.isNumber }) else { return nil }
+            let rest = parts[3].dropFirst(4)
+            guard rest.isEmpty || rest.hasPrefix("/") else { return nil }
+            return "/proc/\(parts[2])/root"
         }
 
         private mutating func watch(_ name: String, in directory: String) {
