@@ -45,7 +45,8 @@ final class Exporter: Sendable {
 
     static func label(of namespace: NetworkNamespace?) -> String {
         guard let namespace else { return "" }
-        return namespace.name ?? namespace.path
+        // A name that is not UTF-8 (kept losslessly, ``FileName``) shows its bytes as `\xNN`.
+        return FileName.visible(namespace.name ?? namespace.path)
     }
 
     /// Starts watching `namespace` (`nil`: this process's own). Does nothing when it is

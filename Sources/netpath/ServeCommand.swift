@@ -84,7 +84,7 @@ extension NetPathCommand {
             }
             // Every name, not only the new ones: one that failed is tried again.
             for name in names.sorted() { exporter.watch(.named(name), discovered: !named.contains(name)) }
-            for name in removed.sorted() where !named.contains(name) { exporter.unwatch(name) }
+            for name in removed.sorted() where !named.contains(name) { exporter.unwatch(Exporter.label(of: .named(name))) }
         }
         guard let watcher, watcher.start() else { throw CommandError("cannot watch \(NamespaceDirectoryWatcher.directory)", .runtime) }
     }

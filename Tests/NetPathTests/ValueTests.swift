@@ -141,6 +141,22 @@ import NetPathTestKit
         #expect(three.description.hasSuffix("veth7abcdef (wiredEthernet)"))
     }
 
+    /// File names are bytes: any of them survives a trip through `String` and back, UTF-8
+    /// stays as it is, and an invalid byte shows as `\xNN`.
+    @Test func fileNamesKeepTheirBytes() {
+        var generator = SystemRandomNumberGenerator()
+        for length in 0..<64 {
+            for _ in 0..<50 {
+                let bytes = (0..<length).map { _ in UInt8.random(in: 1...255, using: &generator) }
+                #expect(FileName.encode(FileName.decode(bytes)) == bytes, "\(bytes)")
+            }
+        }
+        #expect(FileName.decode(Array("blue-é-😀".utf8)) == "blue-é-😀")
+        let odd = FileName.decode([0x6E, 0x70, 0xFF, 0xC3, 0x28, 0xED, 0xA0, 0x80])
+        #expect(FileName.visible(odd) == "np\\xff\\xc3(\\xed\\xa0\\x80")
+        #expect(NetworkNamespace.named(odd).description == "network namespace 'np\\xff\\xc3(\\xed\\xa0\\x80'")
+    }
+
     @Test func namespaceNames() {
         #expect(NetworkNamespace.named("blue").path == "/var/run/netns/blue")
         #expect(NetworkNamespace.path("/proc/42/ns/net").processIdentifier == 42)

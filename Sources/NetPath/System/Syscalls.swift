@@ -397,7 +397,7 @@ extension Syscall {
 
     /// `open(2)`, close-on-exec; `mode` for a file it creates.
     package static func open(_ path: String, _ flags: Int32, mode: mode_t = 0o644) -> Result<FileDescriptor, Errno> {
-        retrying { Glibc.open(path, flags | O_CLOEXEC, mode) }.map(FileDescriptor.init)
+        withFileName(path) { path in retrying { Glibc.open(path, flags | O_CLOEXEC, mode) } }.map(FileDescriptor.init)
     }
 
     /// Moves a file's offset back to its start.
@@ -491,16 +491,23 @@ extension Syscall {
 
     /// The names in a directory (without `.` and `..`); `nil` when it cannot be opened.
     package static func directoryNames(_ path: String) -> [String]? {
-        guard let directory = opendir(path) else { return nil }
+        guard let directory = withFileName(path, { opendir($0) }) else { return nil }
         defer { closedir(directory) }
         var names: [String] = []
         while let entry = readdir(directory) {
-            let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
-                String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self)
-            }
+            let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in FileName.decode(raw.prefix { $0 != 0 }) }
             if name != "." && name != ".." { names.append(name) }
         }
         return names
+    }
+
+    /// Calls `body` with `path` as the kernel's bytes (``FileName``): a name read from the
+    /// kernel that is not UTF-8 goes back as it came.
+    static func withFileName<T>(_ path: String, _ body: (UnsafePointer<CChar>) -> T) -> T {
+        guard FileName.hasEscapes(path) else { return path.withCString(body) }
+        return (FileName.encode(path) + [0]).withUnsafeBufferPointer { bytes in
+            bytes.withMemoryRebound(to: CChar.self) { body($0.baseAddress!) }
+        }
     }
 
     /// Whether `descriptor` is a pipe (`fstat`, `S_IFIFO`).
@@ -567,12 +574,13 @@ extension Syscall {
     /// The target of the symlink `path`; `nil` when it is not one.
     package static func readLink(_ path: String) -> String? {
         var buffer = [CChar](repeating: 0, count: 4096)
-        guard case .success(let count) = retrying({ readlink(path, &buffer, buffer.count - 1) }), count > 0 else { return nil }
-        return String(decoding: buffer[0..<count].map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        guard case .success(let count) = withFileName(path, { path in retrying { readlink(path, &buffer, buffer.count - 1) } }), count > 0
+        else { return nil }
+        return FileName.decode(buffer[0..<count].map { UInt8(bitPattern: $0) })
     }
 
     package static func exists(_ path: String) -> Bool {
-        access(path, F_OK) == 0
+        withFileName(path) { access($0, F_OK) } == 0
     }
 
     /// `pidfd_open(2)`, close-on-exec: readable once process `pid` has exited.
@@ -588,7 +596,7 @@ extension Syscall {
 
     /// `statfs(2)`'s `f_type` for `path`, or the errno.
     package static func fileSystemType(_ path: String) -> Result<Int64, Errno> {
-        retrying { cnetlink_file_system_type(path) }.map { Int64($0) }
+        withFileName(path) { path in retrying { cnetlink_file_system_type(path) } }.map { Int64($0) }
     }
 
     /// `NSFS_MAGIC`: the file system of namespace files.
@@ -603,7 +611,7 @@ extension Syscall {
 
     /// `inotify_add_watch(2)`: the watch descriptor, or the errno.
     package static func inotifyAddWatch(_ descriptor: FileDescriptor, _ path: String, mask: UInt32) -> Result<Int32, Errno> {
-        retrying { inotify_add_watch(descriptor.rawValue, path, mask) }
+        withFileName(path) { path in retrying { inotify_add_watch(descriptor.rawValue, path, mask) } }
     }
 
     /// `inotify_rm_watch(2)`.

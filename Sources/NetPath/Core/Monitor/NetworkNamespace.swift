@@ -16,7 +16,9 @@ public struct NetworkNamespace: Hashable, Sendable, CustomStringConvertible {
         NetworkNamespace(path: path, name: nil)
     }
 
-    public var description: String { name.map { "network namespace '\($0)'" } ?? "network namespace file '\(path)'" }
+    public var description: String {
+        name.map { "network namespace '\(FileName.visible($0))'" } ?? "network namespace file '\(FileName.visible(path))'"
+    }
 
     /// The process whose namespace the path names (`/proc/PID/ns/net`), if it names one:
     /// the namespace lives as long as that process does, unless something else holds it.
