@@ -134,7 +134,7 @@ final class LinuxPathSource: @unchecked Sendable {
                     contentPaths: resolver.watchedFiles
                 )
             }
-            _ = source.engine.handle(.resolverRead(hasServer: resolver.hasServer(read: { Syscall.readFile($0) })),
+            _ = source.engine.handle(.resolverRead(servers: resolver.servers(read: { Syscall.readFile($0) })),
                                      at: SystemClock.monotonicNanoseconds())
             source.initialPath = try source.synchronizeNow()
             return source
@@ -341,7 +341,7 @@ final class LinuxPathSource: @unchecked Sendable {
                     deliver.end(NetPathError(.namespaceNotFound, "\(namespace) was deleted"))
                     return false
                 }
-                _ = engine.handle(.resolverRead(hasServer: resolver.hasServer(read: { Syscall.readFile($0) })),
+                _ = engine.handle(.resolverRead(servers: resolver.servers(read: { Syscall.readFile($0) })),
                                   at: SystemClock.monotonicNanoseconds())
             }
             path = try settle()
