@@ -60,15 +60,18 @@ struct ResolverCLITests {
         #expect(path["connectivity"] as? String == "limited", "\(checked.standardOutput)")
     }
 
-    /// IPv6 only, ipv4only.arpa never answered: the name endpoint's `full` at once (it came
-    /// after 3 s).
+    /// IPv6 only, ipv4only.arpa never answered: the name endpoint's `full` at once (the
+    /// discovery held it to the resolution deadline, then to the pass's grace second). A
+    /// pass's `latencyMs` is the endpoint's, so the run itself is timed.
     @Test func nat64DiscoveryDoesNotHoldFull() throws {
         let lab = try ResolverLab(rules: ["--answer", "check.test=\(ResolverLab.liveServer6)", "--drop", "ipv4only.arpa"],
                                   servers: [ResolverLab.liveServer6], ipv6Only: true)
         defer { lab.remove() }
+        let start = Date()
         let (status, result, line) = try probe(lab, "http://check.test/204")
-        #expect(status == 0 && result["connectivity"] as? String == "full", "\(line)")
-        #expect(try #require(result["latencyMs"] as? Double) <= 1000, "\(line)")
+        let seconds = Date().timeIntervalSince(start)
+        #expect(status == 0 && result["connectivity"] as? String == "full" && result["nat64Prefix"] is NSNull, "\(line)")
+        #expect(seconds < 1, "netpath probe ran \(seconds) s: \(line)")
     }
 
     /// resolv.conf rewritten while `watch --probe` checks with a dead server: the next line
