@@ -257,6 +257,31 @@ import NetPathTestKit
         return (monitor, network, clock, checker, seen)
     }
 
+    /// A path that differs only in its DNS servers (resolv.conf rewritten after the routes
+    /// came up) cancels the check in flight and starts another at once, as a path change
+    /// does, but users see no new path: the verdict shown stays until the new check's.
+    @Test func otherDNSServersRestartTheCheckWithoutANewPath() throws {
+        let (monitor, network, clock, checker, seen) = try make()
+        defer { monitor.cancel() }
+        var path = NetworkPath.online(.wifi)
+        path.dnsServers = ["10.78.0.9"]
+        network.send(path)
+        #expect(checker.count == 2 && checker.isCancelled(0))
+        let before = seen.withLock { $0.count }
+        path.dnsServers = ["10.78.0.1"]
+        network.send(path)
+        #expect(checker.count == 3 && checker.isCancelled(1) && seen.withLock { $0.count } == before)
+        checker.answer(.full)
+        #expect(monitor.currentPath?.connectivity == .full && seen.withLock { $0.count } == before + 1)
+        // With a verdict in: other servers check again, and `full` stays shown meanwhile.
+        path.dnsServers = ["10.78.0.1", "10.78.0.2"]
+        network.send(path)
+        #expect(checker.count == 4 && monitor.currentPath?.connectivity == .full && seen.withLock { $0.count } == before + 1)
+        #expect(clock.pending.isEmpty)
+        checker.answer(.full)
+        #expect(seen.withLock { $0.count } == before + 1)
+    }
+
     /// The desktop checks (NetworkManager's verdict on the path): nothing is sent with the
     /// default endpoints, and its verdict stands; configured endpoints are asked anyway.
     @Test func theDesktopsVerdictStandsForTheDefaultEndpoints() throws {
