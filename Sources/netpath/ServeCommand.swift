@@ -16,6 +16,9 @@ extension NetPathCommand {
             }
             if let warning = security.certificateWarning(now: Int64(SystemClock.unixSeconds())) { Terminal.report(warning) }
         }
+        // Four descriptors per namespace: past ~250 the soft limit of a service (1,024) would
+        // refuse namespaces, while the hard one (524,288) allows them.
+        Syscall.raiseDescriptorLimit()
         let exporter = Exporter(session: session)
         var server: MetricsServer?
         if let text = session.arguments.listen, let address = ListenAddress.parse(text) {

@@ -13,8 +13,14 @@ final class Serving: @unchecked Sendable {
     let tool: RunningTool
     let port: UInt16
 
-    init(_ arguments: [String]) throws {
-        tool = try RunningTool(["serve", "--listen", "127.0.0.1:0"] + arguments)
+    /// - Parameter launcher: A program and its arguments that run the tool (`setpriv …`).
+    init(_ arguments: [String], launcher: [String] = []) throws {
+        let serve = ["serve", "--listen", "127.0.0.1:0"] + arguments
+        if let program = launcher.first {
+            tool = try RunningTool(Array(launcher.dropFirst()) + [netpathBinary] + serve, executable: program)
+        } else {
+            tool = try RunningTool(serve)
+        }
         let line = try #require(tool.nextLine(seconds: 15), "serve did not start")
         let prefix = "netpath: serving http://127.0.0.1:"
         guard line.hasPrefix(prefix), let port = UInt16(line.dropFirst(prefix.count).prefix { $0.isNumber }) else {

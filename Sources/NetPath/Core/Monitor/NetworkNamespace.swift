@@ -18,6 +18,14 @@ public struct NetworkNamespace: Hashable, Sendable, CustomStringConvertible {
 
     public var description: String { name.map { "network namespace '\($0)'" } ?? "network namespace file '\(path)'" }
 
+    /// The process whose namespace the path names (`/proc/PID/ns/net`), if it names one:
+    /// the namespace lives as long as that process does, unless something else holds it.
+    package var processIdentifier: Int32? {
+        let parts = path.split(separator: "/", omittingEmptySubsequences: true)
+        guard name == nil, parts.count == 4, parts[0] == "proc", parts[2] == "ns", parts[3] == "net" else { return nil }
+        return Int32(parts[1]).flatMap { $0 > 0 ? $0 : nil }
+    }
+
     /// Whether a name is acceptable to `ip netns` (not empty, no slash, not `.` or `..`).
     package var hasValidName: Bool {
         guard let name else { return true }
