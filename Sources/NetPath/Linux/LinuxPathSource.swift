@@ -151,7 +151,7 @@ final class LinuxPathSource: @unchecked Sendable {
                     hub: try source.reader.inotifyHub()
                 )
             }
-            _ = source.engine.handle(.resolverRead(hasServer: resolver.hasServer(read: { Syscall.readFile($0) })),
+            _ = source.engine.handle(.resolverRead(servers: resolver.servers(read: { Syscall.readFile($0) })),
                                      at: SystemClock.monotonicNanoseconds())
             source.initialPath = try source.synchronizeNow()
             return source
@@ -392,7 +392,7 @@ final class LinuxPathSource: @unchecked Sendable {
             }
             if place.resolverChanged {
                 place.resolverChanged = false
-                _ = engine.handle(.resolverRead(hasServer: resolver.hasServer(read: { Syscall.readFile($0) })),
+                _ = engine.handle(.resolverRead(servers: resolver.servers(read: { Syscall.readFile($0) })),
                                   at: SystemClock.monotonicNanoseconds())
             }
             path = try settle()
