@@ -117,6 +117,36 @@ struct DesktopBusTests {
         #expect(watcher.lastFailure?.contains("Connection refused") == true, "\(watcher.lastFailure ?? "")")
     }
 
+    /// A server or container with no bus at all: no timer retries it (idle, the watcher's
+    /// thread never wakes); the bus is reached as soon as its socket file appears, even
+    /// where its directory did not exist either.
+    @Test func aBusWhoseSocketDoesNotExistIsAwaitedNotPolled() throws {
+        let directory = "/tmp/netpath-nobus-\(getpid())"
+        let path = directory + "/dbus/system_bus_socket"
+        defer { Syscall.unlink(path); rmdir(directory + "/dbus"); rmdir(directory) }
+        let watcher = try DesktopWatcher(systemBus: "unix:path=" + path, sessionBus: nil) { _ in }
+        defer { watcher.stop() }
+        #expect(watcher.waitForFirstAnswer(until: deadline(seconds: 10)))
+        #expect(watcher.lastFailure?.contains("No such file") == true, "\(watcher.lastFailure ?? "")")
+        #expect(watcher.busesWaitingForTheirSocket == 1)
+        mkdir(directory, 0o755)
+        mkdir(directory + "/dbus", 0o755)
+        // A listener at the path: the watcher connects to it (accepted within 10 s).
+        let listener = try #require(try? Syscall.socket(AF_UNIX, Int32(SOCK_STREAM.rawValue)).get())
+        defer { Syscall.close(listener) }
+        var address = sockaddr_un()
+        address.sun_family = sa_family_t(AF_UNIX)
+        withUnsafeMutableBytes(of: &address.sun_path) { $0.copyBytes(from: Array(path.utf8)) }
+        let bound = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { Syscall.bind(listener, to: $0, length: socklen_t(MemoryLayout<sockaddr_un>.size)) }
+        }
+        _ = try bound.get()
+        _ = try Syscall.listen(listener, backlog: 4).get()
+        var ready = [pollfd(fd: listener.rawValue, events: Int16(POLLIN), revents: 0)]
+        #expect(Syscall.poll(&ready, milliseconds: 10_000) == .success(1), "the watcher did not connect when the socket appeared")
+        #expect(watcher.busesWaitingForTheirSocket == 0)
+    }
+
     @Test func aStalledBusHoldsTheCallerOnlyUntilTheDeadline() throws {
         let lab = DesktopLab.withoutNetworkManager()
         defer { lab.remove() }

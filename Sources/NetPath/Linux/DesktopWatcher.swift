@@ -13,6 +13,8 @@ import Musl
 ///
 /// A bus that cannot be reached, fails or stops answering is tried again after 0.5 s,
 /// then twice as long each time up to 30 s; meanwhile its part of the knowledge is `nil`.
+/// A bus whose socket file does not exist (a server or container without one) is tried
+/// again when it appears (inotify), never on a timer: idle, the thread does not wake.
 package final class DesktopWatcher: Sendable {
     /// How long a call may wait for its reply, and the handshake for its end.
     static let callTimeout: UInt64 = 2_000_000_000
@@ -101,6 +103,9 @@ package final class DesktopWatcher: Sendable {
     /// What the buses said last.
     package var knowledge: DesktopKnowledge { storage.knowledge }
 
+    /// How many buses wait for their socket file to appear (no timer runs for them).
+    package var busesWaitingForTheirSocket: Int { storage.waitingForSocket }
+
     /// Why a bus connection failed last, with its address; `nil` when none has.
     package var lastFailure: String? { storage.lastFailure }
 
@@ -148,6 +153,8 @@ private final class DesktopWatcherStorage: Sendable {
         var unsettled: Int
         var waiters: [DispatchSemaphore] = []
         var lastFailure: String?
+        /// Connections waiting for their socket file to appear, with no timer.
+        var waitingForSocket = 0
         /// Whether some bus finished its handshake: it answers, so its answer is worth
         /// waiting for.
         var authenticated = false
@@ -181,6 +188,9 @@ private final class DesktopWatcherStorage: Sendable {
     }
 
     var lastFailure: String? { state.withLock { $0.lastFailure } }
+
+    func waitsForSocket(_ waiting: Bool) { state.withLock { $0.waitingForSocket += waiting ? 1 : -1 } }
+    var waitingForSocket: Int { state.withLock { $0.waitingForSocket } }
 
     /// A bus finished its handshake and said `Hello`.
     func authenticate() {
@@ -251,6 +261,10 @@ private final class BusConnection<Client: DesktopBusClient>: BusConnectionClosin
     private var outbox: [UInt8] = []
     private var timer: (timer: EventLoop.Timer, deadline: UInt64)?
     private var reconnection: EventLoop.Timer?
+    /// While no endpoint's socket file exists (a container or server without a bus): an
+    /// inotify watch for the next missing name on its way, instead of a timer, so the
+    /// watcher never wakes until the bus appears.
+    private var socketWatch: (inotify: Inotify, registration: EventLoop.Registration)?
     private var backOff = BusConnection.initialBackOff
     private var hasSettled = false
     private var isClosed = false
@@ -270,6 +284,8 @@ private final class BusConnection<Client: DesktopBusClient>: BusConnectionClosin
     /// Connects to the first endpoint that accepts (or has started to).
     func open() {
         var failure = "the address names no Unix socket"
+        // The socket files that do not exist, while every endpoint failed for that.
+        var missing: [String] = []
         for endpoint in endpoints {
             let descriptor: FileDescriptor
             switch Syscall.socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_NONBLOCK.rawValue)) {
@@ -292,9 +308,10 @@ private final class BusConnection<Client: DesktopBusClient>: BusConnectionClosin
             case .failure(let error):
                 failure = "cannot connect to \(endpoint): \(error)"
                 Syscall.close(descriptor)
+                if case .path(let path) = endpoint, error == .noSuchFile { missing.append(path) }
             }
         }
-        fail(failure)
+        fail(failure, missing: missing.count == endpoints.count ? missing.first : nil)
     }
 
     /// Stops for good (the watcher stopped).
@@ -303,6 +320,7 @@ private final class BusConnection<Client: DesktopBusClient>: BusConnectionClosin
         closeSocket()
         if let reconnection { loop.cancel(reconnection) }
         reconnection = nil
+        stopWaitingForSocket()
     }
 
     private func begin(_ descriptor: FileDescriptor, connecting: Bool) {
@@ -419,15 +437,62 @@ private final class BusConnection<Client: DesktopBusClient>: BusConnectionClosin
         storage.settle()
     }
 
-    /// Closes the socket, says nothing is known, and tries again after the back-off.
-    private func fail(_ reason: String) {
+    /// Closes the socket, says nothing is known, and tries again when `missing` (the socket
+    /// file that does not exist) appears, or else after the back-off.
+    private func fail(_ reason: String, missing: String? = nil) {
         closeSocket()
         storage.recordFailure("\(endpoints.first.map { "\($0)" } ?? "a bus"): \(reason)")
+        let waiting = !isClosed && missing.map(waitForSocket) == true
         answer(nil)
         settle()
-        guard !isClosed else { return }
+        guard !isClosed, !waiting else { return }
         reconnection = loop.schedule(at: SystemClock.monotonicNanoseconds() + backOff) { [weak self] in self?.reconnect() }
         backOff = min(backOff * 2, BusConnection.maximumBackOff)
+    }
+
+    /// Watches the nearest existing directory on the way to `path` for the next name (the
+    /// bus's directory may not exist yet either); any change there tries the bus again.
+    /// - Returns: `false` when no watch can be laid (the back-off timer is used then).
+    private func waitForSocket(_ path: String) -> Bool {
+        stopWaitingForSocket()
+        var directory = ResolverConfiguration.directory(of: path), name = String(path.split(separator: "/").last ?? "")
+        while !Syscall.exists(directory) && directory != "/" {
+            name = String(directory.split(separator: "/").last ?? "")
+            directory = ResolverConfiguration.directory(of: directory)
+        }
+        guard let inotify = try? Inotify() else { return false }
+        let mask = UInt32(IN_CREATE | IN_MOVED_TO | IN_DELETE_SELF | IN_MOVE_SELF)
+        guard case .success = inotify.watch(directory, mask: mask) else {
+            inotify.close()
+            return false
+        }
+        let registration = loop.register(inotify.descriptor, for: .readable) { [weak self] _ in
+            let events = inotify.readEvents()
+            guard events.contains(where: { $0.name == name || $0.mask & UInt32(IN_DELETE_SELF | IN_MOVE_SELF | IN_Q_OVERFLOW) != 0 })
+            else { return }
+            self?.stopWaitingForSocket()
+            self?.reconnect()
+        }
+        socketWatch = (inotify, registration)
+        storage.waitsForSocket(true)
+        // It may have appeared before the watch was laid.
+        let next = directory == "/" ? "/" + name : directory + "/" + name
+        if Syscall.exists(next) {
+            loop.deferred { [weak self] in
+                guard let self, socketWatch != nil else { return }
+                stopWaitingForSocket()
+                reconnect()
+            }
+        }
+        return true
+    }
+
+    private func stopWaitingForSocket() {
+        guard let (inotify, registration) = socketWatch else { return }
+        loop.deregister(registration)
+        inotify.close()
+        socketWatch = nil
+        storage.waitsForSocket(false)
     }
 
     private func reconnect() {
