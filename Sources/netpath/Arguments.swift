@@ -39,12 +39,25 @@ struct Arguments: Equatable, Sendable {
         var message: String
     }
 
+    /// A shell `netpath completions` writes a script for.
+    enum Shell: String, CaseIterable, Sendable {
+        case bash, zsh, fish
+    }
+
     /// What `netpath` was asked to do.
     enum Request: Equatable {
         case run(Arguments)
         case help(Command?)
         case version
+        /// `netpath completions SHELL`: the shell's completion script, from ``options``.
+        case completions(Shell)
+        /// `netpath manpage`: netpath(1) in roff, from ``options``.
+        case manpage
     }
+
+    /// The words that ask for the tool's own files rather than the network: `completions`
+    /// and `manpage`, listed after the commands.
+    static let documentationWords = ["completions", "manpage"]
 
     /// One option, described once: its name, its value, the commands that take it, its
     /// help, and what it does to the arguments. Parsing, validation, usage lines and
@@ -203,6 +216,19 @@ struct Arguments: Equatable, Sendable {
             return .help(nil)
         }
         if first == "--version" { return .version }
+        if first == "completions" {
+            let shells = Shell.allCases.map(\.rawValue).joined(separator: ", ")
+            guard words.count > 1 else { throw UsageError(message: "'netpath completions' needs a shell (\(shells))") }
+            guard let shell = Shell(rawValue: words[1]) else {
+                throw UsageError(message: "unknown shell '\(words[1])' for 'netpath completions' (\(shells))")
+            }
+            guard words.count == 2 else { throw UsageError(message: "unexpected argument '\(words[2])' for 'netpath completions'") }
+            return .completions(shell)
+        }
+        if first == "manpage" {
+            guard words.count == 1 else { throw UsageError(message: "unexpected argument '\(words[1])' for 'netpath manpage'") }
+            return .manpage
+        }
         guard let command = Command(rawValue: first) else {
             if first.hasPrefix("-") {
                 throw UsageError(message: "unknown option '\(first)': a command comes first (status, watch, wait, probe or serve)")
@@ -289,6 +315,9 @@ struct Arguments: Equatable, Sendable {
         return value
     }
 
+    /// The interface types TYPE names, as help, errors and completions list them.
+    static let typeList = ["wifi", "cellular", "wiredEthernet", "loopback", "other"]
+
     static let typeNames: [String: NetworkInterface.InterfaceType] = [
         "wifi": .wifi, "cellular": .cellular, "wiredEthernet": .wiredEthernet, "ethernet": .wiredEthernet,
         "wired": .wiredEthernet, "loopback": .loopback, "other": .other,
@@ -353,7 +382,7 @@ struct Arguments: Equatable, Sendable {
 
     static func interfaceType(_ text: String, option: String) throws -> NetworkInterface.InterfaceType {
         guard let type = typeNames[text] else {
-            throw UsageError(message: "unknown interface type '\(text)' for '\(option)' (wifi, cellular, wiredEthernet, loopback, other)")
+            throw UsageError(message: "unknown interface type '\(text)' for '\(option)' (\(typeList.joined(separator: ", ")))")
         }
         return type
     }
