@@ -15,7 +15,8 @@ struct Arguments: Equatable, Sendable {
     /// `serve`: every `--netns`, in order.
     var namespaces: [NetworkNamespace] = []
     var allNamespaces = false
-    var listen: String?
+    /// `serve`: every `--listen` (or `--web.listen-address`), in order.
+    var listen: [String] = []
     var textfile: String?
     var webConfig: String?
     var required: NetworkInterface.InterfaceType?
@@ -110,12 +111,13 @@ struct Arguments: Equatable, Sendable {
                help: ["also watch every namespace in /run/netns (ip netns), as they come and go"]) { result, _, _ in
             result.allNamespaces = true
         },
-        Option(name: "--listen", value: "ADDR:PORT", commands: [.serve],
+        // exporter-toolkit's name too, for a unit written for node_exporter.
+        Option(name: "--listen", aliases: ["--web.listen-address"], value: "ADDR:PORT", commands: [.serve], repeatable: true,
                help: ["serve /metrics over HTTP there (127.0.0.1:9737, [::1]:9737, :9737 for all)"]) { result, value, option in
             guard ListenAddress.parse(value) != nil else {
                 throw UsageError(message: "invalid address '\(value)' for '\(option)' (HOST:PORT, [IPV6]:PORT or :PORT)")
             }
-            result.listen = value
+            result.listen.append(value)
         },
         Option(name: "--textfile", value: "FILE", commands: [.serve],
                help: ["write the metrics to FILE on every change, atomically (node_exporter's",
@@ -267,10 +269,10 @@ struct Arguments: Equatable, Sendable {
             try option.apply(&result, value, option.name)
         }
         if result.help { return .help(command) }
-        if command == .serve && result.listen == nil && result.textfile == nil {
+        if command == .serve && result.listen.isEmpty && result.textfile == nil {
             throw UsageError(message: "'netpath serve' needs '--listen ADDR:PORT', '--textfile FILE', or both")
         }
-        if result.webConfig != nil && result.listen == nil {
+        if result.webConfig != nil && result.listen.isEmpty {
             throw UsageError(message: "'--web-config' applies to '--listen', which is not given")
         }
         if let required = result.required, result.prohibited.contains(required) {

@@ -82,7 +82,7 @@ enum Help {
         let about = summary(command)
         var text = "Usage: " + usage(command) + "\n\n" + about.text + "\n"
         for option in Arguments.options where option.takes(command) {
-            let head = "  " + option.name + (option.value.map { " " + $0 } ?? "")
+            let head = "  " + ([option.name] + option.aliases).joined(separator: ", ") + (option.value.map { " " + $0 } ?? "")
             let indent = String(repeating: " ", count: 24)
             for (position, line) in option.help.enumerated() {
                 let prefix = position == 0 ? (head.count < 24 ? pad(head, to: 24) : head + "\n" + indent) : indent

@@ -28,9 +28,15 @@ enum ManPage {
         return text + ".br\n"
     }
 
+    /// An option's names as the page shows them: short ones (`-h`) first, as man pages do.
+    static func displayNames(of option: Arguments.Option) -> [String] {
+        let names = Completions.names(of: option)
+        return names.filter { !$0.hasPrefix("--") } + names.filter { $0.hasPrefix("--") }
+    }
+
     /// One option's entry: its names in bold, its value in italics, its help.
     static func entry(_ option: Arguments.Option) -> String {
-        let names = Completions.names(of: option).reversed().map { "\\fB" + escaped($0) + "\\fR" }.joined(separator: ", ")
+        let names = displayNames(of: option).map { "\\fB" + escaped($0) + "\\fR" }.joined(separator: ", ")
         var text = ".TP\n" + names + (option.value.map { " \\fI" + escaped($0) + "\\fR" } ?? "") + "\n"
         text += escaped(Completions.help(of: option)) + (option.repeatable ? " (repeatable)" : "") + "\n"
         return text
