@@ -39,7 +39,7 @@ public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
         var answer = envelope
         answer.sequence = 1 + envelope.sequence % 3
         events.handle(answer, at: now)
-        _ = dumping.handle(.resolverRead(hasServer: envelope.sequence & 1 == 0), at: now)
+        _ = dumping.handle(.resolverRead(servers: envelope.sequence & 1 == 0 ? ["192.0.2.53"] : []), at: now)
         _ = dumping.path()
         _ = events.path()
         _ = filtered.path()

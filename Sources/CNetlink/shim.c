@@ -8,10 +8,12 @@
 #include <stdint.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/syscall.h>
 #include <sys/ioctl.h>
 #include <sys/eventfd.h>
 #include <sys/signalfd.h>
 #include <sys/socket.h>
+#include <sys/statfs.h>
 #include <linux/if.h>
 #include <linux/wireless.h>
 #include "CNetlink.h"
@@ -56,6 +58,16 @@ int cnetlink_is_wireless(int fd, const char *name) {
     memset(&request, 0, sizeof request);
     strncpy(request.ifr_name, name, IFNAMSIZ - 1);
     return ioctl(fd, SIOCGIWNAME, &request) == 0;
+}
+
+long long cnetlink_file_system_type(const char *path) {
+    struct statfs info;
+    if (statfs(path, &info) != 0) return -1;
+    return (long long)info.f_type;
+}
+
+int cnetlink_pidfd_open(int pid) {
+    return (int)syscall(434 /* SYS_pidfd_open */, pid, 0);
 }
 
 int cnetlink_set_thread_name(pthread_t thread, const char *name) {

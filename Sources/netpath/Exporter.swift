@@ -17,6 +17,12 @@ final class Exporter: Sendable {
         var metrics = PathMetrics()
         var path: NetworkPath?
         var failure: String?
+        /// What the label names, to try it again.
+        var namespace: NetworkNamespace?
+        /// Failures in a row: the next try waits ``Exporter/retryDelay(after:)``.
+        var failures = 0
+        /// The failure last said on stderr: a namespace tried again says the same once.
+        var reported: String?
     }
 
     private let session: NetPathCommand.Session
@@ -31,9 +37,16 @@ final class Exporter: Sendable {
         self.session = session
     }
 
+    /// The wait before a namespace that failed `failures` times in a row is tried again:
+    /// 1 s, doubling, at most 60 s.
+    static func retryDelay(after failures: Int) -> Double {
+        min(60, Double(1 << min(max(failures - 1, 0), 6)))
+    }
+
     static func label(of namespace: NetworkNamespace?) -> String {
         guard let namespace else { return "" }
-        return namespace.name ?? namespace.path
+        // A name that is not UTF-8 (kept losslessly, ``FileName``) shows its bytes as `\xNN`.
+        return FileName.visible(namespace.name ?? namespace.path)
     }
 
     /// Starts watching `namespace` (`nil`: this process's own). Does nothing when it is
@@ -51,19 +64,40 @@ final class Exporter: Sendable {
         let (fresh, previous) = entries.withLock { entries -> (Bool, PathMonitor?) in
             if let entry = entries[label], entry.monitor != nil, entry.failure == nil { return (false, nil) }
             let previous = entries[label]?.monitor
-            entries[label] = Entry(monitor: monitor, metrics: entries[label]?.metrics ?? PathMetrics())
+            entries[label] = Entry(monitor: monitor, metrics: entries[label]?.metrics ?? PathMetrics(),
+                                   failure: entries[label]?.failure, namespace: namespace,
+                                   failures: entries[label]?.failures ?? 0, reported: entries[label]?.reported)
             return (true, previous)
         }
         previous?.cancel()
         guard fresh else { return }
-        monitor.pathUpdateHandler = { [weak self] path in self?.record(path, label: label, monitor: monitor) }
-        monitor.terminationHandler = { [weak self] error in
-            self?.failed(label, error.description, monitor: monitor, quietly: discovered && Exporter.isComingOrGoing(error))
+        // A name in /run/netns that is no namespace yet (`ip netns add` mounts it a moment
+        // after making the file) or no more (`ip netns del` unmounts it before the unlink):
+        // the mount that follows brings it back here.
+        if discovered, let namespace, !Syscall.isNamespaceFile(namespace.path) {
+            failed(label, "\(namespace) is not mounted", monitor: monitor, quietly: true)
+            return
+        }
+        // The handlers are kept by the monitor: they hold it weakly.
+        monitor.pathUpdateHandler = { [weak self, weak monitor] path in
+            guard let monitor else { return }
+            self?.record(path, label: label, monitor: monitor)
+        }
+        monitor.terminationHandler = { [weak self, weak monitor] error in
+            guard let self, let monitor else { return }
+            // A process's namespace whose process exited never comes back (its number, if
+            // reused, is another container's): it leaves, with one line.
+            if namespace?.processIdentifier != nil, Exporter.isComingOrGoing(error, namespace: namespace) {
+                Terminal.report(error.description)
+                unwatch(label)
+                return
+            }
+            failed(label, error.description, monitor: monitor, quietly: discovered && Exporter.isComingOrGoing(error, namespace: namespace))
         }
         do {
             try monitor.start()
         } catch {
-            failed(label, "\(error)", monitor: monitor, quietly: discovered && Exporter.isComingOrGoing(error))
+            failed(label, "\(error)", monitor: monitor, quietly: discovered && Exporter.isComingOrGoing(error, namespace: namespace))
         }
     }
 
@@ -80,6 +114,8 @@ final class Exporter: Sendable {
             entries[label]?.metrics.record(path, at: SystemClock.unixSeconds(), monotonic: SystemClock.monotonicSeconds())
             entries[label]?.path = path
             entries[label]?.failure = nil
+            entries[label]?.failures = 0
+            entries[label]?.reported = nil
             return true
         }
         if current { changed() }
@@ -87,24 +123,50 @@ final class Exporter: Sendable {
 
     /// A namespace being made or deleted: not one yet (`EINVAL`: nothing mounted on the
     /// name) or not any more (its file is gone).
-    static func isComingOrGoing(_ error: any Error) -> Bool {
-        guard let error = error as? NetPathError, error.code == .namespaceNotFound else { return false }
+    /// A discovered name is tried only once it is a namespace file; refused after that
+    /// (`EACCES`: `ip netns del` unmounted it, and the empty file left until its unlink has
+    /// mode 0, which only root opens) while it is no namespace any more is going too.
+    static func isComingOrGoing(_ error: any Error, namespace: NetworkNamespace?) -> Bool {
+        guard let error = error as? NetPathError else { return false }
+        if error.code == .permissionDenied, let namespace, !Syscall.isNamespaceFile(namespace.path) { return true }
+        guard error.code == .namespaceNotFound else { return false }
         // No errno: the monitor's own "was deleted" termination.
         return error.errno == nil || error.errno == Errno.invalidArgument.rawValue || error.errno == Errno.noSuchFile.rawValue
     }
 
     /// Records that the namespace cannot be watched (`netpath_namespace_up 0`, the reason in
-    /// a comment), and says so on stderr unless `quietly`.
+    /// a comment), says so on stderr unless `quietly` or said already, and tries it again
+    /// after ``retryDelay(after:)`` (a namespace refused for want of descriptors or memory
+    /// comes back when there are some; one deleted comes back when it is made again).
     private func failed(_ label: String, _ message: String, monitor: PathMonitor, quietly: Bool = false) {
-        let current = entries.withLock { entries -> Bool in
-            guard entries[label]?.monitor === monitor else { return false }
-            entries[label]?.failure = message
-            entries[label]?.path = nil
-            return true
+        let outcome = entries.withLock { entries -> (failures: Int, report: Bool)? in
+            guard var entry = entries[label], entry.monitor === monitor else { return nil }
+            let report = !quietly && entry.reported != message
+            entry.failure = message
+            entry.path = nil
+            entry.failures += 1
+            if report { entry.reported = message }
+            entries[label] = entry
+            return (entry.failures, report)
         }
-        guard current else { return }
-        if !quietly { Terminal.report(message) }
+        guard let outcome else { return }
+        if outcome.report { Terminal.report(message) }
         changed()
+        let delay = Exporter.retryDelay(after: outcome.failures)
+        let loop = session.signals.loop
+        loop.execute { [weak self] in
+            loop.schedule(at: SystemClock.monotonicNanoseconds() + UInt64(delay * 1e9)) { self?.retry(label, monitor: monitor) }
+        }
+    }
+
+    /// Tries a failed namespace again, unless it was forgotten or tried since.
+    private func retry(_ label: String, monitor: PathMonitor) {
+        let namespace = entries.withLock { entries -> NetworkNamespace?? in
+            guard let entry = entries[label], entry.monitor === monitor, entry.failure != nil else { return nil }
+            return .some(entry.namespace)
+        }
+        guard let namespace else { return }
+        watch(namespace, discovered: namespace != nil && !session.arguments.namespaces.contains { $0 == namespace })
     }
 
     /// The exposition text now.

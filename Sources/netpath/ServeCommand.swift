@@ -16,6 +16,9 @@ extension NetPathCommand {
             }
             if let warning = security.certificateWarning(now: Int64(SystemClock.unixSeconds())) { Terminal.report(warning) }
         }
+        // Four descriptors per namespace: past ~250 the soft limit of a service (1,024) would
+        // refuse namespaces, while the hard one (524,288) allows them.
+        Syscall.raiseDescriptorLimit()
         let exporter = Exporter(session: session)
         // One server (socket, loop and thread) per address.
         var servers: [MetricsServer] = []
@@ -83,7 +86,7 @@ extension NetPathCommand {
             }
             // Every name, not only the new ones: one that failed is tried again.
             for name in names.sorted() { exporter.watch(.named(name), discovered: !named.contains(name)) }
-            for name in removed.sorted() where !named.contains(name) { exporter.unwatch(name) }
+            for name in removed.sorted() where !named.contains(name) { exporter.unwatch(Exporter.label(of: .named(name))) }
         }
         guard let watcher, watcher.start() else { throw CommandError("cannot watch \(NamespaceDirectoryWatcher.directory)", .runtime) }
     }

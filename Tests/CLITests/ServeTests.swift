@@ -13,8 +13,14 @@ final class Serving: @unchecked Sendable {
     let tool: RunningTool
     let port: UInt16
 
-    init(_ arguments: [String]) throws {
-        tool = try RunningTool(["serve", "--listen", "127.0.0.1:0"] + arguments)
+    /// - Parameter launcher: A program and its arguments that run the tool (`setpriv …`).
+    init(_ arguments: [String], launcher: [String] = []) throws {
+        let serve = ["serve", "--listen", "127.0.0.1:0"] + arguments
+        if let program = launcher.first {
+            tool = try RunningTool(Array(launcher.dropFirst()) + [netpathBinary] + serve, executable: program)
+        } else {
+            tool = try RunningTool(serve)
+        }
         let line = try #require(tool.nextLine(seconds: 15), "serve did not start")
         let prefix = "netpath: serving http://127.0.0.1:"
         guard line.hasPrefix(prefix), let port = UInt16(line.dropFirst(prefix.count).prefix { $0.isNumber }) else {
@@ -321,6 +327,26 @@ struct ServeTests {
         #expect(outcome.status == 0 && outcome.standardError.isEmpty, "\(outcome.standardError)")
     }
 
+    /// A namespace whose name is not UTF-8 (`ip netns add` takes any bytes but a slash) is
+    /// watched like any other, its label showing the odd bytes as `\xNN`.
+    @Test func aNamespaceNamedWithBytesThatAreNotUTF8IsWatched() throws {
+        let serving = try Serving(["--all-namespaces"])
+        defer { _ = serving.stop() }
+        let suffix = "\(getpid())"
+        var name = Array("np-bytes-".utf8) + [0xFF, 0xFE] + Array("-\(suffix)".utf8)
+        name.append(0)
+        let made = name.withUnsafeBufferPointer { bytes in
+            bytes.withMemoryRebound(to: CChar.self) { runBytes(Kernel.ipPath, ["netns", "add"], last: $0.baseAddress!) }
+        }
+        try #require(made, "ip netns add with a non-UTF-8 name failed")
+        defer { _ = name.withUnsafeBufferPointer { bytes in
+            bytes.withMemoryRebound(to: CChar.self) { runBytes(Kernel.ipPath, ["netns", "del"], last: $0.baseAddress!) }
+        } }
+        let up = "netpath_namespace_up{netns=\"np-bytes-\\\\xff\\\\xfe-\(suffix)\"} 1"
+        let text = try serving.metrics { $0.contains(up) }
+        #expect(text.contains(up), "\(text.split(separator: "\n").filter { $0.contains("np-bytes") })")
+    }
+
     /// A namespace that cannot be watched: one line on stderr, `netpath_namespace_up 0` (the
     /// reason in a comment beside it), and the others watched as before.
     @Test func aNamespaceThatCannotBeWatchedStopsNoOther() throws {
@@ -475,4 +501,16 @@ func residentKilobytes(of pid: pid_t) -> Int {
 /// A failure of the serve tests' own plumbing, with what went wrong.
 struct ServeFailure: Error, CustomStringConvertible {
     var description: String
+}
+
+/// Runs `program` with `arguments` and a last argument given as raw bytes (not UTF-8); whether
+/// it exited 0.
+func runBytes(_ program: String, _ arguments: [String], last: UnsafePointer<CChar>) -> Bool {
+    var pid: pid_t = 0
+    var argv: [UnsafeMutablePointer<CChar>?] = ([program] + arguments).map { strdup($0) } + [strdup(last), nil]
+    defer { for pointer in argv { free(pointer) } }
+    guard posix_spawn(&pid, program, nil, nil, &argv, environ) == 0 else { return false }
+    var status: Int32 = 0
+    waitpid(pid, &status, 0)
+    return status == 0
 }

@@ -261,7 +261,7 @@ import Testing
 
     @Test func dnsCountsOnlyOnASatisfiedPath() {
         var engine = settled()
-        _ = engine.handle(.resolverRead(hasServer: true), at: engine.now)
+        _ = engine.handle(.resolverRead(servers: ["10.0.0.1"]), at: engine.now)
         engine.ask()
         #expect(!engine.path().supportsDNS)
         engine.feed(Fixture.link(index: 2, flags: upFlags, name: "eth0"))
@@ -269,10 +269,36 @@ import Testing
         engine.feed(Fixture.route(oif: 2, gateway: "10.0.0.1"))
         engine.ask(v4: { Fixture.answer(oif: 2, gateway: "10.0.0.1", source: "10.0.0.2", sequence: $0) })
         #expect(engine.path().supportsDNS)
-        _ = engine.handle(.resolverRead(hasServer: false), at: engine.now)
+        _ = engine.handle(.resolverRead(servers: []), at: engine.now)
         // A resolver change needs no lookup.
         let actions = engine.step(now: engine.now)
         #expect(actions.questions.isEmpty && actions.requests.isEmpty && actions.path?.supportsDNS == false)
+    }
+
+    /// Other DNS servers (a DHCP client rewriting resolv.conf after the routes came up):
+    /// the engine hands out a path that equals the last for users, but is not identical to
+    /// it, so a connectivity check in flight starts over; the same servers again hand out
+    /// nothing.
+    @Test func otherDNSServersMakeAPathEqualButNotIdentical() {
+        var engine = settled()
+        engine.feed(Fixture.link(index: 2, flags: upFlags, name: "eth0"))
+        engine.feed(Fixture.address(index: 2, "10.0.0.2"))
+        engine.feed(Fixture.route(oif: 2, gateway: "10.0.0.1"))
+        _ = engine.handle(.resolverRead(servers: ["192.0.2.53"]), at: engine.now)
+        engine.ask(v4: { Fixture.answer(oif: 2, gateway: "10.0.0.1", source: "10.0.0.2", sequence: $0) })
+        let first = engine.path()
+        #expect(first.status == .satisfied && first.dnsServers == ["192.0.2.53"])
+        _ = engine.step(now: engine.now)
+        _ = engine.handle(.resolverRead(servers: ["10.0.0.1", "192.0.2.53"]), at: engine.now)
+        let changed = engine.handle(.step, at: engine.now)
+        guard case .deliver(let path)? = changed.last else {
+            Issue.record("no path for other servers: \(changed)")
+            return
+        }
+        #expect(changed.count == 1 && path == first && !path.isIdentical(to: first) && path.dnsServers == ["10.0.0.1", "192.0.2.53"])
+        #expect(path.hashValue == first.hashValue)
+        _ = engine.handle(.resolverRead(servers: ["10.0.0.1", "192.0.2.53"]), at: engine.now)
+        #expect(engine.handle(.step, at: engine.now).isEmpty)
     }
 
     @Test func lookupsAreAskedOnlyForChangesThatCanChangeTheAnswer() {

@@ -99,15 +99,16 @@ import NetPathTestKit
 @Suite struct DNSAndURLTests {
     @Test func queriesAndAnswersRoundTrip() throws {
         let query = try #require(DNSMessage.query(id: 0x1234, name: "check.test", type: DNSMessage.typeA))
-        #expect(Array(query[12...]) == [5] + Array("check".utf8) + [4] + Array("test".utf8) + [0, 0, 1, 0, 1])
+        let question = Array(query[12..<(query.count - 11)])
+        #expect(question == [5] + Array("check".utf8) + [4] + Array("test".utf8) + [0, 0, 1, 0, 1])
         // The server's answer: the question, then a CNAME (skipped) and an A record, both
         // with compressed names.
-        var answer = [0x12, 0x34, 0x81, 0x80, 0, 1, 0, 2, 0, 0, 0, 0] + Array(query[12...])
+        var answer = [0x12, 0x34, 0x81, 0x80, 0, 1, 0, 2, 0, 0, 0, 0] + question
         answer += [0xC0, 12, 0, 5, 0, 1, 0, 0, 0, 60, 0, 2, 0xC0, 12]
         answer += [0xC0, 12, 0, 1, 0, 1, 0, 0, 0, 60, 0, 4, 10, 77, 0, 1]
         #expect(DNSMessage.parse(answer, id: 0x1234, type: DNSMessage.typeA) == .addresses([IPAddress("10.77.0.1")!]))
         #expect(DNSMessage.parse(answer, id: 0x9999, type: DNSMessage.typeA) == .invalid)
-        var nxdomain = Array(answer[0..<12]) + Array(query[12...])
+        var nxdomain = Array(answer[0..<12]) + question
         nxdomain[3] = 0x83
         nxdomain[7] = 0
         #expect(DNSMessage.parse(nxdomain, id: 0x1234, type: DNSMessage.typeA) == .noAddress(rcode: 3))
@@ -118,6 +119,42 @@ import NetPathTestKit
             for _ in 0..<4 { bytes[Int(generator.next() % UInt64(bytes.count))] = UInt8(truncatingIfNeeded: generator.next()) }
             _ = DNSMessage.parse(Array(bytes.prefix(Int(generator.next() % UInt64(bytes.count + 1)))), id: 0x1234, type: 1)
         }
+    }
+
+    /// Every query offers EDNS0 with a 1232-byte payload (one OPT record, version 0, no
+    /// flags), as DNS Flag Day 2020 settled.
+    @Test func queriesCarryAnEDNS0Record() throws {
+        let query = try #require(DNSMessage.query(id: 0x0102, name: "check.test.", type: DNSMessage.typeAAAA))
+        #expect(Array(query[0..<12]) == [0x01, 0x02, 0x01, 0x00, 0, 1, 0, 0, 0, 0, 0, 1])
+        #expect(Array(query.suffix(11)) == [0, 0, 41, 0x04, 0xD0, 0, 0, 0, 0, 0, 0])
+        #expect(Array(query[12..<(query.count - 11)]) == [5] + Array("check".utf8) + [4] + Array("test".utf8) + [0, 0, 28, 0, 1])
+    }
+
+    /// glibc's rules, read from the header: TC asks again over TCP; NOERROR and NXDOMAIN
+    /// settle the name, a server's failure does not.
+    @Test func truncatedAndDefinitiveAnswersAreTold() throws {
+        let query = try #require(DNSMessage.query(id: 7, name: "big.test", type: DNSMessage.typeA))
+        let question = Array(query[12..<(query.count - 11)])
+        func header(_ flags: UInt8, _ rcode: UInt8) -> [UInt8] { [0, 7, flags, 0x80 | rcode, 0, 1, 0, 0, 0, 0, 0, 0] + question }
+        #expect(DNSMessage.parse(header(0x83, 0), id: 7, type: DNSMessage.typeA) == .truncated)  // QR, TC, RD
+        #expect(DNSMessage.parse(header(0x81, 3), id: 7, type: DNSMessage.typeA) == .noAddress(rcode: 3))
+        #expect(DNSMessage.Answer.noAddress(rcode: 3).isDefinitive && DNSMessage.Answer.noAddress(rcode: 0).isDefinitive)
+        #expect(DNSMessage.Answer.addresses([IPAddress("10.0.0.1")!]).isDefinitive)
+        for rcode: UInt8 in [1, 2, 4, 5] { #expect(!DNSMessage.Answer.noAddress(rcode: rcode).isDefinitive) }
+        #expect(!DNSMessage.Answer.truncated.isDefinitive && !DNSMessage.Answer.invalid.isDefinitive)
+        #expect(DNSMessage.rcodeName(2) == "SERVFAIL" && DNSMessage.rcodeName(5) == "REFUSED" && DNSMessage.rcodeName(9) == "rcode 9")
+    }
+
+    /// Over TCP a message follows its length in two bytes; one read may hold part of it.
+    @Test func tcpFramingRoundTrips() throws {
+        let message = try #require(DNSMessage.query(id: 9, name: "check.test", type: DNSMessage.typeA))
+        let framed = DNSMessage.framed(message)
+        #expect(framed.prefix(2) == [0, UInt8(message.count)] && Array(framed.dropFirst(2)) == message)
+        #expect(DNSMessage.unframed(Array(framed.prefix(1))) == nil)
+        #expect(DNSMessage.unframed(Array(framed.dropLast())) == nil)
+        #expect(DNSMessage.unframed(framed + [0xFF]) == message)
+        let long = [UInt8](repeating: 0xAB, count: 300)
+        #expect(DNSMessage.framed(long).prefix(2) == [1, 44] && DNSMessage.unframed(DNSMessage.framed(long)) == long)
     }
 
     @Test func urlsAreParsedOrRejectedWithTheirReason() throws {
@@ -218,6 +255,31 @@ import NetPathTestKit
         monitor.pathUpdateHandler = { path in seen.withLock { $0.append(path) } }
         try monitor.start()
         return (monitor, network, clock, checker, seen)
+    }
+
+    /// A path that differs only in its DNS servers (resolv.conf rewritten after the routes
+    /// came up) cancels the check in flight and starts another at once, as a path change
+    /// does, but users see no new path: the verdict shown stays until the new check's.
+    @Test func otherDNSServersRestartTheCheckWithoutANewPath() throws {
+        let (monitor, network, clock, checker, seen) = try make()
+        defer { monitor.cancel() }
+        var path = NetworkPath.online(.wifi)
+        path.dnsServers = ["10.78.0.9"]
+        network.send(path)
+        #expect(checker.count == 2 && checker.isCancelled(0))
+        let before = seen.withLock { $0.count }
+        path.dnsServers = ["10.78.0.1"]
+        network.send(path)
+        #expect(checker.count == 3 && checker.isCancelled(1) && seen.withLock { $0.count } == before)
+        checker.answer(.full)
+        #expect(monitor.currentPath?.connectivity == .full && seen.withLock { $0.count } == before + 1)
+        // With a verdict in: other servers check again, and `full` stays shown meanwhile.
+        path.dnsServers = ["10.78.0.1", "10.78.0.2"]
+        network.send(path)
+        #expect(checker.count == 4 && monitor.currentPath?.connectivity == .full && seen.withLock { $0.count } == before + 1)
+        #expect(clock.pending.isEmpty)
+        checker.answer(.full)
+        #expect(seen.withLock { $0.count } == before + 1)
     }
 
     /// The desktop checks (NetworkManager's verdict on the path): nothing is sent with the

@@ -30,6 +30,24 @@ import Testing
         #expect(tree.plan(["/etc/resolv.conf"], contentOf: { _ in false }).watches == ["/etc": .init(names: ["resolv.conf"])])
     }
 
+    /// A container's resolver file, seen through `/proc/PID/root`: the magic link is not
+    /// followed to our own `/`, and the container's absolute links start again at its root.
+    @Test func aContainersFilesAreWatchedUnderItsRoot() {
+        let root = "/proc/42/root"
+        let tree = Tree(existing: ["/", "/proc", "/proc/42", root, root + "/etc", root + "/etc/resolv.conf", root + "/run",
+                                   root + "/run/systemd", root + "/run/systemd/resolve", root + "/run/systemd/resolve/stub-resolv.conf",
+                                   "/etc", "/etc/resolv.conf"],
+                        links: [root: "/", root + "/etc/resolv.conf": "/run/systemd/resolve/stub-resolv.conf"])
+        let plan = tree.plan([root + "/etc/resolv.conf"])
+        #expect(names(plan, root + "/etc") == ["resolv.conf"])
+        #expect(names(plan, root + "/run/systemd/resolve") == ["stub-resolv.conf"])
+        #expect(plan.watches[root + "/run/systemd/resolve/stub-resolv.conf"]?.content == true)
+        #expect(plan.watches.keys.allSatisfy { $0.hasPrefix(root) }, "\(plan.watches.keys.sorted())")
+        #expect(ResolverWatcher.Plan.processRoot(of: "/proc/self/root/etc/resolv.conf") == "/proc/self/root")
+        #expect(ResolverWatcher.Plan.processRoot(of: "/proc/42/rootfs/etc") == nil)
+        #expect(ResolverWatcher.Plan.processRoot(of: "/etc/resolv.conf") == nil)
+    }
+
     @Test func aPathThatDoesNotExistIsWatchedAtItsNearestExistingAncestor() {
         let tree = Tree(existing: ["/", "/etc", "/etc/resolv.conf", "/run", "/run/systemd"])
         let plan = tree.plan(["/etc/netns/n1/resolv.conf", "/etc/resolv.conf", "/run/systemd/resolve/resolv.conf"])

@@ -123,8 +123,45 @@ import NetPathTestKit
         #expect(quality.description.hasSuffix("ultra-constrained  link quality good"))
     }
 
+    /// A container node's 1,000 veths: the line names the first eight and counts the rest,
+    /// offline and online; JSON keeps every one.
+    @Test func aLineOnAThousandInterfacesStaysShort() throws {
+        let interfaces = (0..<1000).map { NetworkInterface(name: "veth\($0)abcdef", index: 10 + $0, type: .wiredEthernet) }
+        var offline = NetworkPath(status: .unsatisfied, availableInterfaces: interfaces)
+        offline.diagnosis = .noDefaultRoute
+        #expect(offline.description.utf8.count <= 4096)
+        #expect(offline.description.hasSuffix("veth7abcdef (wiredEthernet) and 992 more"), "\(offline.description)")
+        var online = NetworkPath.online(.wiredEthernet)
+        online.availableInterfaces += interfaces
+        #expect(online.description.utf8.count <= 4096)
+        #expect(online.description.hasSuffix("veth7abcdef (wiredEthernet) and 992 more"), "\(online.description)")
+        #expect(try NetworkPath(jsonLine: offline.jsonLine(at: "2026-12-05T00:00:00Z", includingConnectivity: false)).availableInterfaces.count == 1000)
+        var three = NetworkPath(status: .unsatisfied, availableInterfaces: Array(interfaces.prefix(8)))
+        three.diagnosis = .noDefaultRoute
+        #expect(three.description.hasSuffix("veth7abcdef (wiredEthernet)"))
+    }
+
+    /// File names are bytes: any of them survives a trip through `String` and back, UTF-8
+    /// stays as it is, and an invalid byte shows as `\xNN`.
+    @Test func fileNamesKeepTheirBytes() {
+        var generator = SystemRandomNumberGenerator()
+        for length in 0..<64 {
+            for _ in 0..<50 {
+                let bytes = (0..<length).map { _ in UInt8.random(in: 1...255, using: &generator) }
+                #expect(FileName.encode(FileName.decode(bytes)) == bytes, "\(bytes)")
+            }
+        }
+        #expect(FileName.decode(Array("blue-é-😀".utf8)) == "blue-é-😀")
+        let odd = FileName.decode([0x6E, 0x70, 0xFF, 0xC3, 0x28, 0xED, 0xA0, 0x80])
+        #expect(FileName.visible(odd) == "np\\xff\\xc3(\\xed\\xa0\\x80")
+        #expect(NetworkNamespace.named(odd).description == "network namespace 'np\\xff\\xc3(\\xed\\xa0\\x80'")
+    }
+
     @Test func namespaceNames() {
         #expect(NetworkNamespace.named("blue").path == "/var/run/netns/blue")
+        #expect(NetworkNamespace.path("/proc/42/ns/net").processIdentifier == 42)
+        #expect(NetworkNamespace.path("/proc/self/ns/net").processIdentifier == nil)
+        #expect(NetworkNamespace.path("/run/netns/42").processIdentifier == nil)
         #expect(!NetworkNamespace.named("../x").hasValidName && !NetworkNamespace.named("").hasValidName)
         #expect(NetworkNamespace.path("/proc/1/ns/net").hasValidName)
     }

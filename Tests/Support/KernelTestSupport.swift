@@ -118,6 +118,8 @@ public final class PathRecorder: Sendable {
 
     private struct State {
         public var paths: [NetworkPath] = []
+        /// When each path arrived (on the monitor's thread, whatever the test's executor).
+        var times: [Date] = []
         var waiters: [Int: Waiter] = [:]
         var nextID = 0
     }
@@ -134,6 +136,7 @@ public final class PathRecorder: Sendable {
     public func record(_ path: NetworkPath) {
         let ready: [(CheckedContinuation<NetworkPath?, Never>)] = state.withLock { state in
             state.paths.append(path)
+            state.times.append(Date())
             let matched = state.waiters.filter { $0.value.predicate(path) }
             for id in matched.keys { state.waiters[id] = nil }
             return matched.values.map(\.continuation)
@@ -142,6 +145,10 @@ public final class PathRecorder: Sendable {
     }
 
     public var paths: [NetworkPath] { state.withLock { $0.paths } }
+
+    /// Every path with the time it arrived: a time to a verdict measured so is not
+    /// lengthened by a busy test executor that resumes the waiting test late.
+    public var arrivals: [(time: Date, path: NetworkPath)] { state.withLock { Array(zip($0.times, $0.paths)) } }
 
     /// Waits until the latest path satisfies `predicate`; `nil` after `seconds`.
     public func wait(seconds: Double = 10, until predicate: @escaping @Sendable (NetworkPath) -> Bool) async -> NetworkPath? {

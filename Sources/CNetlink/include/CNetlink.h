@@ -80,6 +80,14 @@ int cnetlink_recv_batch(int fd, void *buffer, size_t size, unsigned count,
 /// which is evaluated in the socket's own network namespace.
 int cnetlink_is_wireless(int fd, const char *name);
 
+/// The file system type of `path` (`statfs(2)`'s `f_type`: `NSFS_MAGIC` for a namespace
+/// file), or -1 with errno set.
+long long cnetlink_file_system_type(const char *path);
+
+/// `pidfd_open(pid, 0)` (Linux 5.3): a descriptor that becomes readable when the process
+/// exits, or -1 with errno set.
+int cnetlink_pidfd_open(int pid);
+
 /// Names a thread (at most 15 bytes show), for `top -H` and debuggers.
 int cnetlink_set_thread_name(pthread_t thread, const char *name);
 

@@ -110,7 +110,7 @@ final class DesktopSource: PathSource {
                 change(&state)
                 guard !state.stopped, let raw = state.raw else { return nil }
                 let path = state.knowledge.apply(to: raw, connectivity: providesConnectivity)
-                guard path != state.delivered else { return nil }
+                guard !path.isIdentical(to: state.delivered) else { return nil }
                 state.delivered = path
                 return path
             }

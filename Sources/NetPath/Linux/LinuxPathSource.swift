@@ -61,6 +61,13 @@ final class LinuxPathSource: @unchecked Sendable {
     private let deliver: (path: @Sendable (NetworkPath) -> Void, end: @Sendable (NetPathError) -> Void)
     private let namespace: NetworkNamespace?
     private var watcher: ResolverWatcher?
+    /// For a namespace named by `/proc/PID/ns/net`: that process's pidfd, readable when it
+    /// exits (the source then ends, so its sockets do not keep a dead container's namespace
+    /// alive).
+    private var holder: FileDescriptor?
+    /// The reader the source attaches to: the shared one in its options, or one of its own
+    /// (its thread starts at ``startReading()``).
+    private let reader: SharedReaderThread
     /// What the reader shares with the threads that stop the source or read its counts.
     private struct Shared {
         var reader: SharedReaderThread?
@@ -80,6 +87,11 @@ final class LinuxPathSource: @unchecked Sendable {
         var turnAsked = false
         var policiesChanged = false
         var resolverChanged = false
+        /// The mount table changed, or the holding process exited: is the namespace still there?
+        var namespaceCheck = false
+        var holderExited = false
+        /// Asks for a turn (set at join).
+        var ask: (() -> Void)?
         var left = false
         var resyncsSeen = 0
         /// The turn deferred work runs, made once at join (a turn allocates nothing for it).
@@ -101,6 +113,7 @@ final class LinuxPathSource: @unchecked Sendable {
         self.deliver = (deliver, terminate)
         self.namespace = namespace
         self.shared = shared
+        reader = options.sharedReader ?? SharedReaderThread(threadName: options.threadName)
         let ioctlSocket = socket.ioctlDescriptor, foreign = namespace != nil
         engine = NetlinkEngine(filter: filter, port: socket.port, uid: Syscall.effectiveUserID()) { link in
             InterfaceClassifier.classify(link, ioctlSocket: ioctlSocket, foreign: foreign)
@@ -127,14 +140,18 @@ final class LinuxPathSource: @unchecked Sendable {
             shared: shared, deliver: deliver, terminate: terminate
         )
         do {
+            if options.watchesResolverFiles, let pid = namespace?.processIdentifier {
+                source.holder = try? Syscall.processDescriptor(pid).get()
+            }
             if options.watchesResolverFiles {
                 // A named namespace can be deleted (`ip netns del`): its file is watched too.
-                source.watcher = try ResolverWatcher(
+                source.watcher = ResolverWatcher(
                     paths: resolver.watchedFiles + (namespace.map { [$0.path] } ?? []),
-                    contentPaths: resolver.watchedFiles
+                    contentPaths: resolver.watchedFiles,
+                    hub: try source.reader.inotifyHub()
                 )
             }
-            _ = source.engine.handle(.resolverRead(hasServer: resolver.hasServer(read: { Syscall.readFile($0) })),
+            _ = source.engine.handle(.resolverRead(servers: resolver.servers(read: { Syscall.readFile($0) })),
                                      at: SystemClock.monotonicNanoseconds())
             source.initialPath = try source.synchronizeNow()
             return source
@@ -239,7 +256,6 @@ final class LinuxPathSource: @unchecked Sendable {
             guard control.reader == nil, !control.stopped else { return false }
             place.resyncsSeen = engine.counts.resyncs
             control.publishedResyncs = place.resyncsSeen
-            let reader = options.sharedReader ?? SharedReaderThread(threadName: options.threadName)
             guard reader.attach(self) else { return false }
             control.reader = reader
             return true
@@ -254,14 +270,19 @@ final class LinuxPathSource: @unchecked Sendable {
         let netlink = loop.register(socket.descriptor, for: .readable) { _ in ask() }
         place.socketRegistration = netlink
         place.registrations = [netlink]
-        if let watcher {
-            place.registrations.append(loop.register(watcher.descriptor, for: .readable) { [self] _ in
-                // Events for other names in a watched directory (every `ip netns add` in
-                // /run/netns) cost no turn.
-                guard watcher.handleReadable() else { return }
-                place.resolverChanged = true
+        place.ask = ask
+        if let holder {
+            place.registrations.append(loop.register(holder, for: .readable) { [self] _ in
+                place.holderExited = true
+                // Readable for good: the turn ends the source.
+                if let registration = place.registrations.last { loop.change(registration, to: []) }
                 ask()
             })
+        }
+        watcher?.join { [self] in
+            guard !place.left else { return }
+            place.resolverChanged = true
+            ask()
         }
         if let policies = socket.policyDescriptor {
             place.registrations.append(loop.register(policies, for: .readable) { [self] _ in
@@ -315,8 +336,33 @@ final class LinuxPathSource: @unchecked Sendable {
         if let armed = place.timer { loop.cancel(armed.timer) }
         place.timer = nil
         place.turn = nil
+        place.ask = nil
         closeDescriptors()
     }
+
+    /// On the reader's thread: the mount table changed (a namespace's bind mount may be
+    /// gone, `umount` without `rm`). One `statfs` of the file; a turn only when it is gone
+    /// (every `ip netns add` on the host changes the table).
+    func mountsChanged() {
+        guard let namespace, holder == nil, let ask = place.ask, namespaceGone(namespace) else { return }
+        place.namespaceCheck = true
+        ask()
+    }
+
+    /// Whether the namespace is gone: its holding process exited, its file was removed, or
+    /// what is mounted there is no namespace any more. A file that cannot be examined is
+    /// taken as there.
+    private func namespaceGone(_ namespace: NetworkNamespace) -> Bool {
+        if place.holderExited { return true }
+        if holder != nil { return false }
+        switch Syscall.fileSystemType(namespace.path) {
+        case .success(let type): return type != Syscall.nsfsMagic
+        case .failure(let error): return error == .noSuchFile
+        }
+    }
+
+    /// Whether the namespace needs watching of the mount table (a bind-mounted file).
+    var watchesMounts: Bool { namespace != nil && holder == nil && options.watchesResolverFiles }
 
     /// One turn of the reader: reads what is queued, applies it, lets the engine ask the
     /// kernel again, and delivers a path that differs from the last.
@@ -330,18 +376,23 @@ final class LinuxPathSource: @unchecked Sendable {
             try drain(blocking: false)
             if place.policiesChanged { _ = engine.handle(.policiesChanged, at: SystemClock.monotonicNanoseconds()) }
             place.policiesChanged = false
-            if place.resolverChanged {
-                place.resolverChanged = false
-                if let namespace, !Syscall.exists(namespace.path) {
+            if place.resolverChanged || place.namespaceCheck || place.holderExited {
+                place.namespaceCheck = false
+                if let namespace, namespaceGone(namespace) {
                     // Deleted: its interfaces are gone for everyone else; a defined last path,
                     // then the reason, then the source ends.
                     for case .deliver(let gone) in engine.handle(.namespaceDeleted, at: SystemClock.monotonicNanoseconds()) {
                         deliver.path(gone)
                     }
-                    deliver.end(NetPathError(.namespaceNotFound, "\(namespace) was deleted"))
+                    let reason = place.holderExited
+                        ? "\(namespace) is gone: its process exited" : "\(namespace) was deleted"
+                    deliver.end(NetPathError(.namespaceNotFound, reason))
                     return false
                 }
-                _ = engine.handle(.resolverRead(hasServer: resolver.hasServer(read: { Syscall.readFile($0) })),
+            }
+            if place.resolverChanged {
+                place.resolverChanged = false
+                _ = engine.handle(.resolverRead(servers: resolver.servers(read: { Syscall.readFile($0) })),
                                   at: SystemClock.monotonicNanoseconds())
             }
             path = try settle()
@@ -384,6 +435,8 @@ final class LinuxPathSource: @unchecked Sendable {
     /// Closes the socket and the resolver watch: by the reader as the source ends.
     func closeDescriptors() {
         watcher?.close()
+        if let holder { Syscall.close(holder) }
+        holder = nil
         socket.close()
     }
 }

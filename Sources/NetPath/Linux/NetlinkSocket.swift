@@ -6,17 +6,18 @@ import Glibc
 import Musl
 #endif
 
-/// A `NETLINK_ROUTE` socket subscribed to the monitor's groups, with an `AF_INET` socket
-/// for ioctls beside it, both made in the monitored namespace (SPEC §2.10), and the receive
-/// buffers of its batched reads.
+/// A `NETLINK_ROUTE` socket subscribed to the monitor's groups, with the question sockets
+/// beside it (one of which serves the wireless ioctl), all made in the monitored namespace
+/// (SPEC §2.10), and the receive buffers of its batched reads. A monitor holds 4
+/// descriptors: this socket, the two question sockets and the IPsec policy socket.
 ///
 /// `@unchecked Sendable` without a lock: it is used by one thread at a time (made on the
 /// namespace thread and handed over by its join, then the opening thread, then the
 /// reader's).
 final class NetlinkSocket: @unchecked Sendable {
     let descriptor: FileDescriptor
-    /// An `AF_INET` datagram socket in the same namespace (wireless ioctl), or -1.
-    let ioctlDescriptor: FileDescriptor?
+    /// A datagram socket in the same namespace for the wireless ioctl: a question socket.
+    var ioctlDescriptor: FileDescriptor? { questions.anyDescriptor }
     /// The UDP sockets that ask the kernel a socket's question, made in the same namespace.
     let questions: QuestionSockets
     /// A `NETLINK_XFRM` socket subscribed to IPsec policy changes (`XFRMNLGRP_POLICY`),
@@ -28,7 +29,10 @@ final class NetlinkSocket: @unchecked Sendable {
 
     static let slotSize = 32 * 1024
     static let slotCount = 8
+    /// The batch's slots: mapped memory of their own (pages the kernel never filled cost
+    /// nothing, and all of it goes back at close), malloc's if mapping failed.
     private let buffer: UnsafeMutableRawBufferPointer
+    private let bufferIsMapped: Bool
     /// Per-slot lengths and flags of the last batch (allocated once: the reader receives
     /// on every wake-up).
     private let lengths: UnsafeMutableBufferPointer<UInt32>
@@ -38,13 +42,17 @@ final class NetlinkSocket: @unchecked Sendable {
     /// Set by `cnetlink_recv_batch` on a datagram that did not come from the kernel.
     static let notFromKernel = Int32(CNETLINK_MSG_NOT_FROM_KERNEL)
 
-    private init(descriptor: FileDescriptor, ioctlDescriptor: FileDescriptor?, questions: QuestionSockets, policyDescriptor: FileDescriptor?) {
+    private init(descriptor: FileDescriptor, questions: QuestionSockets, policyDescriptor: FileDescriptor?) {
         self.descriptor = descriptor
-        self.ioctlDescriptor = ioctlDescriptor
         self.questions = questions
         self.policyDescriptor = policyDescriptor
         port = (try? Syscall.netlinkPort(descriptor).get()) ?? 0
-        buffer = .allocate(byteCount: NetlinkSocket.slotSize * NetlinkSocket.slotCount, alignment: 16)
+        let size = NetlinkSocket.slotSize * NetlinkSocket.slotCount
+        if let mapped = Syscall.mapMemory(size) {
+            (buffer, bufferIsMapped) = (mapped, true)
+        } else {
+            (buffer, bufferIsMapped) = (.allocate(byteCount: size, alignment: 16), false)
+        }
         lengths = .allocate(capacity: NetlinkSocket.slotCount)
         lengths.initialize(repeating: 0)
         flags = .allocate(capacity: NetlinkSocket.slotCount)
@@ -52,14 +60,13 @@ final class NetlinkSocket: @unchecked Sendable {
     }
 
     deinit {
-        buffer.deallocate()
+        if bufferIsMapped { Syscall.unmapMemory(buffer) } else { buffer.deallocate() }
         lengths.deallocate()
         flags.deallocate()
     }
 
     func close() {
         Syscall.close(descriptor)
-        if let ioctlDescriptor { Syscall.close(ioctlDescriptor) }
         if let policyDescriptor { Syscall.close(policyDescriptor) }
         questions.close()
     }
@@ -127,8 +134,7 @@ final class NetlinkSocket: @unchecked Sendable {
             Syscall.close(netlink)
             throw NetPathError(.netlinkFailure, "cannot bind the NETLINK_ROUTE socket", error, call: "bind")
         }
-        let ioctlSocket = try? Syscall.socket(AF_INET, Int32(SOCK_DGRAM.rawValue)).get()
-        return NetlinkSocket(descriptor: netlink, ioctlDescriptor: ioctlSocket, questions: QuestionSockets(),
+        return NetlinkSocket(descriptor: netlink, questions: QuestionSockets(),
                              policyDescriptor: watchesPolicies ? openPolicySocket() : nil)
     }
 
@@ -217,6 +223,10 @@ final class QuestionSockets {
         ipv4 = make(AF_INET)
         ipv6 = make(AF_INET6)
     }
+
+    /// One of the sockets, for an ioctl that any socket of the namespace answers (the
+    /// wireless one): a question's connect or bind does not change its answer.
+    var anyDescriptor: FileDescriptor? { ipv4 ?? ipv6 }
 
     func close() {
         for case let descriptor? in [ipv4, ipv6] { Syscall.close(descriptor) }

@@ -20,11 +20,12 @@ import Musl
 ///   directory for its name, and its target is followed.
 ///
 /// After each relevant event the watches are laid again, so paths that appear, vanish and
-/// come back stay watched. Idle, it never wakes.
+/// come back stay watched. Idle, it never wakes. The inotify instance is its reader's
+/// ``InotifyHub``, shared with every other watcher there.
 final class ResolverWatcher: @unchecked Sendable {
     // `watches` is touched only by the thread that opened the watcher until its source is
     // attached to a reader, then only by the reader's thread.
-    private let inotify: Inotify
+    private let hub: InotifyHub
     private let paths: [String]
     private let contentPaths: [String]
     /// The watch descriptors laid, with what each is for.
@@ -68,16 +69,21 @@ final class ResolverWatcher: @unchecked Sendable {
         /// - the file reached, by its directory for its name (a rename over it, its
         ///   removal) and, when `content`, itself (a write in place, also through a bind
         ///   mount).
+        ///
+        /// A path under a process's root (`/proc/PID/root/…`, a container's files) is walked
+        /// from that root: the magic link is not followed (its target, `/`, names our own root),
+        /// and an absolute link met on the way starts again there, as in the container.
         private mutating func walk(_ path: String, content: Bool, exists: (String) -> Bool, readLink: (String) -> String?) {
-            var directory = "/"
+            let root = Plan.processRoot(of: path) ?? "/"
+            var directory = root
             // The components still to walk, the next one last.
-            var pending = Array(path.split(separator: "/").reversed())
+            var pending = Array(path.dropFirst(root == "/" ? 0 : root.count).split(separator: "/").reversed())
             var links = 0
             while let component = pending.popLast() {
                 if component == "." { continue }
                 if component == ".." {
                     // `directory` holds no symlink, so its parent is the real one.
-                    directory = ResolverConfiguration.directory(of: directory)
+                    if directory != root { directory = ResolverConfiguration.directory(of: directory) }
                     continue
                 }
                 let name = String(component)
@@ -86,7 +92,7 @@ final class ResolverWatcher: @unchecked Sendable {
                     watch(name, in: directory)
                     links += 1
                     guard links <= Plan.symlinkLimit else { return }
-                    if target.hasPrefix("/") { directory = "/" }
+                    if target.hasPrefix("/") { directory = root }
                     pending.append(contentsOf: target.split(separator: "/").reversed())
                     continue
                 }
@@ -102,6 +108,16 @@ final class ResolverWatcher: @unchecked Sendable {
             }
         }
 
+        /// `/proc/PID/root` (or `/proc/self/root`) when `path` is under it.
+        static func processRoot(of path: String) -> String? {
+            let parts = path.split(separator: "/", maxSplits: 3, omittingEmptySubsequences: false)
+            guard parts.count == 4, parts[0].isEmpty, parts[1] == "proc", parts[3].hasPrefix("root"),
+                  parts[2] == "self" || (!parts[2].isEmpty && parts[2].allSatisfy { $0.isASCII && $0.isNumber }) else { return nil }
+            let rest = parts[3].dropFirst(4)
+            guard rest.isEmpty || rest.hasPrefix("/") else { return nil }
+            return "/proc/\(parts[2])/root"
+        }
+
         private mutating func watch(_ name: String, in directory: String) {
             if !(watches[directory]?.names.contains(name) ?? false) {
                 watches[directory, default: Watch()].names.append(name)
@@ -113,15 +129,12 @@ final class ResolverWatcher: @unchecked Sendable {
     ///   - paths: The resolver files, and any other file whose appearance or removal
     ///     matters (a named namespace's file: only its directory is watched).
     ///   - contentPaths: Those of `paths` whose content matters.
-    /// - Throws: ``NetPathError`` when the inotify instance cannot be made.
-    init(paths: [String], contentPaths: [String]) throws {
-        do {
-            inotify = try Inotify()
-        } catch {
-            throw NetPathError(.netlinkFailure, "cannot create the monitor's resolver watch", error, call: "inotify_init1")
-        }
+    ///   - hub: The reader's inotify instance.
+    init(paths: [String], contentPaths: [String], hub: InotifyHub) {
+        self.hub = hub
         self.paths = paths
         self.contentPaths = contentPaths
+        hub.subscribe(ObjectIdentifier(self))
         layWatches()
     }
 
@@ -152,11 +165,11 @@ final class ResolverWatcher: @unchecked Sendable {
         var masks: [Int32: UInt32] = [:]
         for (path, watch) in plan.watches {
             let mask = (watch.content ? ResolverWatcher.contentMask : 0) | (watch.names.isEmpty ? 0 : ResolverWatcher.directoryMask)
-            guard case .success(let descriptor) = inotify.watch(path, mask: mask) else { continue }
-            // Two paths can name one inode (a bind mount of a file beside it): a second
-            // `inotify_add_watch` replaced the first one's mask, so it gets both.
+            guard case .success(let descriptor) = hub.watch(path, mask: mask, for: ObjectIdentifier(self)) else { continue }
+            // Two paths can name one inode (a bind mount of a file beside it): the second
+            // watch replaced the first one's mask, so it gets both.
             if let earlier = masks[descriptor], earlier | mask != mask {
-                inotify.watch(path, mask: earlier | mask)
+                hub.watch(path, mask: earlier | mask, for: ObjectIdentifier(self))
             }
             masks[descriptor, default: 0] |= mask
             var merged = laid[descriptor] ?? Watch()
@@ -165,36 +178,42 @@ final class ResolverWatcher: @unchecked Sendable {
             laid[descriptor] = merged
         }
         for descriptor in watches.keys where laid[descriptor] == nil {
-            inotify.removeWatch(descriptor)
+            hub.unwatch(descriptor, for: ObjectIdentifier(self))
         }
         watches = laid
     }
 
 
-    /// Closes the inotify instance (its watches go with it).
+    /// Removes its watches from the hub (those no other watcher needs).
     func close() {
-        inotify.close()
+        hub.unsubscribe(ObjectIdentifier(self))
     }
 
-    /// The inotify descriptor, which the reader's loop waits on.
-    var descriptor: FileDescriptor { inotify.descriptor }
+    /// On the reader's thread: `onChange` is called there when a watched file may have
+    /// changed (events that came before are handed over now).
+    func join(onChange: @escaping () -> Void) {
+        nonisolated(unsafe) let onChange = onChange
+        hub.attach(ObjectIdentifier(self)) { [self] events in
+            // Events for other names in a watched directory (every `ip netns add` in
+            // /run/netns) cost no turn.
+            if handle(events) { onChange() }
+        }
+    }
 
-    /// Reads the queued events; when one matters, lays the watches again. Called by the
-    /// reader's loop when ``descriptor`` is readable.
+    /// Takes the events of its watch descriptors; when one matters, lays the watches again.
     ///
     /// - Returns: Whether a watched file may have changed.
-    func handleReadable() -> Bool {
-        guard drain() else { return false }
+    func handle(_ events: [Inotify.Event]) -> Bool {
+        guard isRelevant(events) else { return false }
         layWatches()
         return true
     }
 
-    /// Empties the inotify queue. Returns whether an event matters: a watched file's
-    /// content, a watched name in a directory, a watch gone (its inode was removed), or an
-    /// overflowed queue.
-    private func drain() -> Bool {
+    /// Whether an event matters: a watched file's content, a watched name in a directory,
+    /// a watch gone (its inode was removed), or an overflowed queue.
+    private func isRelevant(_ events: [Inotify.Event]) -> Bool {
         var relevant = false
-        for event in inotify.readEvents() {
+        for event in events {
             // A watch removed when the watches were last laid still reports its
             // `IN_IGNORED`: it is no longer in `watches`, and does not matter.
             if event.mask & UInt32(IN_Q_OVERFLOW) != 0 {

@@ -8,8 +8,9 @@ import Musl
 #endif
 
 /// One thread, running one ``EventLoop``, that reads the kernel for any number of
-/// ``LinuxPathSource``s: each attached source registers its netlink socket, resolver watch
-/// and IPsec policy socket on the loop, and a timer for its next expiry. A monitor of its
+/// ``LinuxPathSource``s: each attached source registers its netlink socket and IPsec
+/// policy socket on the loop, and a timer for its next expiry; their resolver watches share
+/// one inotify instance (``InotifyHub``). A monitor of its
 /// own has a reader with one source; ``SharedReader`` gives many monitors one. Idle, with
 /// nothing expiring, the thread never wakes; with no source attached, there is no thread at
 /// all (it starts with the first source and ends after the last).
@@ -24,6 +25,13 @@ final class SharedReaderThread: Sendable {
         /// The running loop and its thread, while any source is attached.
         var loop: EventLoop?
         var thread: pthread_t?
+        /// The inotify instance of every attached source's resolver watch, made with the
+        /// first one and kept for the reader's life.
+        var hub: InotifyHub?
+        /// `/proc/self/mountinfo`, while a source watches a bind-mounted namespace file: its
+        /// priority event says the mount table changed (`umount` of a namespace without
+        /// removing its file is seen only there).
+        var mounts: FileDescriptor?
     }
 
     private let state = Locked(State())
@@ -32,6 +40,33 @@ final class SharedReaderThread: Sendable {
 
     init(threadName: String = "netpath-reader") {
         self.threadName = threadName
+    }
+
+    deinit {
+        // No source is attached (each holds the reader), so the loop has ended.
+        state.withLock { $0.hub?.close() }
+    }
+
+    /// The one inotify instance of the reader's resolver watches, made on first use.
+    ///
+    /// - Throws: ``NetPathError`` when the instance cannot be made.
+    func inotifyHub() throws -> InotifyHub {
+        let made = state.withLock { state -> Result<InotifyHub, Errno> in
+            if let hub = state.hub { return .success(hub) }
+            do throws(Errno) {
+                let hub = try InotifyHub()
+                state.hub = hub
+                if let loop = state.loop { loop.execute { hub.join(loop) } }
+                return .success(hub)
+            } catch {
+                return .failure(error)
+            }
+        }
+        switch made {
+        case .success(let hub): return hub
+        case .failure(let error):
+            throw NetPathError(.netlinkFailure, "cannot create the monitor's resolver watch", error, call: "inotify_init1")
+        }
     }
 
     /// Whether the thread runs now (tests).
@@ -53,8 +88,30 @@ final class SharedReaderThread: Sendable {
             }
             guard let loop = state.loop else { return false }
             state.members[ObjectIdentifier(source)] = source
-            loop.execute { [self] in source.join(loop) { [self] in sourceEnded(source, loop) } }
+            let hub = state.hub
+            var opened: FileDescriptor?
+            if source.watchesMounts, state.mounts == nil, case .success(let fd) = Syscall.open("/proc/self/mountinfo", O_RDONLY) {
+                state.mounts = fd
+                opened = fd
+            }
+            let mounts = opened
+            loop.execute { [self] in
+                hub?.join(loop)
+                if let mounts { watchMounts(mounts, on: loop) }
+                source.join(loop) { [self] in sourceEnded(source, loop) }
+            }
             return true
+        }
+    }
+
+    /// On the loop's thread: each change of the mount table asks every source to check its
+    /// namespace file.
+    private func watchMounts(_ mounts: FileDescriptor, on loop: EventLoop) {
+        Syscall.drain(mounts)
+        _ = loop.register(mounts, for: .priority) { [self] _ in
+            Syscall.rewind(mounts)
+            Syscall.drain(mounts)
+            for source in state.withLock({ Array($0.members.values) }) { source.mountsChanged() }
         }
     }
 
@@ -62,18 +119,21 @@ final class SharedReaderThread: Sendable {
     /// when it was the last source, until the thread has ended), unless called on the thread
     /// itself (from a path handler), where the source leaves after the current turn.
     func detach(_ source: LinuxPathSource) {
-        let removed = state.withLock { state -> (loop: EventLoop, thread: pthread_t, last: Bool)? in
+        let removed = state.withLock { state -> (loop: EventLoop, thread: pthread_t, last: Bool, mounts: FileDescriptor?)? in
             guard state.members.removeValue(forKey: ObjectIdentifier(source)) != nil,
                   let loop = state.loop, let thread = state.thread else { return nil }
             let last = state.members.isEmpty
-            if last { (state.loop, state.thread) = (nil, nil) }
-            return (loop, thread, last)
+            var mounts: FileDescriptor?
+            if last { (state.loop, state.thread, mounts, state.mounts) = (nil, nil, state.mounts, nil) }
+            return (loop, thread, last, mounts)
         }
-        guard let (loop, thread, last) = removed else { return }
+        guard let (loop, thread, last, mounts) = removed else { return }
         let onThread = pthread_equal(thread, pthread_self()) != 0
         let done = onThread ? nil : DispatchSemaphore(value: 0)
         loop.execute {
             source.leave(loop)
+            // On the loop's thread, where no handler of it runs now.
+            if let mounts { Syscall.close(mounts) }
             done?.signal()
         }
         if last { loop.stop() }
@@ -88,14 +148,15 @@ final class SharedReaderThread: Sendable {
     /// A source that ended on its own (stopped, or its namespace deleted), on the loop's
     /// thread: it leaves, and the thread ends after the last one.
     private func sourceEnded(_ source: LinuxPathSource, _ loop: EventLoop) {
-        let thread = state.withLock { state -> pthread_t? in
+        let (thread, mounts) = state.withLock { state -> (pthread_t?, FileDescriptor?) in
             guard state.members.removeValue(forKey: ObjectIdentifier(source)) != nil,
-                  state.members.isEmpty, let thread = state.thread else { return nil }
-            (state.loop, state.thread) = (nil, nil)
-            return thread
+                  state.members.isEmpty, let thread = state.thread else { return (nil, nil) }
+            defer { (state.loop, state.thread, state.mounts) = (nil, nil, nil) }
+            return (thread, state.mounts)
         }
         // When a detach took it first, its leave is queued and will find it gone.
         source.leave(loop)
+        if let mounts { Syscall.close(mounts) }
         if let thread {
             loop.stop()
             pthread_detach(thread)

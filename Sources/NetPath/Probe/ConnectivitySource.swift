@@ -35,7 +35,7 @@ typealias ConnectivityChecker = @Sendable (
 ) -> (any ScheduledWork)?
 
 /// Adds ``NetworkPath/connectivity`` to the paths of another source (SPEC §3): a check on
-/// every path change (the one in flight is cancelled); while not `full`, again after 1 s,
+/// every path change and every change of its DNS servers (the one in flight is cancelled); while not `full`, again after 1 s,
 /// doubling to 5 min; while `full`, nothing unless an interval is set. No check runs on an
 /// ultra-constrained path unless the check allows it: its connectivity stays `unknown`.
 final class ConnectivitySource: PathSource {
@@ -102,20 +102,24 @@ final class ConnectivitySource: PathSource {
         state.withLock { $0.inner }?.stop()
     }
 
-    /// A new path from the inner source.
+    /// A new path from the inner source. A path that differs from the last only in its DNS
+    /// servers (``NetworkPath/isIdentical(to:)``: a DHCP client rewrote `resolv.conf` after
+    /// the routes came up) restarts the check as any change does, but the connectivity shown
+    /// stays until the new check's verdict: users see no path change.
     func receive(_ raw: NetworkPath) {
-        let (cancelled, satisfied) = state.withLock { state -> ([any ScheduledWork], Bool) in
-            guard !state.stopped else { return ([], false) }
+        let (cancelled, satisfied, serversOnly) = state.withLock { state -> ([any ScheduledWork], Bool, Bool) in
+            guard !state.stopped else { return ([], false, false) }
+            let serversOnly = state.raw == raw && !raw.isIdentical(to: state.raw)
             state.raw = raw
             state.generation &+= 1
             state.backoff = ConnectivitySource.firstDelay
             let cancelled = [state.inFlight, state.timer].compactMap { $0 }
             state.inFlight = nil
             state.timer = nil
-            return (cancelled, mayCheck(raw))
+            return (cancelled, mayCheck(raw), serversOnly)
         }
         for work in cancelled { work.cancel() }
-        deliver(annotate(raw, result: nil))
+        if !serversOnly { deliver(annotate(raw, result: nil)) }
         if satisfied { startCheck() }
     }
 

@@ -7,7 +7,7 @@ import Musl
 #endif
 
 /// One connectivity check on Linux, on the package's own non-blocking sockets: names
-/// resolved over UDP to the path's DNS servers, every endpoint and address tried at once,
+/// resolved over UDP to the path's DNS servers (over TCP when an answer is truncated), every endpoint and address tried at once,
 /// every socket bound to the primary interface (`SO_BINDTODEVICE`), one ``EventLoop``, and
 /// every wait bounded. Runs on the calling thread, which must be a thread of our own when
 /// a namespace is given (it enters it).
@@ -144,15 +144,24 @@ struct LinuxProbe {
         }
     }
 
-    /// Sends `query` from a UDP socket of its own; the socket, or `nil` when it cannot.
+    /// Sends `query` from a UDP socket of its own, or, over TCP, starts connecting a socket
+    /// of its own to the server (the machine sends the query once it is made); the socket,
+    /// or `nil` when it cannot.
     private func sendQuery(_ query: ProbeStateMachine.Query) -> FileDescriptor? {
-        guard case .success(let fd) = Syscall.socket(domain(of: query.server), Int32(SOCK_DGRAM.rawValue) | Int32(SOCK_NONBLOCK.rawValue))
-        else { return nil }
+        let type = query.overTCP ? Int32(SOCK_STREAM.rawValue) : Int32(SOCK_DGRAM.rawValue)
+        guard case .success(let fd) = Syscall.socket(domain(of: query.server), type | Int32(SOCK_NONBLOCK.rawValue)) else { return nil }
         // A resolver on this machine (a local cache) is not reached through the interface.
         if !isOnThisHost(query.server) { bindToInterface(fd) }
         // Connected: the kernel then only lets answers from that server through.
-        let sent = Syscall.connect(fd, to: socketAddress(query.server, port: LinuxProbe.dnsPort)).flatMap { _ in Syscall.send(fd, query.bytes) }
-        guard sent == .success(query.bytes.count) else {
+        let connected = Syscall.connect(fd, to: socketAddress(query.server, port: LinuxProbe.dnsPort))
+        if query.overTCP {
+            if case .failure(let error) = connected, error != .inProgress {
+                Syscall.close(fd)
+                return nil
+            }
+            return fd
+        }
+        guard connected.flatMap({ _ in Syscall.send(fd, query.bytes) }) == .success(query.bytes.count) else {
             Syscall.close(fd)
             return nil
         }

@@ -59,7 +59,7 @@ package final class Inotify: Sendable {
                  Int($0.loadUnaligned(fromByteOffset: offset + 12, as: UInt32.self)))
             }
             let end = min(offset + 16 + length, bytes.count)
-            let name = String(decoding: bytes[(offset + 16)..<end].prefix { $0 != 0 }, as: UTF8.self)
+            let name = FileName.decode(bytes[(offset + 16)..<end].prefix { $0 != 0 })
             events.append(Event(watch: watch, mask: mask, name: name))
             offset = end
         }

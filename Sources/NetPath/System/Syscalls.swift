@@ -397,7 +397,7 @@ extension Syscall {
 
     /// `open(2)`, close-on-exec; `mode` for a file it creates.
     package static func open(_ path: String, _ flags: Int32, mode: mode_t = 0o644) -> Result<FileDescriptor, Errno> {
-        retrying { Glibc.open(path, flags | O_CLOEXEC, mode) }.map(FileDescriptor.init)
+        withFileName(path) { path in retrying { Glibc.open(path, flags | O_CLOEXEC, mode) } }.map(FileDescriptor.init)
     }
 
     /// Moves a file's offset back to its start.
@@ -451,6 +451,21 @@ extension Syscall {
         return retrying { cnetlink_signalfd(&signals.set) }.map(FileDescriptor.init)
     }
 
+    /// `size` bytes of zeroed private memory of their own (`mmap`, anonymous), given back
+    /// whole by ``unmapMemory(_:)``; `nil` when none is left. For the large buffers of
+    /// sockets that come and go: from malloc, freeing one raises glibc's mmap threshold, and
+    /// the next ones then fragment the heap (a node's namespaces churning grew the process
+    /// 2.9 KB per namespace).
+    package static func mapMemory(_ size: Int) -> UnsafeMutableRawBufferPointer? {
+        guard let address = mmap(nil, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0),
+              address != UnsafeMutableRawPointer(bitPattern: -1) else { return nil }
+        return UnsafeMutableRawBufferPointer(start: address, count: size)
+    }
+
+    package static func unmapMemory(_ memory: UnsafeMutableRawBufferPointer) {
+        _ = munmap(memory.baseAddress, memory.count)
+    }
+
     /// One malloc arena for the whole process (`mallopt(M_ARENA_MAX, 1)`).
     package static func useOneMallocArena() {
         _ = cnetlink_single_malloc_arena()
@@ -476,16 +491,23 @@ extension Syscall {
 
     /// The names in a directory (without `.` and `..`); `nil` when it cannot be opened.
     package static func directoryNames(_ path: String) -> [String]? {
-        guard let directory = opendir(path) else { return nil }
+        guard let directory = withFileName(path, { opendir($0) }) else { return nil }
         defer { closedir(directory) }
         var names: [String] = []
         while let entry = readdir(directory) {
-            let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
-                String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self)
-            }
+            let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in FileName.decode(raw.prefix { $0 != 0 }) }
             if name != "." && name != ".." { names.append(name) }
         }
         return names
+    }
+
+    /// Calls `body` with `path` as the kernel's bytes (``FileName``): a name read from the
+    /// kernel that is not UTF-8 goes back as it came.
+    static func withFileName<T>(_ path: String, _ body: (UnsafePointer<CChar>) -> T) -> T {
+        guard FileName.hasEscapes(path) else { return path.withCString(body) }
+        return (FileName.encode(path) + [0]).withUnsafeBufferPointer { bytes in
+            bytes.withMemoryRebound(to: CChar.self) { body($0.baseAddress!) }
+        }
     }
 
     /// Whether `descriptor` is a pipe (`fstat`, `S_IFIFO`).
@@ -501,6 +523,23 @@ extension Syscall {
 
     /// The effective user id (`uidrange` rules select on it).
     package static func effectiveUserID() -> UInt32 { UInt32(geteuid()) }
+
+    /// Raises the soft limit of open descriptors (`RLIMIT_NOFILE`) to the hard one, as a
+    /// process that never uses `select` may (systemd's services get 1,024 soft and 524,288
+    /// hard). The soft limit now, or the errno.
+    @discardableResult
+    package static func raiseDescriptorLimit() -> Result<UInt64, Errno> {
+        var limit = rlimit()
+        #if canImport(Glibc)
+        let resource = __rlimit_resource_t(RLIMIT_NOFILE.rawValue)
+        #else
+        let resource = Int32(RLIMIT_NOFILE)
+        #endif
+        if case .failure(let error) = retrying({ getrlimit(resource, &limit) }) { return .failure(error) }
+        guard limit.rlim_cur < limit.rlim_max else { return .success(UInt64(limit.rlim_cur)) }
+        limit.rlim_cur = limit.rlim_max
+        return retrying { setrlimit(resource, &limit) }.map { _ in UInt64(limit.rlim_max) }
+    }
 
     /// `epoll_create1(EPOLL_CLOEXEC)`.
     package static func epollCreate() -> Result<FileDescriptor, Errno> {
@@ -535,13 +574,33 @@ extension Syscall {
     /// The target of the symlink `path`; `nil` when it is not one.
     package static func readLink(_ path: String) -> String? {
         var buffer = [CChar](repeating: 0, count: 4096)
-        guard case .success(let count) = retrying({ readlink(path, &buffer, buffer.count - 1) }), count > 0 else { return nil }
-        return String(decoding: buffer[0..<count].map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        guard case .success(let count) = withFileName(path, { path in retrying { readlink(path, &buffer, buffer.count - 1) } }), count > 0
+        else { return nil }
+        return FileName.decode(buffer[0..<count].map { UInt8(bitPattern: $0) })
     }
 
     package static func exists(_ path: String) -> Bool {
-        access(path, F_OK) == 0
+        withFileName(path) { access($0, F_OK) } == 0
     }
+
+    /// `pidfd_open(2)`, close-on-exec: readable once process `pid` has exited.
+    package static func processDescriptor(_ pid: Int32) -> Result<FileDescriptor, Errno> {
+        retrying { cnetlink_pidfd_open(pid) }.map(FileDescriptor.init)
+    }
+
+    /// Whether `path` is a namespace file (`statfs` says nsfs, `NSFS_MAGIC`): `ip netns add`
+    /// makes an empty file that only its mount makes one. Needs no permission on the file.
+    package static func isNamespaceFile(_ path: String) -> Bool {
+        (try? fileSystemType(path).get()) == nsfsMagic
+    }
+
+    /// `statfs(2)`'s `f_type` for `path`, or the errno.
+    package static func fileSystemType(_ path: String) -> Result<Int64, Errno> {
+        withFileName(path) { path in retrying { cnetlink_file_system_type(path) } }.map { Int64($0) }
+    }
+
+    /// `NSFS_MAGIC`: the file system of namespace files.
+    package static let nsfsMagic: Int64 = 0x6E73_6673
 
     // MARK: inotify
 
@@ -552,7 +611,7 @@ extension Syscall {
 
     /// `inotify_add_watch(2)`: the watch descriptor, or the errno.
     package static func inotifyAddWatch(_ descriptor: FileDescriptor, _ path: String, mask: UInt32) -> Result<Int32, Errno> {
-        retrying { inotify_add_watch(descriptor.rawValue, path, mask) }
+        withFileName(path) { path in retrying { inotify_add_watch(descriptor.rawValue, path, mask) } }
     }
 
     /// `inotify_rm_watch(2)`.

@@ -71,6 +71,11 @@ public struct ConnectivityFailure: Error, Hashable, Sendable, Codable, CustomStr
         case nameNotResolved
         /// No DNS answer came within the resolution timeout.
         case resolutionTimedOut
+        /// The name resolved only to a loopback or unspecified address (`127.0.0.1`,
+        /// `0.0.0.0`, `::1`, `::`): the network's DNS filters it (a blocklist, a portal that
+        /// has not let this machine through). Never connected to: a web server on this
+        /// machine would answer for the Internet. The verdict is `limited`.
+        case filteredAnswer
         /// No connection could be made to any of the endpoint's addresses.
         case connectionFailed
         /// This machine has no route for the connection right now (`ENETUNREACH`,

@@ -22,10 +22,17 @@ extension NetworkPath: CustomStringConvertible {
         case .unsatisfied: words.append(paint("offline", .bad))
         case .requiresConnection: words.append(paint("connecting", .pending))
         }
-        let names = availableInterfaces.map { "\(NetworkPath.visible($0.name)) (\($0.type.rawValue))" }
+        // A router or a container node has hundreds of interfaces: the line names the first
+        // few (best first, SPEC 2.8) and counts the rest; JSON lists them all.
+        let shown = NetworkPath.namedInterfaces
+        let names = availableInterfaces.prefix(shown + 1).map { "\(NetworkPath.visible($0.name)) (\($0.type.rawValue))" }
+        func list(_ names: ArraySlice<String>, total: Int) -> String {
+            let listed = names.prefix(shown)
+            return listed.joined(separator: ", ") + (total > listed.count ? " and \(total - listed.count) more" : "")
+        }
         guard status == .satisfied else {
             if let diagnosis { words.append(paint(diagnosis.explanation, .quiet)) }
-            if !names.isEmpty { words.append("up: " + names.joined(separator: ", ")) }
+            if !names.isEmpty { words.append("up: " + list(names[...], total: availableInterfaces.count)) }
             return words.joined(separator: "  ")
         }
         words.append("via " + (names.first ?? "?"))
@@ -45,9 +52,12 @@ extension NetworkPath: CustomStringConvertible {
         if isConstrained { words.append("constrained") }
         if isUltraConstrained { words.append("ultra-constrained") }
         if linkQuality != .unknown { words.append("link quality " + linkQuality.rawValue) }
-        if names.count > 1 { words.append("also " + names.dropFirst().joined(separator: ", ")) }
+        if names.count > 1 { words.append("also " + list(names.dropFirst(), total: availableInterfaces.count - 1)) }
         return words.joined(separator: "  ")
     }
+
+    /// How many interfaces the line names before it counts the rest.
+    package static let namedInterfaces = 8
 
     /// `text` with control characters shown as `\xNN` escapes: an interface name or a URL
     /// from the network may hold a newline or a terminal escape, which must neither break the

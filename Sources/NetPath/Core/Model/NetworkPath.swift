@@ -122,6 +122,10 @@ public struct NetworkPath: Hashable, Sendable {
     /// Who gave ``connectivity``: NetPath's own check or the system's (`nil` while unknown
     /// and unchecked).
     public var connectivitySource: Source?
+    /// The DNS servers of a satisfied path, as the resolver files name them (Linux). Not
+    /// part of `==`: a DHCP client that rewrites `resolv.conf` changes no path users see, but
+    /// a connectivity check in flight starts over (``isIdentical(to:)``).
+    @IgnoredByEquality package var dnsServers: [String] = []
 
     /// Where a fact about the path comes from (SPEC §1, §3: the system's knowledge first).
     public enum Source: String, Sendable, Hashable, Codable, CaseIterable {
@@ -180,6 +184,13 @@ public struct NetworkPath: Hashable, Sendable {
         self.portalURL = portalURL
         self.expensiveSource = expensiveSource ?? (isExpensive ? .interfaceType : nil)
         self.connectivitySource = connectivitySource
+    }
+
+    /// Whether the path equals `other` and has the same DNS servers: whether a source has
+    /// anything new to hand on (a DNS change restarts a connectivity check).
+    package func isIdentical(to other: NetworkPath?) -> Bool {
+        guard let other else { return false }
+        return self == other && dnsServers == other.dnsServers
     }
 
     /// Whether the path uses an interface of `type` (as `NWPath.usesInterfaceType`).

@@ -16,7 +16,17 @@ public struct NetworkNamespace: Hashable, Sendable, CustomStringConvertible {
         NetworkNamespace(path: path, name: nil)
     }
 
-    public var description: String { name.map { "network namespace '\($0)'" } ?? "network namespace file '\(path)'" }
+    public var description: String {
+        name.map { "network namespace '\(FileName.visible($0))'" } ?? "network namespace file '\(FileName.visible(path))'"
+    }
+
+    /// The process whose namespace the path names (`/proc/PID/ns/net`), if it names one:
+    /// the namespace lives as long as that process does, unless something else holds it.
+    package var processIdentifier: Int32? {
+        let parts = path.split(separator: "/", omittingEmptySubsequences: true)
+        guard name == nil, parts.count == 4, parts[0] == "proc", parts[2] == "ns", parts[3] == "net" else { return nil }
+        return Int32(parts[1]).flatMap { $0 > 0 ? $0 : nil }
+    }
 
     /// Whether a name is acceptable to `ip netns` (not empty, no slash, not `.` or `..`).
     package var hasValidName: Bool {

@@ -107,9 +107,11 @@ package struct KernelState: Hashable, Sendable {
     package var rules: Set<RuleMessage> = []
     /// Whether a rules dump completed: kernels without one leave every table counted as used.
     package var rulesKnown = false
-    package var hasDNSServer = false {
-        didSet { if hasDNSServer != oldValue { changed = true } }
+    /// The DNS servers the resolver files name, in order.
+    package var dnsServers: [String] = [] {
+        didSet { if dnsServers != oldValue { changed = true } }
     }
+    package var hasDNSServer: Bool { !dnsServers.isEmpty }
     /// Usable addresses per link and family, kept as addresses
     /// come and go, so an address storm costs O(1) per message and leaves the path alone.
     package private(set) var usableCounts: [Int32: UsableCounts] = [:]

@@ -24,8 +24,8 @@ extension NetlinkEngine {
         case step
         /// An IPsec policy changed (no rtnetlink message says so).
         case policiesChanged
-        /// The resolver files were read again.
-        case resolverRead(hasServer: Bool)
+        /// The resolver files were read again: the servers they name, in order.
+        case resolverRead(servers: [String])
         /// The watched namespace was deleted: a last path.
         case namespaceDeleted
         /// A turn of the reader ended, with a socket error or without.
@@ -75,12 +75,14 @@ extension NetlinkEngine {
         case .policiesChanged:
             // Ask both families again.
             state.answerStale = true
-        case .resolverRead(let hasServer):
-            state.hasDNSServer = hasServer
+        case .resolverRead(let servers):
+            // A change of servers alone makes a path that differs only in them: a check in
+            // flight starts over with the new servers.
+            state.dnsServers = servers
         case .namespaceDeleted:
             // Its interfaces are gone for everyone else.
             let gone = NetworkPath(status: .unsatisfied, unsatisfiedReason: .notAvailable, diagnosis: .noInterface)
-            return gone == lastDelivered ? [] : [.deliver(gone)]
+            return gone.isIdentical(to: lastDelivered) ? [] : [.deliver(gone)]
         case .turnEnded(let socketFailed):
             guard socketFailed else {
                 timers.turnSucceeded()

@@ -150,7 +150,7 @@ package struct NetlinkEngine {
             if timers.answersComplete(consistent: decision.isConsistent(), at: now) {
                 timers.setExpiry(decision.earliestExpiry())
                 let path = decision.path()
-                if path != lastDelivered {
+                if !path.isIdentical(to: lastDelivered) {
                     lastDelivered = path
                     actions.path = path
                 }

@@ -218,7 +218,7 @@ package struct PathDecision {
             if !gateways.contains(text) { gateways.append(text) }
         }
         let tunnel = tunnelBeneath(chosen: chosen, usable: usable)
-        return NetworkPath(
+        var path = NetworkPath(
             status: .satisfied,
             availableInterfaces: interfaces,
             tunnelInterface: tunnel.map { _ in interfaces[0] },
@@ -229,6 +229,8 @@ package struct PathDecision {
             supportsDNS: state.hasDNSServer,
             gateways: gateways
         )
+        path.dnsServers = state.dnsServers
+        return path
     }
 
     /// Why no socket gets out (SPEC §2.6), first cause first.

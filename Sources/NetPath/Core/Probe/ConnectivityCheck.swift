@@ -191,6 +191,13 @@ package struct HTTPTarget: Hashable, Sendable {
     /// Path and query, starting with `/`.
     package var path: String
 
+    /// Whether the host is `localhost` or a name under it (RFC 6761 §6.3), which stand for
+    /// this machine: their loopback answer is no filtering resolver's.
+    package var isLocalhostName: Bool {
+        let name = (host.hasSuffix(".") ? String(host.dropLast()) : host).lowercased()
+        return name == "localhost" || name.hasSuffix(".localhost")
+    }
+
     /// `Host:` header value.
     package var hostHeader: String {
         let bracketed = address?.family == IPAddress.inet6 ? "[\(host)]" : host

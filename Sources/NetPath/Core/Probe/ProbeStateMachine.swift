@@ -9,13 +9,17 @@
 /// `openQuery`, `connect` and `send` at once, before the next action; after the events of a
 /// wait it calls ``next(now:)``, which ends in `wait` or `finish`.
 package struct ProbeStateMachine {
-    /// A DNS query to send over UDP to `server`, for the name of endpoint `endpoint`.
+    /// A DNS query to send to `server`, for the name of endpoint `endpoint` (or, as
+    /// ``discoveryEndpoint``, for `ipv4only.arpa`): over UDP, or over TCP when the answer
+    /// over UDP came truncated.
     package struct Query: Equatable {
         package var endpoint: Int
         package var server: IPAddress
         package var id: UInt16
         package var type: UInt16
+        /// The message, unframed.
         package var bytes: [UInt8]
+        package var overTCP = false
     }
 
     /// What a descriptor is waited on for.
@@ -32,7 +36,9 @@ package struct ProbeStateMachine {
     }
 
     package enum Action: Equatable {
-        /// Open a UDP socket to the query's server and send the query; report ``Event/querySent(_:fd:)``.
+        /// Open a UDP socket to the query's server and send the query, or, for a query over
+        /// TCP, open a non-blocking TCP socket and start connecting it to the server's port 53
+        /// (the query is sent with `send` once it is made); report ``Event/querySent(_:fd:)``.
         case openQuery(Query)
         /// Open a non-blocking TCP socket and start connecting; report ``Event/connectStarted(endpoint:address:_:)``.
         case connect(endpoint: Int, address: IPAddress, port: UInt16)
@@ -100,10 +106,23 @@ package struct ProbeStateMachine {
         var addresses: [IPAddress] = []
         /// Queries asked for and neither answered nor given up on.
         var pendingQueries = 0
+        /// The record types a server answered definitively (``DNSMessage/Answer/isDefinitive``):
+        /// the other servers' queries for them are dropped.
+        var settled: Set<UInt16> = []
         /// An IPv4 literal on an IPv6-only path, waiting for the NAT64 prefix.
         var awaitsPrefix = false
+        /// IPv4 addresses the name resolved to on an IPv6-only path while the NAT64 prefix
+        /// is still looked for.
+        var awaitingPrefix: [IPAddress] = []
         /// An address the name resolved to in a family the path does not route.
         var unroutable: IPAddress?
+        /// A loopback or unspecified address the name resolved to: a filtering resolver's
+        /// answer, never connected to.
+        var filtered: IPAddress?
+        /// A server said the name has no address (NXDOMAIN, or no data).
+        var notFound = false
+        /// Why the last query that was no answer ended (a server's failure, a read error).
+        var failure: String?
     }
 
     /// How an endpoint ended.
@@ -124,10 +143,17 @@ package struct ProbeStateMachine {
         case failed(String)
     }
 
+    /// A query out.
+    private struct Asked {
+        var query: Query
+        /// Over TCP: whether the query went out, and the bytes of the answer read so far.
+        var sent = false
+        var stream: [UInt8] = []
+    }
+
     private enum Role {
-        case query(endpoint: Int, id: UInt16, type: UInt16)
-        /// An AAAA query for `ipv4only.arpa`.
-        case discovery(id: UInt16)
+        /// A DNS query (for `ipv4only.arpa` when its endpoint is ``discoveryEndpoint``).
+        case query(Asked)
         case connect(endpoint: Int, address: IPAddress)
         case read(endpoint: Int)
     }
@@ -197,19 +223,18 @@ package struct ProbeStateMachine {
     private var hasQueries: Bool {
         roles.values.contains {
             switch $0 {
-            case .query, .discovery: true
+            case .query: true
             case .connect, .read: false
             }
         }
     }
 
-    /// Whether an endpoint answered as a portal does or every endpoint is done (and the
-    /// NAT64 prefix, when it is looked for, is known or known to be missing: the result
-    /// reports it). A pass does not end the check: another endpoint may still answer in
-    /// place of its expected answer, which makes it `portal` (``ProbeVerdict``).
+    /// Whether an endpoint answered as a portal does or every endpoint is done. A pass does
+    /// not end the check: another endpoint may still answer in place of its expected answer,
+    /// which makes it `portal` (``ProbeVerdict``). The NAT64 prefix's discovery holds no
+    /// verdict: the result reports the prefix when it was found in time.
     private var isComplete: Bool {
-        guard discovery != .asking else { return false }
-        return runs.allSatisfy { $0.phase == .done } || runs.contains(where: \.answeredAsAPortal)
+        runs.allSatisfy { $0.phase == .done } || runs.contains(where: \.answeredAsAPortal)
     }
 
     /// The socket actions an event calls for (never `wait`; `finish` only on cancellation
@@ -228,8 +253,7 @@ package struct ProbeStateMachine {
             return connectFinished(fd: fd, error: error, now: now)
         case .received(let fd, let received):
             switch roles[fd] {
-            case .query(let index, let id, let type)?: return answered(fd, endpoint: index, id: id, type: type, received, now: now)
-            case .discovery(let id)?: return discovered(fd, id: id, received, now: now)
+            case .query(let asked)?: return queryReceived(fd, asked, received, now: now)
             case .read(let index)?: return responded(endpoint: index, received, now: now)
             case .connect?, nil: return []
             }
@@ -251,7 +275,11 @@ package struct ProbeStateMachine {
             return dropped + next(now: now)
         }
         let watching = roles.keys.sorted().map { fd in
-            if case .connect? = roles[fd] { Watch(fd: fd, interest: .writable) } else { Watch(fd: fd, interest: .readable) }
+            switch roles[fd] {
+            case .connect?: Watch(fd: fd, interest: .writable)
+            case .query(let asked)? where asked.query.overTCP && !asked.sent: Watch(fd: fd, interest: .writable)
+            default: Watch(fd: fd, interest: .readable)
+            }
         }
         return [.wait(until: hasQueries ? min(end, resolutionDeadline) : end, watching: watching)]
     }
@@ -337,6 +365,9 @@ package struct ProbeStateMachine {
         return actions
     }
 
+    /// Why a query could not be sent.
+    private static let unreachableServers = "the DNS servers cannot be reached"
+
     /// The `endpoint` of a discovery query.
     package static let discoveryEndpoint = -1
 
@@ -356,55 +387,179 @@ package struct ProbeStateMachine {
         }
     }
 
-    /// Every IPv4 literal waiting for the prefix, now that discovery has ended.
+    /// Every IPv4 literal and answer waiting for the prefix, now that discovery has ended;
+    /// the other discovery queries are dropped.
     private mutating func discoveryEnded(_ outcome: Discovery, now: UInt64) -> [Action] {
         guard discovery == .asking else { return [] }
         discovery = outcome
-        return runs.indices.flatMap { reachThroughNAT64($0, now: now) }
+        var actions = dropQueries(of: ProbeStateMachine.discoveryEndpoint, now: now)
+        for index in runs.indices {
+            actions += reachThroughNAT64(index, now: now)
+            let waiting = runs[index].lookup.awaitingPrefix
+            guard !waiting.isEmpty, runs[index].phase != .done else { continue }
+            runs[index].lookup.awaitingPrefix = []
+            if case .found(let prefix) = outcome {
+                for address in waiting { actions += tryAddress(index, prefix.synthesize(address)) }
+            } else {
+                runs[index].lookup.unroutable = runs[index].lookup.unroutable ?? waiting[0]
+            }
+            actions += lookupEnded(index, now: now)
+        }
+        return actions
     }
 
-    /// The answer a query's socket gave, its role ended; `nil` for a datagram that is not
-    /// the answer (the query keeps waiting). A read error or an empty datagram is `invalid`.
-    private mutating func takeAnswer(_ fd: FileDescriptor, id: UInt16, type: UInt16, _ received: Result<[UInt8], Errno>) -> DNSMessage.Answer? {
-        let bytes = (try? received.get()) ?? []
-        let answer = bytes.isEmpty ? .invalid : DNSMessage.parse(bytes, id: id, type: type)
-        if answer == .invalid && !bytes.isEmpty { return nil }
-        roles[fd] = nil
-        return answer
-    }
-
-    /// An answer to a discovery query: a prefix, or one server less to wait for.
-    private mutating func discovered(_ fd: FileDescriptor, id: UInt16, _ received: Result<[UInt8], Errno>, now: UInt64) -> [Action] {
-        guard let answer = takeAnswer(fd, id: id, type: DNSMessage.typeAAAA, received) else { return [] }
-        pendingDiscoveries -= 1
-        let actions: [Action] = [.close(fd: fd)]
-        if case .addresses(let found) = answer, let prefix = NAT64Prefix.discover(in: found) {
-            return actions + discoveryEnded(.found(prefix), now: now)
+    /// Closes the queries still out for `endpoint` (of `type` only, when given): a server
+    /// answered definitively, or the discovery ended.
+    private mutating func dropQueries(of endpoint: Int, type: UInt16? = nil, now: UInt64) -> [Action] {
+        var actions: [Action] = []
+        for fd in roles.keys.sorted() {
+            guard case .query(let asked)? = roles[fd], asked.query.endpoint == endpoint, type == nil || asked.query.type == type else { continue }
+            roles[fd] = nil
+            actions.append(.close(fd: fd))
+            if endpoint == ProbeStateMachine.discoveryEndpoint { pendingDiscoveries -= 1 } else { runs[endpoint].lookup.pendingQueries -= 1 }
         }
-        guard pendingDiscoveries == 0 else { return actions }
-        let reason = switch answer {
-        case .addresses: "ipv4only.arpa resolved to no well-known address"
-        case .noAddress: "ipv4only.arpa has no AAAA record"
-        case .invalid: "the DNS servers did not answer for ipv4only.arpa"
-        }
-        return actions + discoveryEnded(.failed(reason), now: now)
+        return actions
     }
 
     private mutating func querySent(_ query: Query, fd: FileDescriptor?, now: UInt64) -> [Action] {
-        if query.endpoint == ProbeStateMachine.discoveryEndpoint {
-            guard let fd else {
-                pendingDiscoveries -= 1
-                return pendingDiscoveries == 0 ? discoveryEnded(.failed("the DNS servers cannot be reached"), now: now) : []
+        guard let fd else { return queryEnded(query, .invalid, failure: ProbeStateMachine.unreachableServers, now: now) }
+        // Asked again over TCP after the question was settled some other way.
+        let settled = query.endpoint == ProbeStateMachine.discoveryEndpoint ? discovery != .asking
+            : runs[query.endpoint].phase == .done || runs[query.endpoint].lookup.settled.contains(query.type)
+        if settled {
+            if query.endpoint == ProbeStateMachine.discoveryEndpoint { pendingDiscoveries -= 1 } else { runs[query.endpoint].lookup.pendingQueries -= 1 }
+            return [.close(fd: fd)]
+        }
+        roles[fd] = .query(Asked(query: query))
+        return []
+    }
+
+    /// What a query's socket gave: over UDP a datagram (one that is not the answer is
+    /// ignored), over TCP the next bytes of the framed answer.
+    private mutating func queryReceived(_ fd: FileDescriptor, _ asked: Asked, _ received: Result<[UInt8], Errno>, now: UInt64) -> [Action] {
+        let query = asked.query
+        let answer: DNSMessage.Answer
+        switch received {
+        case .failure(let error):
+            roles[fd] = nil
+            return [.close(fd: fd)] + queryEnded(query, .invalid, failure: "the DNS server did not answer: \(error)", now: now)
+        case .success(let bytes) where bytes.isEmpty:
+            roles[fd] = nil
+            return [.close(fd: fd)] + queryEnded(query, .invalid, failure: "the DNS server closed the connection", now: now)
+        case .success(let bytes) where query.overTCP:
+            var asked = asked
+            asked.stream += bytes
+            guard let message = DNSMessage.unframed(asked.stream) else {
+                // A message is at most 64 KiB and its 2-byte length: more without one is not DNS.
+                roles[fd] = asked.stream.count > 0x1_0001 ? nil : .query(asked)
+                return roles[fd] == nil ? [.close(fd: fd)] + queryEnded(query, .invalid, failure: "the DNS server's answer is malformed", now: now) : []
             }
-            roles[fd] = .discovery(id: query.id)
+            answer = DNSMessage.parse(message, id: query.id, type: query.type)
+        case .success(let bytes):
+            answer = DNSMessage.parse(bytes, id: query.id, type: query.type)
+            if answer == .invalid { return [] }
+        }
+        roles[fd] = nil
+        var actions: [Action] = [.close(fd: fd)]
+        if answer == .truncated && !query.overTCP {
+            // The answer did not fit: the same query over TCP, to the same server (glibc).
+            var again = query
+            again.overTCP = true
+            actions.append(.openQuery(again))
+            return actions
+        }
+        let failure: String? = switch answer {
+        case .noAddress(let rcode) where !answer.isDefinitive: "the DNS server failed (\(DNSMessage.rcodeName(rcode)))"
+        case .truncated, .invalid: "the DNS server's answer is malformed"
+        default: nil
+        }
+        return actions + queryEnded(query, answer, failure: failure, now: now)
+    }
+
+    /// A query ended: with an answer, definitive or not, or with `failure`.
+    private mutating func queryEnded(_ query: Query, _ answer: DNSMessage.Answer, failure: String?, now: UInt64) -> [Action] {
+        guard query.endpoint != ProbeStateMachine.discoveryEndpoint else { return discovered(answer, failure: failure, now: now) }
+        let index = query.endpoint
+        runs[index].lookup.pendingQueries -= 1
+        guard runs[index].phase != .done else { return [] }
+        var actions: [Action] = []
+        if case .addresses(let found) = answer {
+            runs[index].lookup.resolved = true
+            for address in found { actions += resolved(index, address) }
+        }
+        if answer.isDefinitive {
+            // glibc's rule: one server's definitive answer is the name's; the others are not waited for.
+            runs[index].lookup.settled.insert(query.type)
+            if case .noAddress = answer { runs[index].lookup.notFound = true }
+            actions += dropQueries(of: index, type: query.type, now: now)
+        } else if let failure {
+            runs[index].lookup.failure = failure
+        }
+        return actions + lookupEnded(index, now: now)
+    }
+
+    /// An address the name resolved to: connected to, unless it is loopback or unspecified
+    /// (a filtering resolver's answer for a public name), or of a family the path does not
+    /// route (through NAT64 when its prefix is known, once it is when it is looked for).
+    private mutating func resolved(_ index: Int, _ address: IPAddress) -> [Action] {
+        if (address.isLoopback || address.isUnspecified) && !runs[index].endpoint.target.isLocalhostName {
+            runs[index].lookup.filtered = runs[index].lookup.filtered ?? address
             return []
         }
-        guard let fd else {
-            runs[query.endpoint].lookup.pendingQueries -= 1
-            return runs[query.endpoint].lookup.pendingQueries == 0 ? finish(query.endpoint, .init(.dnsFailure, "the DNS servers cannot be reached"), now: now) : []
+        guard !routes(address) else { return tryAddress(index, address) }
+        if address.family == IPAddress.inet {
+            switch discovery {
+            case .found(let prefix): return tryAddress(index, prefix.synthesize(address))
+            case .asking:
+                if !runs[index].lookup.awaitingPrefix.contains(address) { runs[index].lookup.awaitingPrefix.append(address) }
+                return []
+            case .notNeeded, .failed: break
+            }
         }
-        roles[fd] = .query(endpoint: query.endpoint, id: query.id, type: query.type)
+        // A bound socket would wait out the timeout on it.
+        runs[index].lookup.unroutable = runs[index].lookup.unroutable ?? address
         return []
+    }
+
+    /// Connects to a new address of the endpoint, unless a connection already won.
+    private mutating func tryAddress(_ index: Int, _ address: IPAddress) -> [Action] {
+        guard !runs[index].lookup.addresses.contains(address) else { return [] }
+        runs[index].lookup.addresses.append(address)
+        return runs[index].active == nil ? startConnecting(index, to: address) : []
+    }
+
+    /// Ends an endpoint whose resolution is over with nothing to connect to, or whose
+    /// connections all failed.
+    private mutating func lookupEnded(_ index: Int, timedOut: Bool = false, now: UInt64) -> [Action] {
+        let lookup = runs[index].lookup
+        guard runs[index].phase != .done, lookup.pendingQueries == 0, lookup.awaitingPrefix.isEmpty else { return [] }
+        guard lookup.addresses.isEmpty else { return finishIfNothingLeft(index, now: now) }
+        let host = runs[index].endpoint.target.host
+        let reason: ConnectivityFailure = if let address = lookup.filtered {
+            .init(.filteredAnswer, "the name '\(host)' resolved to \(address): the network's DNS filters it")
+        } else if let address = lookup.unroutable { unroutable(address) }
+        else if lookup.notFound || lookup.resolved { .init(.nameNotResolved, "the name '\(host)' did not resolve") }
+        else if timedOut { .init(.resolutionTimedOut, "name resolution timed out") }
+        else if let failure = lookup.failure { .init(.dnsFailure, failure) }
+        else { .init(.nameNotResolved, "the name '\(host)' did not resolve") }
+        return finish(index, reason, now: now)
+    }
+
+    /// A discovery query ended: a prefix, or a definitive answer without one, ends the
+    /// discovery; a server's failure leaves it to the others.
+    private mutating func discovered(_ answer: DNSMessage.Answer, failure: String?, now: UInt64) -> [Action] {
+        pendingDiscoveries -= 1
+        guard discovery == .asking else { return [] }
+        if case .addresses(let found) = answer, let prefix = NAT64Prefix.discover(in: found) {
+            return discoveryEnded(.found(prefix), now: now)
+        }
+        guard answer.isDefinitive || pendingDiscoveries == 0 else { return [] }
+        let reason = switch answer {
+        case .addresses: "ipv4only.arpa resolved to no well-known address"
+        case .noAddress where answer.isDefinitive: "ipv4only.arpa has no AAAA record"
+        default: failure == ProbeStateMachine.unreachableServers ? failure ?? "" : "the DNS servers did not answer for ipv4only.arpa"
+        }
+        return discoveryEnded(.failed(reason), now: now)
     }
 
     private mutating func startConnecting(_ index: Int, to address: IPAddress) -> [Action] {
@@ -429,41 +584,13 @@ package struct ProbeStateMachine {
         return finishIfNothingLeft(index, now: now)
     }
 
-    /// A DNS answer, a failure, or a datagram that is not the answer (ignored).
-    private mutating func answered(_ fd: FileDescriptor, endpoint index: Int, id: UInt16, type: UInt16,
-                                   _ received: Result<[UInt8], Errno>, now: UInt64) -> [Action] {
-        guard let answer = takeAnswer(fd, id: id, type: type, received) else { return [] }
-        runs[index].lookup.pendingQueries -= 1
-        var actions: [Action] = [.close(fd: fd)]
-        guard runs[index].phase != .done else { return actions }
-        if case .addresses(let found) = answer {
-            runs[index].lookup.resolved = true
-            for resolved in found {
-                // A family the path does not route: through NAT64 when its prefix is known,
-                // else not at all (a bound socket would wait out the timeout on it).
-                var address = resolved
-                if !routes(resolved) {
-                    guard resolved.family == IPAddress.inet, case .found(let prefix) = discovery else {
-                        runs[index].lookup.unroutable = runs[index].lookup.unroutable ?? resolved
-                        continue
-                    }
-                    address = prefix.synthesize(resolved)
-                }
-                guard !runs[index].lookup.addresses.contains(address) else { continue }
-                runs[index].lookup.addresses.append(address)
-                if runs[index].active == nil { actions += startConnecting(index, to: address) }
-            }
-        }
-        guard runs[index].lookup.pendingQueries == 0 && runs[index].lookup.addresses.isEmpty else {
-            return actions + finishIfNothingLeft(index, now: now)
-        }
-        let reason: ConnectivityFailure = if let address = runs[index].lookup.unroutable { unroutable(address) }
-            else if case .failure(let error) = received { .init(.dnsFailure, "the DNS server did not answer: \(error)") }
-            else { .init(.nameNotResolved, "the name '\(runs[index].endpoint.target.host)' did not resolve") }
-        return actions + finish(index, reason, now: now)
-    }
-
     private mutating func connectFinished(fd: FileDescriptor, error: Errno?, now: UInt64) -> [Action] {
+        if case .query(let asked)? = roles[fd] {
+            // A query over TCP: send it once connected.
+            guard let error else { return [.send(fd: fd, request: DNSMessage.framed(asked.query.bytes))] }
+            roles[fd] = nil
+            return [.close(fd: fd)] + queryEnded(asked.query, .invalid, failure: "cannot connect to the DNS server over TCP: \(error)", now: now)
+        }
         guard case .connect(let index, let address)? = roles[fd] else { return [] }
         runs[index].connecting.removeAll { $0 == fd }
         if error != nil || runs[index].active != nil {
@@ -483,6 +610,15 @@ package struct ProbeStateMachine {
     }
 
     private mutating func requestSent(fd: FileDescriptor, complete: Bool, now: UInt64) -> [Action] {
+        if case .query(var asked)? = roles[fd] {
+            guard complete else {
+                roles[fd] = nil
+                return [.close(fd: fd)] + queryEnded(asked.query, .invalid, failure: "cannot send the query to the DNS server over TCP", now: now)
+            }
+            asked.sent = true
+            roles[fd] = .query(asked)
+            return []
+        }
         guard case .connect(let index, let address)? = roles[fd] else { return [] }
         guard complete else {
             roles[fd] = nil
@@ -512,24 +648,15 @@ package struct ProbeStateMachine {
 
     // MARK: - Endings
 
-    /// Gives up every query still waiting (the resolution deadline passed).
+    /// Gives up every query still waiting (the resolution deadline passed): the discovery
+    /// fails, and endpoints with no address, or whose connections all failed, end.
     private mutating func dropQueries(now: UInt64) -> [Action] {
         var actions: [Action] = []
-        for fd in roles.keys.sorted() {
-            if case .discovery? = roles[fd] {
-                roles[fd] = nil
-                actions.append(.close(fd: fd))
-                pendingDiscoveries -= 1
-                if pendingDiscoveries == 0 { actions += discoveryEnded(.failed("ipv4only.arpa did not resolve in time"), now: now) }
-                continue
-            }
-            guard case .query(let index, _, _)? = roles[fd] else { continue }
-            roles[fd] = nil
-            actions.append(.close(fd: fd))
-            runs[index].lookup.pendingQueries -= 1
-            if runs[index].lookup.pendingQueries == 0 && runs[index].lookup.addresses.isEmpty {
-                actions += finish(index, .init(.resolutionTimedOut, "name resolution timed out"), now: now)
-            }
+        if discovery == .asking { actions += discoveryEnded(.failed("ipv4only.arpa did not resolve in time"), now: now) }
+        for index in runs.indices {
+            let dropped = dropQueries(of: index, now: now)
+            guard !dropped.isEmpty else { continue }
+            actions += dropped + lookupEnded(index, timedOut: true, now: now)
         }
         return actions
     }
@@ -537,7 +664,8 @@ package struct ProbeStateMachine {
     /// Ends an endpoint with no query, connection or `connect` action left.
     private mutating func finishIfNothingLeft(_ index: Int, now: UInt64) -> [Action] {
         let run = runs[index]
-        guard run.lookup.pendingQueries == 0 && run.opening == 0 && run.connecting.isEmpty && run.active == nil else { return [] }
+        guard run.lookup.pendingQueries == 0 && run.lookup.awaitingPrefix.isEmpty && run.opening == 0 && run.connecting.isEmpty
+                && run.active == nil else { return [] }
         return finish(index, run.outcome.error ?? .init(.connectionFailed, "cannot connect"), now: now)
     }
 

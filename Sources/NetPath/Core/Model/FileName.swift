@@ -1,0 +1,77 @@
+/// File names as the kernel has them: bytes, not always UTF-8 (`ip netns add` takes any name
+/// without a slash). A name is carried in a `String` losslessly: each byte of an invalid
+/// UTF-8 sequence becomes a scalar of the private-use range U+F780–U+F7FF (the "UTF-8b"
+/// mapping, as Python's `surrogateescape` does with surrogates, which a `String` cannot
+/// hold), and back to that byte when the name goes to the kernel. Shown to people, such a
+/// byte is `\xNN`.
+package enum FileName {
+    /// The first scalar of the range: U+F780 stands for the byte 0x80.
+    static let base: UInt32 = 0xF700
+
+    /// The name in `bytes`, lossless.
+    package static func decode<Bytes: Collection>(_ bytes: Bytes) -> String where Bytes.Element == UInt8 {
+        let bytes = Array(bytes)
+        // A name that holds a scalar of the range itself has its bytes escaped too, so that
+        // every name comes back as it was.
+        if let valid = String(validating: bytes, as: UTF8.self), !hasEscapes(valid) { return valid }
+        var scalars = String.UnicodeScalarView()
+        var index = 0
+        while index < bytes.count {
+            let length = validSequenceLength(bytes, at: index)
+            if length > 0, let text = String(validating: bytes[index..<(index + length)], as: UTF8.self), !hasEscapes(text) {
+                scalars.append(contentsOf: text.unicodeScalars)
+                index += length
+            } else {
+                scalars.append(Unicode.Scalar(base + UInt32(bytes[index]))!)
+                index += 1
+            }
+        }
+        return String(scalars)
+    }
+
+    /// The bytes of `name` as the kernel has them.
+    package static func encode(_ name: String) -> [UInt8] {
+        guard name.unicodeScalars.contains(where: isEscape) else { return Array(name.utf8) }
+        var bytes: [UInt8] = []
+        for scalar in name.unicodeScalars {
+            if isEscape(scalar) {
+                bytes.append(UInt8(scalar.value - base))
+            } else {
+                bytes.append(contentsOf: String(scalar).utf8)
+            }
+        }
+        return bytes
+    }
+
+    /// `name` for people: an escaped byte as `\xNN`.
+    package static func visible(_ name: String) -> String {
+        guard name.unicodeScalars.contains(where: isEscape) else { return name }
+        var text = ""
+        for scalar in name.unicodeScalars {
+            if isEscape(scalar) {
+                let byte = scalar.value - base
+                text += "\\x" + (byte < 0x10 ? "0" : "") + String(byte, radix: 16)
+            } else {
+                text.unicodeScalars.append(scalar)
+            }
+        }
+        return text
+    }
+
+    /// Whether `name` holds an escaped byte (it must go to the kernel through ``encode(_:)``).
+    package static func hasEscapes(_ name: String) -> Bool {
+        name.unicodeScalars.contains(where: isEscape)
+    }
+
+    static func isEscape(_ scalar: Unicode.Scalar) -> Bool {
+        (base + 0x80...base + 0xFF).contains(scalar.value)
+    }
+
+    /// The length of the valid UTF-8 sequence at `index`, 0 when there is none.
+    private static func validSequenceLength(_ bytes: [UInt8], at index: Int) -> Int {
+        let lead = bytes[index]
+        let length = lead < 0x80 ? 1 : lead >= 0xC2 && lead < 0xE0 ? 2 : lead >= 0xE0 && lead < 0xF0 ? 3 : lead >= 0xF0 && lead < 0xF5 ? 4 : 0
+        guard length > 0, index + length <= bytes.count else { return 0 }
+        return String(validating: bytes[index..<(index + length)], as: UTF8.self) == nil ? 0 : length
+    }
+}
