@@ -21,13 +21,13 @@ let package = Package(
     ],
     targets: [
         .target(name: "CNetlink"),
-        // `netpath serve --web-config`: the system's OpenSSL 3, loaded with dlopen when TLS is
-        // configured (libssl-dev for its headers only), and crypt(3) (libcrypt-dev). Only the
-        // tool uses them; the NetPath library does not.
+        // `netpath serve --web-config`: the system's OpenSSL 3 and crypt(3) (libxcrypt), loaded
+        // with dlopen when TLS or basic auth is configured; their few declarations are written
+        // in the adapter, so the build needs neither library nor its headers. Only the tool
+        // uses them; the NetPath library does not.
         .target(
             name: "CTLS",
             linkerSettings: [
-                .linkedLibrary("crypt", .when(platforms: [.linux])),
                 .linkedLibrary("dl", .when(platforms: [.linux])),
             ]
         ),
@@ -67,8 +67,7 @@ let package = Package(
             // Start-up of the release tool on Linux (BENCHMARKS.md, "Start-up"): no PIE, so
             // no relocations to apply and no copied pages at exec; libgcc and, with
             // --static-swift-stdlib, libstdc++ linked in rather than loaded (StaticLink/ holds
-            // a linker script that makes -lstdc++ mean libstdc++.a, and the same for libxcrypt's
-            // -lcrypt). Only this executable
+            // a linker script that makes -lstdc++ mean libstdc++.a). Only this executable
             // has these flags: the NetPath library stays usable as a dependency.
             linkerSettings: [
                 .unsafeFlags(["-Xclang-linker", "-no-pie", "-Xclang-linker", "-static-libgcc",

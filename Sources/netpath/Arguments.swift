@@ -15,7 +15,8 @@ struct Arguments: Equatable, Sendable {
     /// `serve`: every `--netns`, in order.
     var namespaces: [NetworkNamespace] = []
     var allNamespaces = false
-    var listen: String?
+    /// `serve`: every `--listen` (or `--web.listen-address`), in order.
+    var listen: [String] = []
     var textfile: String?
     var webConfig: String?
     var required: NetworkInterface.InterfaceType?
@@ -39,12 +40,25 @@ struct Arguments: Equatable, Sendable {
         var message: String
     }
 
+    /// A shell `netpath completions` writes a script for.
+    enum Shell: String, CaseIterable, Sendable {
+        case bash, zsh, fish
+    }
+
     /// What `netpath` was asked to do.
     enum Request: Equatable {
         case run(Arguments)
         case help(Command?)
         case version
+        /// `netpath completions SHELL`: the shell's completion script, from ``options``.
+        case completions(Shell)
+        /// `netpath manpage`: netpath(1) in roff, from ``options``.
+        case manpage
     }
+
+    /// The words that ask for the tool's own files rather than the network: `completions`
+    /// and `manpage`, listed after the commands.
+    static let documentationWords = ["completions", "manpage"]
 
     /// One option, described once: its name, its value, the commands that take it, its
     /// help, and what it does to the arguments. Parsing, validation, usage lines and
@@ -97,12 +111,13 @@ struct Arguments: Equatable, Sendable {
                help: ["also watch every namespace in /run/netns (ip netns), as they come and go"]) { result, _, _ in
             result.allNamespaces = true
         },
-        Option(name: "--listen", value: "ADDR:PORT", commands: [.serve],
+        // exporter-toolkit's name too, for a unit written for node_exporter.
+        Option(name: "--listen", aliases: ["--web.listen-address"], value: "ADDR:PORT", commands: [.serve], repeatable: true,
                help: ["serve /metrics over HTTP there (127.0.0.1:9737, [::1]:9737, :9737 for all)"]) { result, value, option in
             guard ListenAddress.parse(value) != nil else {
                 throw UsageError(message: "invalid address '\(value)' for '\(option)' (HOST:PORT, [IPV6]:PORT or :PORT)")
             }
-            result.listen = value
+            result.listen.append(value)
         },
         Option(name: "--textfile", value: "FILE", commands: [.serve],
                help: ["write the metrics to FILE on every change, atomically (node_exporter's",
@@ -203,6 +218,19 @@ struct Arguments: Equatable, Sendable {
             return .help(nil)
         }
         if first == "--version" { return .version }
+        if first == "completions" {
+            let shells = Shell.allCases.map(\.rawValue).joined(separator: ", ")
+            guard words.count > 1 else { throw UsageError(message: "'netpath completions' needs a shell (\(shells))") }
+            guard let shell = Shell(rawValue: words[1]) else {
+                throw UsageError(message: "unknown shell '\(words[1])' for 'netpath completions' (\(shells))")
+            }
+            guard words.count == 2 else { throw UsageError(message: "unexpected argument '\(words[2])' for 'netpath completions'") }
+            return .completions(shell)
+        }
+        if first == "manpage" {
+            guard words.count == 1 else { throw UsageError(message: "unexpected argument '\(words[1])' for 'netpath manpage'") }
+            return .manpage
+        }
         guard let command = Command(rawValue: first) else {
             if first.hasPrefix("-") {
                 throw UsageError(message: "unknown option '\(first)': a command comes first (status, watch, wait, probe or serve)")
@@ -241,10 +269,10 @@ struct Arguments: Equatable, Sendable {
             try option.apply(&result, value, option.name)
         }
         if result.help { return .help(command) }
-        if command == .serve && result.listen == nil && result.textfile == nil {
+        if command == .serve && result.listen.isEmpty && result.textfile == nil {
             throw UsageError(message: "'netpath serve' needs '--listen ADDR:PORT', '--textfile FILE', or both")
         }
-        if result.webConfig != nil && result.listen == nil {
+        if result.webConfig != nil && result.listen.isEmpty {
             throw UsageError(message: "'--web-config' applies to '--listen', which is not given")
         }
         if let required = result.required, result.prohibited.contains(required) {
@@ -288,6 +316,9 @@ struct Arguments: Equatable, Sendable {
         }
         return value
     }
+
+    /// The interface types TYPE names, as help, errors and completions list them.
+    static let typeList = ["wifi", "cellular", "wiredEthernet", "loopback", "other"]
 
     static let typeNames: [String: NetworkInterface.InterfaceType] = [
         "wifi": .wifi, "cellular": .cellular, "wiredEthernet": .wiredEthernet, "ethernet": .wiredEthernet,
@@ -353,7 +384,7 @@ struct Arguments: Equatable, Sendable {
 
     static func interfaceType(_ text: String, option: String) throws -> NetworkInterface.InterfaceType {
         guard let type = typeNames[text] else {
-            throw UsageError(message: "unknown interface type '\(text)' for '\(option)' (wifi, cellular, wiredEthernet, loopback, other)")
+            throw UsageError(message: "unknown interface type '\(text)' for '\(option)' (\(typeList.joined(separator: ", ")))")
         }
         return type
     }

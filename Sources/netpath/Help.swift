@@ -37,6 +37,13 @@ enum Help {
         }
     }
 
+    /// The usage and summary of `completions` and `manpage`, in ``Arguments/documentationWords``' order.
+    static let documentation = [
+        ("netpath completions " + Arguments.Shell.allCases.map(\.rawValue).joined(separator: "|"),
+         "print the shell's completion script (see the README for where to put it)"),
+        ("netpath manpage", "print the manual page netpath(1), in roff (man -l <(netpath manpage))"),
+    ]
+
     /// `netpath COMMAND [--option VALUE]...`, from the options the command takes.
     static func usage(_ command: Arguments.Command) -> String {
         var words = ["netpath", command.rawValue]
@@ -54,13 +61,17 @@ enum Help {
         guard let command else {
             var text = "netpath — network path status, in real time, from the kernel\n\nUsage:\n"
             for command in Arguments.Command.allCases { text += "  " + usage(command) + "\n" }
+            for (usage, _) in documentation { text += "  " + usage + "\n" }
             text += "\nCommands:\n"
             for command in Arguments.Command.allCases {
-                text += "  " + pad(command.rawValue, to: 9) + summary(command).line + "\n"
+                text += "  " + pad(command.rawValue, to: 13) + summary(command).line + "\n"
+            }
+            for (word, (_, line)) in zip(Arguments.documentationWords, documentation) {
+                text += "  " + pad(word, to: 13) + line + "\n"
             }
             text += """
 
-            TYPE is one of wifi, cellular, wiredEthernet, loopback, other.
+            TYPE is one of \(Arguments.typeList.joined(separator: ", ")).
             Exit status: 0 satisfied/done, 1 not satisfied/timed out, 2 usage error, 3 runtime error;
             wait ended by SIGINT/SIGTERM: 130/143.
             Run 'netpath COMMAND --help' for a command's options, 'netpath --version' for the version.
@@ -71,7 +82,7 @@ enum Help {
         let about = summary(command)
         var text = "Usage: " + usage(command) + "\n\n" + about.text + "\n"
         for option in Arguments.options where option.takes(command) {
-            let head = "  " + option.name + (option.value.map { " " + $0 } ?? "")
+            let head = "  " + ([option.name] + option.aliases).joined(separator: ", ") + (option.value.map { " " + $0 } ?? "")
             let indent = String(repeating: " ", count: 24)
             for (position, line) in option.help.enumerated() {
                 let prefix = position == 0 ? (head.count < 24 ? pad(head, to: 24) : head + "\n" + indent) : indent

@@ -83,6 +83,12 @@ enum NetPathCommand {
         case .version:
             Terminal.write("netpath \(Help.version)\n")
             return .success
+        case .completions(let shell):
+            try Terminal.output(Array(Completions.script(for: shell).utf8))
+            return .success
+        case .manpage:
+            try Terminal.output(Array(ManPage.page().utf8))
+            return .success
         case .run(let arguments):
             // Blocked before any thread exists, so every thread inherits the mask and only
             // the main thread takes them. SIGHUP re-reads `serve --web-config`; elsewhere it

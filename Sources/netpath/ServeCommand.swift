@@ -20,11 +20,13 @@ extension NetPathCommand {
         // refuse namespaces, while the hard one (524,288) allows them.
         Syscall.raiseDescriptorLimit()
         let exporter = Exporter(session: session)
-        var server: MetricsServer?
-        if let text = session.arguments.listen, let address = ListenAddress.parse(text) {
+        // One server (socket, loop and thread) per address.
+        var servers: [MetricsServer] = []
+        for address in session.arguments.listen.compactMap(ListenAddress.parse) {
             do {
-                server = try MetricsServer(address, security: security, contentType: PrometheusExposition.contentType) { exporter.render() }
+                servers.append(try MetricsServer(address, security: security, contentType: PrometheusExposition.contentType) { exporter.render() })
             } catch {
+                for server in servers { server.stop() }
                 throw CommandError((error as? ListenFailure)?.message ?? "\(error)", .runtime)
             }
         }
@@ -33,18 +35,18 @@ extension NetPathCommand {
         if session.arguments.allNamespaces { try followAllNamespaces(session, exporter: exporter) }
         if let problem = exporter.startTextfile() { throw CommandError(problem, .runtime) }
         if session.arguments.textfile != nil { rewriteTextfile(exporter, every: session.arguments.textfileInterval, on: session.signals.loop) }
-        if let server, !server.start() { throw CommandError("cannot start the HTTP server's thread", .runtime) }
+        for server in servers where !server.start() { throw CommandError("cannot start the HTTP server's thread", .runtime) }
         // One line when ready, as exporters log it (tests wait for it; port 0 shows the port).
         var ready: [String] = []
-        if let server { ready.append("serving \(server.url)") }
+        if !servers.isEmpty { ready.append("serving " + servers.map(\.url).joined(separator: " and ")) }
         if let file = session.arguments.textfile { ready.append("writing \(file)") }
         Terminal.write("netpath: " + ready.joined(separator: ", ") + "\n")
         // Nothing opens this gate: only signals end `serve`.
         let never = Gate<Never>()
         while case .signal(SIGHUP) = session.signals.wait(for: never, timeout: nil) {
-            if let server, let file = session.arguments.webConfig { reload(file, into: server) }
+            if !servers.isEmpty, let file = session.arguments.webConfig { reload(file, into: servers) }
         }
-        server?.stop()
+        for server in servers { server.stop() }
         exporter.stopAll()
         return .success
     }
@@ -52,10 +54,10 @@ extension NetPathCommand {
     /// SIGHUP: the web configuration read again and applied to new connections; a file
     /// that cannot be used is reported and the previous configuration kept (as Prometheus
     /// does with its own). One line on stderr either way.
-    static func reload(_ file: String, into server: MetricsServer) {
+    static func reload(_ file: String, into servers: [MetricsServer]) {
         do {
             let security = try WebSecurity.load(file)
-            server.reload(security)
+            for server in servers { server.reload(security) }
             Terminal.report("reloaded \(file)")
             if let warning = security.certificateWarning(now: Int64(SystemClock.unixSeconds())) { Terminal.report(warning) }
         } catch {

@@ -97,6 +97,11 @@ final class WebSecurity: Sendable {
             throw WebConfigurationFailure(message: "\(file): \(error)")
         }
         let context = try configuration.tls.map { settings throws(WebConfigurationFailure) in try TLSServerContext(settings) }
+        // crypt(3) is loaded here, not at the first request: a machine without it is told at start.
+        var reason = [CChar](repeating: 0, count: 512)
+        if !configuration.basicAuthUsers.isEmpty && ctls_load_crypt(&reason, reason.count) != 1 {
+            throw WebConfigurationFailure(message: netpath.text(of: reason))
+        }
         return WebSecurity(file: file, configuration: configuration, context: context)
     }
 

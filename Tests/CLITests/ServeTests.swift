@@ -404,6 +404,23 @@ struct ServeTests {
         #expect(outcome.status == 0)
     }
 
+    /// `--listen` repeated, and under exporter-toolkit's name: one server per address, each
+    /// answering, named in the one ready line; an address in use among them is exit 3.
+    @Test func everyListenAddressServes() throws {
+        let tool = try RunningTool(["serve", "--listen", "127.0.0.1:0", "--web.listen-address=127.0.0.1:0", "--ignore-desktop"])
+        defer { tool.signal(SIGTERM); _ = tool.finish() }
+        let line = try #require(tool.nextLine(seconds: 15), "serve did not start")
+        let ports = line.matches(of: /http:\/\/127\.0\.0\.1:(\d+)\/metrics/).compactMap { UInt16($0.output.1) }
+        #expect(line.hasPrefix("netpath: serving http://127.0.0.1:") && line.contains("/metrics and http://"), "\(line)")
+        #expect(ports.count == 2 && Set(ports).count == 2, "\(line)")
+        for port in ports {
+            let answer = try HTTPExchange.send("GET /metrics HTTP/1.1\r\nHost: x\r\n\r\n", port: port)
+            #expect(answer.status == 200 && answer.body.contains("netpath_path_status"), "\(port)")
+        }
+        let taken = try #require(try netpath("serve", "--listen", "127.0.0.1:0", "--web.listen-address", "127.0.0.1:\(ports[1])"))
+        #expect(taken.status == 3 && taken.standardError == "netpath: cannot listen on 127.0.0.1:\(ports[1]): Address already in use\n")
+    }
+
     @Test func badAddressesAndFlags() throws {
         let inUse = try Serving([])
         defer { _ = inUse.stop() }

@@ -354,6 +354,33 @@ struct WebConfigServeTests {
         #expect(try curl(["--user", "prometheus:wrong", "http://127.0.0.1:\(port)/metrics"]).status == 401)
     }
 
+    /// Without libxcrypt (libcrypt.so.1 hidden as libssl.so.3 is above), basic auth cannot
+    /// check a password: one line at start, exit 3, rather than a 401 for every scrape; TLS
+    /// without basic auth needs no libcrypt and still serves.
+    @Test(.enabled(if: Kernel.canRun, "needs root (a mount namespace)"))
+    func withoutLibcryptBasicAuthEndsWithOneLine() throws {
+        let lab = try TLSLab("nolibcrypt")
+        defer { lab.remove() }
+        let library = try run("/sbin/ldconfig", ["-p"]).split(separator: "\n")
+            .first { $0.contains("libcrypt.so.1 ") && $0.contains("x86-64") }
+            .flatMap { $0.components(separatedBy: "=> ").last }
+        let path = try #require(library, "ldconfig does not list libcrypt.so.1")
+        let hidden = "mount --bind /dev/null \"$0\" && exec \"$1\" serve --listen 127.0.0.1:0 --web-config \"$2\""
+        let auth = try lab.writeConfiguration("basic_auth_users:\n  prometheus: '\(TestHashes.secret)'\n", name: "auth.yml")
+        let outcome = try #require(try runTool("/usr/bin/unshare", ["--mount", "--propagation", "private", "sh", "-c", hidden, path, netpathBinary, auth]))
+        #expect(outcome.status == 3 && outcome.standardError.hasPrefix("netpath: basic_auth_users needs crypt(3) from libxcrypt (Debian: libcrypt1): "),
+                "\(outcome)")
+        #expect(outcome.standardError.split(separator: "\n").count == 1 && outcome.standardOutput.isEmpty, "\(outcome)")
+        let tls = try lab.writeConfiguration(TLSLab.configuration(users: [:]), name: "tls.yml")
+        let tool = try RunningTool(["--mount", "--propagation", "private", "sh", "-c", hidden, path, netpathBinary, tls],
+                                   executable: "/usr/bin/unshare")
+        defer { tool.signal(SIGTERM); _ = tool.finish() }
+        let line = try #require(tool.nextLine(seconds: 15))
+        let prefix = "netpath: serving https://127.0.0.1:"
+        let port = try #require(line.hasPrefix(prefix) ? UInt16(line.dropFirst(prefix.count).prefix { $0.isNumber }) : nil, "\(line)")
+        #expect(try curl(["--cacert", lab.path("ca.crt"), "https://127.0.0.1:\(port)/metrics"]).status == 200)
+    }
+
     /// A real Prometheus scrapes over TLS with basic auth (`up` 1), and a job with a wrong
     /// password is refused (`up` 0, 401); promtool finds nothing to say about the text.
     @Test(.enabled(if: requiredTool("/usr/bin/prometheus"), "needs prometheus"))

@@ -1,5 +1,5 @@
-// The system's TLS (OpenSSL 3, loaded when first used; Debian's libssl-dev for the headers)
-// and password hashing (crypt(3) from libxcrypt), for `netpath serve --web-config`. Thin wrappers only: OpenSSL's macros
+// The system's TLS (OpenSSL 3) and password hashing (crypt(3) from libxcrypt), each loaded
+// when first used, for `netpath serve --web-config`. Building needs neither's headers. Thin wrappers only: OpenSSL's macros
 // (SSL_CTX_set_min_proto_version, ...) do not import into Swift, and its error queue is
 // per thread, so each call here returns its outcome as a value with the message.
 // No cryptography is written here.
@@ -38,6 +38,10 @@ enum {
 /// 0 with the reason in `error`. `ctls_context_new` calls it first.
 int ctls_load(char *error, size_t error_size);
 
+/// Loads the system's libxcrypt (libcrypt.so.1) once; 1 when it is there, else 0 with the
+/// reason in `error`. `ctls_password_matches` calls it first.
+int ctls_load_crypt(char *error, size_t error_size);
+
 typedef struct ctls_context ctls_context;
 typedef struct ctls_session ctls_session;
 
@@ -67,7 +71,8 @@ void ctls_session_shutdown(ctls_session *session);
 const char *ctls_session_version(const ctls_session *session);
 
 /// Whether `password` hashes to `hash` (a crypt(3) hash such as bcrypt's `$2y$...`),
-/// compared in constant time. 0 when it does not or the hash is not one crypt(3) knows.
+/// compared in constant time. 0 when it does not, the hash is not one crypt(3) knows, or
+/// libcrypt.so.1 cannot be loaded.
 int ctls_password_matches(const char *password, const char *hash);
 
 #endif
