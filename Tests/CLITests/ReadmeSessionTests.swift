@@ -91,9 +91,22 @@ enum ReadmeSessions {
         }
     }
 
+    /// The documents whose sessions are run: the README and the DocC articles.
+    static var documents: [String] {
+        let root = URL(fileURLWithPath: readme).deletingLastPathComponent().path
+        let catalogs = ["Sources/NetPath/NetPath.docc", "Sources/NetPathPrometheus/NetPathPrometheus.docc"]
+        return [readme] + catalogs.flatMap { catalog in
+            ((try? FileManager.default.contentsOfDirectory(atPath: root + "/" + catalog)) ?? [])
+                .filter { $0.hasSuffix(".md") }.sorted().map { root + "/" + catalog + "/" + $0 }
+        }
+    }
+
     static func session(_ name: String) throws -> [SessionStep] {
-        let all = sessions(in: try String(contentsOfFile: readme, encoding: .utf8))
-        let steps = try #require(all[name], "README.md has no block marked <!-- session: \(name) -->")
+        var all: [String: [SessionStep]] = [:]
+        for document in documents {
+            all.merge(sessions(in: try String(contentsOfFile: document, encoding: .utf8))) { first, _ in first }
+        }
+        let steps = try #require(all[name], "neither README.md nor a DocC article has a block marked <!-- session: \(name) -->")
         try #require(!steps.isEmpty)
         return steps
     }
