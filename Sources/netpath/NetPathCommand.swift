@@ -175,10 +175,14 @@ enum NetPathCommand {
     /// namespace is a process, whose namespace is `/proc/PID/ns/net` (and its DNS servers
     /// that process's resolver file).
     static func resolvingProcessID(_ namespace: NetworkNamespace) -> NetworkNamespace {
+        #if !os(Linux)
+        return namespace  // namespaces are Linux's
+        #else
         guard let name = namespace.name, !name.isEmpty,
               name.utf8.allSatisfy({ (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) }),
               !Syscall.exists(namespace.path) else { return namespace }
         return .path("/proc/\(name)/ns/net")
+        #endif
     }
 
     /// The path now, read once (no thread, no watch: the fastest start and exit).

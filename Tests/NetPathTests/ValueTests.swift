@@ -149,9 +149,13 @@ import NetPathTestKit
             for _ in 0..<50 {
                 let bytes = (0..<length).map { _ in UInt8.random(in: 1...255, using: &generator) }
                 #expect(FileName.encode(FileName.decode(bytes)) == bytes, "\(bytes)")
+                #expect(FileName.isValidUTF8(bytes[...]) == (String(validating: bytes, as: UTF8.self) != nil), "\(bytes)")
             }
         }
         #expect(FileName.decode(Array("blue-é-😀".utf8)) == "blue-é-😀")
+        for sequence: [UInt8] in [[0xC0, 0x80], [0xE0, 0x80, 0x80], [0xED, 0xA0, 0x80], [0xF4, 0x90, 0x80, 0x80], [0xF0, 0x9F, 0x98], [0xE2, 0x82, 0xAC]] {
+            #expect(FileName.isValidUTF8(sequence[...]) == (String(validating: sequence, as: UTF8.self) != nil), "\(sequence)")
+        }
         let odd = FileName.decode([0x6E, 0x70, 0xFF, 0xC3, 0x28, 0xED, 0xA0, 0x80])
         #expect(FileName.visible(odd) == "np\\xff\\xc3(\\xed\\xa0\\x80")
         #expect(NetworkNamespace.named(odd).description == "network namespace 'np\\xff\\xc3(\\xed\\xa0\\x80'")

@@ -13,12 +13,16 @@ package enum FileName {
         let bytes = Array(bytes)
         // A name that holds a scalar of the range itself has its bytes escaped too, so that
         // every name comes back as it was.
-        if let valid = String(validating: bytes, as: UTF8.self), !hasEscapes(valid) { return valid }
+        if isValidUTF8(bytes[...]) {
+            let valid = String(decoding: bytes, as: UTF8.self)
+            if !hasEscapes(valid) { return valid }
+        }
         var scalars = String.UnicodeScalarView()
         var index = 0
         while index < bytes.count {
             let length = validSequenceLength(bytes, at: index)
-            if length > 0, let text = String(validating: bytes[index..<(index + length)], as: UTF8.self), !hasEscapes(text) {
+            let text = String(decoding: bytes[index..<(index + length)], as: UTF8.self)
+            if length > 0, !hasEscapes(text) {
                 scalars.append(contentsOf: text.unicodeScalars)
                 index += length
             } else {
@@ -72,6 +76,33 @@ package enum FileName {
         let lead = bytes[index]
         let length = lead < 0x80 ? 1 : lead >= 0xC2 && lead < 0xE0 ? 2 : lead >= 0xE0 && lead < 0xF0 ? 3 : lead >= 0xF0 && lead < 0xF5 ? 4 : 0
         guard length > 0, index + length <= bytes.count else { return 0 }
-        return String(validating: bytes[index..<(index + length)], as: UTF8.self) == nil ? 0 : length
+        return isValidUTF8(bytes[index..<(index + length)]) ? length : 0
+    }
+
+    /// Whether `bytes` are well-formed UTF-8 (no overlong form, surrogate or value past
+    /// U+10FFFF), as Unicode's table 3-7 defines it. (`String(validating:)` is not on
+    /// every platform NetPath supports.)
+    static func isValidUTF8(_ bytes: ArraySlice<UInt8>) -> Bool {
+        var index = bytes.startIndex
+        func continuation(_ offset: Int, _ range: ClosedRange<UInt8> = 0x80...0xBF) -> Bool {
+            index + offset < bytes.endIndex && range.contains(bytes[index + offset])
+        }
+        while index < bytes.endIndex {
+            let lead = bytes[index]
+            let length: Int
+            switch lead {
+            case 0x00...0x7F: length = 1
+            case 0xC2...0xDF: guard continuation(1) else { return false }; length = 2
+            case 0xE0: guard continuation(1, 0xA0...0xBF), continuation(2) else { return false }; length = 3
+            case 0xE1...0xEC, 0xEE...0xEF: guard continuation(1), continuation(2) else { return false }; length = 3
+            case 0xED: guard continuation(1, 0x80...0x9F), continuation(2) else { return false }; length = 3
+            case 0xF0: guard continuation(1, 0x90...0xBF), continuation(2), continuation(3) else { return false }; length = 4
+            case 0xF1...0xF3: guard continuation(1), continuation(2), continuation(3) else { return false }; length = 4
+            case 0xF4: guard continuation(1, 0x80...0x8F), continuation(2), continuation(3) else { return false }; length = 4
+            default: return false
+            }
+            index += length
+        }
+        return true
     }
 }
