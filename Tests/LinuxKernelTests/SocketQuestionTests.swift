@@ -105,6 +105,29 @@ struct SocketQuestionTests {
         #expect(flags.contains("tentative") && flags.contains("optimistic"), "\(flags)")
     }
 
+    /// The order a hand or SLAAC gives: the default route first (`noAddress`), the optimistic
+    /// address after it. The monitor agrees with the kernel as soon as the address is there,
+    /// not when DAD ends (30 s here).
+    @Test func anOptimisticAddressAddedAfterTheRouteCountsAtOnce() async throws {
+        let ns = try TestNamespace("optlate")
+        defer { ns.remove() }
+        try ns.addLinks("eth0")
+        try run(Kernel.ipPath, ["netns", "exec", ns.name, "sysctl", "-qw", "net.ipv6.conf.eth0.dad_transmits=30"])
+        try run(Kernel.ipPath, ["netns", "exec", ns.name, "sysctl", "-qw", "net.ipv6.conf.eth0.optimistic_dad=1"])
+        try run(Kernel.ipPath, ["netns", "exec", ns.name, "sysctl", "-qw", "net.ipv6.conf.eth0.use_optimistic=1"])
+        try ns.ip("link set eth0 up")
+        try ns.ip("-6 route add default via fe80::1 dev eth0")
+        let (monitor, recorder) = try startMonitor(ns)
+        defer { monitor.cancel() }
+        let before = try await recorder.expectAgreement(ns)
+        #expect(!before.isSatisfied && recorder.paths.last?.diagnosis == .noAddress, "\(recorder.paths.map(\.summary))")
+        try ns.ip("-6 addr add 2001:db8:45::2/64 dev eth0 optimistic")
+        let after = try await recorder.expectAgreement(ns)
+        #expect(after.supportsIPv6 && recorder.paths.last?.supportsIPv6 == true, "\(recorder.paths.map(\.summary))")
+        let flags = try run(Kernel.ipPath, ["-n", ns.name, "-6", "addr", "show", "dev", "eth0", "scope", "global"])
+        #expect(flags.contains("tentative"), "DAD ended before the check: \(flags)")
+    }
+
     @Test func forwardingSettingsAndLinkGroupsThatSendNoRouteMessage() async throws {
         let ns = try TestNamespace("netconf")
         defer { ns.remove() }
