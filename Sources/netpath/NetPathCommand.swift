@@ -57,7 +57,7 @@ enum NetPathCommand {
         #endif
         let code: ExitCode
         do {
-            code = try command(Array(CommandLine.arguments.dropFirst()))
+            code = try command(Array(NetPathCommand.arguments.dropFirst()))
         } catch {
             // Commands throw only CommandError. (Not declared `throws(CommandError)`: the
             // Apple SDKs before iOS 18 cannot compile a typed throw, scripts/apple-link.sh.)
@@ -168,6 +168,16 @@ enum NetPathCommand {
             #else
             throw CommandError("'netpath serve' runs on Linux only", .usage)
             #endif
+        }
+    }
+
+    /// The command line as the kernel gave it: an argument that is not UTF-8 (a namespace
+    /// named with any bytes) kept losslessly (``FileName``), where `CommandLine.arguments`
+    /// would repair it into another name.
+    static var arguments: [String] {
+        (0..<Int(CommandLine.argc)).map { index in
+            guard let argument = CommandLine.unsafeArgv[index] else { return "" }
+            return FileName.decode(UnsafeRawBufferPointer(start: argument, count: strlen(argument)))
         }
     }
 

@@ -345,6 +345,19 @@ struct ServeTests {
         let up = "netpath_namespace_up{netns=\"np-bytes-\\\\xff\\\\xfe-\(suffix)\"} 1"
         let text = try serving.metrics { $0.contains(up) }
         #expect(text.contains(up), "\(text.split(separator: "\n").filter { $0.contains("np-bytes") })")
+        // Given on the command line, the same bytes name the same namespace.
+        let status = Array("status".utf8) + [0]
+        let named = name.withUnsafeBufferPointer { bytes in
+            bytes.withMemoryRebound(to: CChar.self) { last in
+                status.withUnsafeBufferPointer { command in
+                    command.withMemoryRebound(to: CChar.self) { command in
+                        runBytesStatus(netpathBinary, [String(cString: command.baseAddress!), "--netns"], last: last.baseAddress!)
+                    }
+                }
+            }
+        }
+        // An offline namespace: exit 1 (not 3, "does not exist").
+        #expect(!named.ok && named.status == 1, "netpath status --netns <the bytes> exited \(named.status)")
     }
 
     /// A namespace that cannot be watched: one line on stderr, `netpath_namespace_up 0` (the
@@ -506,11 +519,21 @@ struct ServeFailure: Error, CustomStringConvertible {
 /// Runs `program` with `arguments` and a last argument given as raw bytes (not UTF-8); whether
 /// it exited 0.
 func runBytes(_ program: String, _ arguments: [String], last: UnsafePointer<CChar>) -> Bool {
+    runBytesStatus(program, arguments, last: last).ok
+}
+
+/// As ``runBytes(_:_:last:)``, with the exit status.
+func runBytesStatus(_ program: String, _ arguments: [String], last: UnsafePointer<CChar>) -> (ok: Bool, status: Int32) {
     var pid: pid_t = 0
     var argv: [UnsafeMutablePointer<CChar>?] = ([program] + arguments).map { strdup($0) } + [strdup(last), nil]
     defer { for pointer in argv { free(pointer) } }
-    guard posix_spawn(&pid, program, nil, nil, &argv, environ) == 0 else { return false }
+    var actions = posix_spawn_file_actions_t()
+    posix_spawn_file_actions_init(&actions)
+    defer { posix_spawn_file_actions_destroy(&actions) }
+    posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
+    guard posix_spawn(&pid, program, &actions, nil, &argv, environ) == 0 else { return (false, -1) }
     var status: Int32 = 0
     waitpid(pid, &status, 0)
-    return status == 0
+    let code = (status >> 8) & 0xFF
+    return (status == 0, code)
 }
