@@ -556,14 +556,14 @@ package struct ProbeStateMachine {
         guard runs[index].phase != .done, lookup.pendingQueries == 0, lookup.awaitingPrefix.isEmpty else { return [] }
         guard lookup.addresses.isEmpty else { return finishIfNothingLeft(index, now: now) }
         let host = runs[index].host
-        let whose = runs[index].proxy.map { "the name of \($0.named), " } ?? "the name "
+        let name = runs[index].proxy.map { "the name of \($0.named), '\(host)'," } ?? "the name '\(host)'"
         let reason: ConnectivityFailure = if let address = lookup.filtered {
             .init(.filteredAnswer, "the name '\(host)' resolved to \(address): the network's DNS filters it")
         } else if let address = lookup.unroutable { unroutable(address) }
-        else if lookup.notFound || lookup.resolved { .init(.nameNotResolved, "\(whose)'\(host)', did not resolve") }
+        else if lookup.notFound || lookup.resolved { .init(.nameNotResolved, "\(name) did not resolve") }
         else if timedOut { .init(.resolutionTimedOut, "name resolution timed out") }
         else if let failure = lookup.failure { .init(.dnsFailure, failure) }
-        else { .init(.nameNotResolved, "\(whose)'\(host)', did not resolve") }
+        else { .init(.nameNotResolved, "\(name) did not resolve") }
         return finish(index, reason, now: now)
     }
 
