@@ -64,6 +64,7 @@ import Testing
         // An unresolved `environment` is direct in the pure core, and `none` is.
         #expect(Proxy.environment.server(for: target) == nil && Proxy.none.server(for: target) == nil)
         #expect(try Proxy(http: "p:3128", noProxy: "localhost,.corp").description == "http: http://p:3128; no proxy for localhost,corp")
+        #expect(try Proxy(noProxy: "*") == .none && Proxy.none.description == "none")
     }
 
     @Test(arguments: [

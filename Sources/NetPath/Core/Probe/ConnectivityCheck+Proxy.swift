@@ -66,8 +66,9 @@ extension ConnectivityCheck {
                 if let reason = parsed.unusable { throw NetPathError(.invalidInput, "invalid \(name) proxy '\(parsed.url)': \(reason)") }
                 return parsed
             }
-            source = .rules(ProxyRules(http: try server(http, "http"), https: try server(https, "https"), all: try server(all, "all"),
-                                       noProxy: NoProxyList(noProxy ?? "")))
+            let rules = ProxyRules(http: try server(http, "http"), https: try server(https, "https"), all: try server(all, "all"),
+                                   noProxy: NoProxyList(noProxy ?? ""))
+            source = rules.http == nil && rules.https == nil && rules.all == nil ? .none : .rules(rules)
         }
 
         /// The proxies `environment` names, by curl's rules: `http_proxy` (never
