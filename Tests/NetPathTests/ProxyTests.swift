@@ -35,6 +35,7 @@ import Testing
         ("http://proxy:99999", "is not a port", "http://proxy:99999"),
         ("http://proxy :1", "spaces or control characters", "http://proxy :1"),
         ("http://u:%zz@proxy", "percent-encoding", "http://proxy"),
+        ("http://u:%ff@proxy", "percent-encoding", "http://proxy"),
         ("http://[fd00::1:3128", "unclosed [", "http://[fd00::1:3128"),
     ])
     func proxiesThatCannotBeUsedSayWhyAndNeverShowCredentials(text: String, reason: String, shown: String) {

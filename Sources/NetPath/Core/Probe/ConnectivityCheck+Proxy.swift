@@ -201,7 +201,10 @@ package struct ProxyServer: Hashable, Sendable {
             guard let high = iterator.next().flatMap(hexValue), let low = iterator.next().flatMap(hexValue) else { return nil }
             bytes.append(high << 4 | low)
         }
-        return String(validating: bytes, as: UTF8.self)
+        // Decoding repairs invalid UTF-8, so a repaired text does not give the bytes back
+        // (`String(validating:)` would need iOS 18).
+        let text = String(decoding: bytes, as: UTF8.self)
+        return text.utf8.elementsEqual(bytes) ? text : nil
     }
 
     private static func hexValue(_ byte: UInt8) -> UInt8? {
