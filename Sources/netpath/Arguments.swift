@@ -34,6 +34,7 @@ struct Arguments: Equatable, Sendable {
     var expectStatus: Int?
     var expectBody: String?
     var probeTimeout: Double?
+    var noProxy = false
 
     /// A usage error: one line that names the bad word; exit status 2.
     struct UsageError: Error, Equatable {
@@ -194,6 +195,11 @@ struct Arguments: Equatable, Sendable {
                help: ["bound on each check (default 5, at most 300)"]) { result, value, option in
             result.probeTimeout = try number(value, option: option, in: 0...maximumCheckSeconds, what: "the check's seconds", aboveLower: true)
         },
+        Option(name: "--no-proxy", commands: allCommands,
+               help: ["send the check's requests directly, never through the proxy that",
+                      "http_proxy or all_proxy names (they are honoured as curl does, with no_proxy)"]) { result, _, _ in
+            result.noProxy = true
+        },
         Option(name: "--help", aliases: ["-h"], commands: allCommands, help: ["this text"]) { result, _, _ in
             result.help = true
         },
@@ -330,8 +336,8 @@ struct Arguments: Equatable, Sendable {
     /// - Throws: ``UsageError`` naming a malformed URL or an expectation without `--url`.
     func connectivityCheck() throws -> ConnectivityCheck? {
         guard command == .probe || probe else {
-            if !urls.isEmpty || expectStatus != nil || expectBody != nil || probeTimeout != nil {
-                throw UsageError(message: "'--url', '--expect-status', '--expect-body' and '--probe-timeout' need '--probe'")
+            if !urls.isEmpty || expectStatus != nil || expectBody != nil || probeTimeout != nil || noProxy {
+                throw UsageError(message: "'--url', '--expect-status', '--expect-body', '--probe-timeout' and '--no-proxy' need '--probe'")
             }
             return nil
         }
@@ -351,7 +357,9 @@ struct Arguments: Equatable, Sendable {
         do {
             // The option's range was checked where it was parsed; the library checks again.
             return try ConnectivityCheck(endpoints: endpoints.isEmpty ? ConnectivityCheck.defaultEndpoints : endpoints,
-                                         timeout: .seconds(seconds), allowsUltraConstrainedPaths: allowUltraConstrained)
+                                         timeout: .seconds(seconds), allowsUltraConstrainedPaths: allowUltraConstrained,
+                                         // The environment is read now, at start, as curl reads it.
+                                         proxy: noProxy ? .none : .processEnvironment)
         } catch let error as NetPathError {
             throw UsageError(message: error.message)
         }

@@ -24,13 +24,16 @@ enum Output {
     }
 
 
-    /// `probe --json`: `{"time","connectivity","portalURL","url","httpStatus","latencyMs","error","nat64Prefix"}`.
+    /// `probe --json`: `{"time","connectivity","portalURL","url","httpStatus","latencyMs","error","nat64Prefix"}`,
+    /// and `"proxy"` when the verdict's endpoint was reached through one (a new key is added
+    /// only where it says something, so readers of the old lines see them unchanged).
     static func json(_ result: ConnectivityResult, time: String = timestamp()) -> String {
         let latency = result.latencyMilliseconds.map { String(Int($0.rounded())) } ?? "null"
         return "{\"time\":\(quote(time)),\"connectivity\":\(quote(result.connectivity.rawValue)),"
             + "\"portalURL\":\(optional(result.portalURL)),\"url\":\(optional(result.url)),"
             + "\"httpStatus\":\(result.httpStatus.map(String.init) ?? "null"),\"latencyMs\":\(latency),"
-            + "\"error\":\(optional(result.failure?.message)),\"nat64Prefix\":\(optional(result.nat64Prefix))}"
+            + "\"error\":\(optional(result.failure?.message)),\"nat64Prefix\":\(optional(result.nat64Prefix))"
+            + (result.proxy.map { ",\"proxy\":\(quote($0))" } ?? "") + "}"
     }
 
     /// One readable line for a check: the verdict, the endpoint, the answer or the error.
@@ -45,6 +48,7 @@ enum Output {
             if let latency = result.latencyMilliseconds { answer += " in \(Int(latency.rounded())) ms" }
             words.append(answer)
         }
+        if let proxy = result.proxy { words.append("via proxy " + NetworkPath.visible(proxy)) }
         if let prefix = result.nat64Prefix { words.append("NAT64 " + prefix) }
         if result.connectivity != .full, let failure = result.failure { words.append("— " + NetworkPath.visible(failure.message)) }
         return String(time.dropFirst(11).prefix(12)) + "  " + words.joined(separator: "  ")

@@ -19,6 +19,9 @@ public final class RouterLab: @unchecked Sendable {
         case noRoute
         /// Forwarded, but an nftables rule rejects it with ICMP net unreachable.
         case rejected
+        /// Forwarded, but nftables resets the client's connections to port 80: HTTP leaves
+        /// only through a proxy (``ProxyLab``); port 8080 is let through.
+        case httpBlocked
     }
 
     // Set up in init, torn down in remove(); used by one test.
@@ -29,7 +32,10 @@ public final class RouterLab: @unchecked Sendable {
 
     public static let endpointAddress = "203.0.113.1"
 
-    public init(uplink: Uplink) throws {
+    /// - Parameters:
+    ///   - uplink: What the router does with traffic for the Internet.
+    ///   - names: More names the router's DNS answers, with their addresses.
+    public init(uplink: Uplink, names: [String: String] = [:]) throws {
         try requireProgram(ProbeLab.dnsmasqPath, package: "dnsmasq-base")
         client = try TestNamespace("rcli")
         router = try TestNamespace("rrtr")
@@ -54,12 +60,17 @@ public final class RouterLab: @unchecked Sendable {
                 try router.ip("route add default via 10.80.0.2")
                 try RouterLab.nft(in: router, "table inet netpath_lab { chain forward { type filter hook forward priority 0; "
                                   + "oifname \"u0\" reject with icmp type net-unreachable; }; }")
+            case .httpBlocked:
+                try router.ip("route add default via 10.80.0.2")
+                try RouterLab.nft(in: router, "table inet netpath_lab { chain forward { type filter hook forward priority 0; "
+                                  + "iifname \"r0\" tcp dport 80 reject with tcp reset; }; }")
             }
             try helper.start([Kernel.ipPath, "netns", "exec", upstream.name, "/usr/bin/env", "python3", ProbeLab.serverScript,
-                              "--port", "80", "--bind", RouterLab.endpointAddress], readyWhenOutputContains: "ready")
+                              "--port", "80", "--port", "8080", "--bind", RouterLab.endpointAddress], readyWhenOutputContains: "ready")
             try helper.start([Kernel.ipPath, "netns", "exec", router.name, ProbeLab.dnsmasqPath, "--no-daemon", "--no-resolv", "--no-hosts",
                               "--bind-interfaces", "--listen-address=10.79.0.1", "--user=root", "--pid-file", "--log-facility=-",
-                              "--address=/check.test/\(RouterLab.endpointAddress)"], readyWhenOutputContains: "started")
+                              "--address=/check.test/\(RouterLab.endpointAddress)"] + names.sorted { $0.key < $1.key }.map { "--address=/\($0.key)/\($0.value)" },
+                             readyWhenOutputContains: "started")
             try ProbeLab.waitUntilOnline(client)
         } catch {
             remove()

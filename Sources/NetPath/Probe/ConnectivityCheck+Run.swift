@@ -64,7 +64,9 @@ extension ConnectivityCheck {
             return nil
         }
         let handle = ProbeHandle(loop: loop)
-        let check = self
+        var resolved = self
+        resolved.proxy = proxy.resolved
+        let check = resolved
         let thread = OwnThread.start(name: "netpath-probe") {
             if let namespace {
                 do {
@@ -96,5 +98,21 @@ extension ConnectivityCheck {
         completion(ConnectivityResult(connectivity: .unknown, failure: .init(.systemFailure, "the connectivity check is not available on this platform")))
         return nil
         #endif
+    }
+}
+
+extension ConnectivityCheck.Proxy {
+    /// The proxies the process's environment names (``environment``), read once: a process
+    /// changes its environment only before its threads start, if at all.
+    package static let processEnvironment: ConnectivityCheck.Proxy = {
+        let names = ["http_proxy", "https_proxy", "HTTPS_PROXY", "all_proxy", "ALL_PROXY", "no_proxy", "NO_PROXY"]
+        var variables: [String: String] = [:]
+        for name in names { variables[name] = Syscall.environment(name) }
+        return ConnectivityCheck.Proxy(environment: variables)
+    }()
+
+    /// This setting with ``environment`` replaced by the proxies the environment names.
+    package var resolved: ConnectivityCheck.Proxy {
+        source == .environment ? .processEnvironment : self
     }
 }

@@ -43,10 +43,14 @@ public struct ConnectivityResult: Hashable, Sendable, Codable {
     /// discovered one (RFC 7050: the AAAA records of `ipv4only.arpa` from the path's DNS
     /// servers); `nil` otherwise. An endpoint given as an IPv4 literal was reached through it.
     public var nat64Prefix: String?
+    /// The HTTP proxy the verdict's endpoint was reached through (`http://host:port`, never
+    /// its credentials; ``ConnectivityCheck/proxy``), or `nil` for a direct connection.
+    public var proxy: String?
 
     /// Creates a result.
     public init(connectivity: Connectivity, portalURL: String? = nil, url: String? = nil, httpStatus: Int? = nil,
-                latencyMilliseconds: Double? = nil, failure: ConnectivityFailure? = nil, nat64Prefix: String? = nil) {
+                latencyMilliseconds: Double? = nil, failure: ConnectivityFailure? = nil, nat64Prefix: String? = nil,
+                proxy: String? = nil) {
         self.connectivity = connectivity
         self.portalURL = portalURL
         self.url = url
@@ -54,6 +58,7 @@ public struct ConnectivityResult: Hashable, Sendable, Codable {
         self.latencyMilliseconds = latencyMilliseconds
         self.failure = failure
         self.nat64Prefix = nat64Prefix
+        self.proxy = proxy
     }
 }
 
@@ -86,6 +91,12 @@ public struct ConnectivityFailure: Error, Hashable, Sendable, Codable, CustomStr
         /// The endpoint is an IPv4 address, the path has no IPv4, and the network has no
         /// NAT64 to reach it through (RFC 7050 found no prefix).
         case noNAT64
+        /// The HTTP proxy the endpoint's request goes through (``ConnectivityCheck/proxy``)
+        /// failed: it refused or dropped the connection, answered that it cannot reach the
+        /// endpoint (502, 503, 504) or wants credentials (407), or cannot be used (a SOCKS
+        /// proxy). The message names it. The verdict is `limited`: as for curl, the
+        /// Internet does not answer through it.
+        case proxyFailed
         /// The check's time ran out while connecting or waiting for the answer.
         case timedOut
         /// The answer was not HTTP, or ended early.

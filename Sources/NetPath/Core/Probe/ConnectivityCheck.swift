@@ -97,6 +97,11 @@ public struct ConnectivityCheck: Hashable, Sendable {
     /// parameter; the system may still keep them off such a path.)
     public let allowsUltraConstrainedPaths: Bool
 
+    /// The HTTP proxy each endpoint's request goes through: ``Proxy-swift.struct/environment``
+    /// by default (curl's `http_proxy`, `all_proxy` and `no_proxy`), ``Proxy-swift.struct/none``
+    /// for direct connections only, or proxies of the app's.
+    public var proxy: Proxy
+
     /// The longest a check may take: five minutes.
     public static let maximumTimeout: Duration = .seconds(300)
     /// The bounds of ``maximumResponseSize``: 1 KiB to 16 MiB.
@@ -121,6 +126,7 @@ public struct ConnectivityCheck: Hashable, Sendable {
     ///   - interval: Time between checks while `full` (more than zero), or `nil` for none.
     ///   - allowsUltraConstrainedPaths: Run on ultra-constrained paths too (see
     ///     ``allowsUltraConstrainedPaths``).
+    ///   - proxy: The proxy for the requests (see ``proxy``): the environment's by default.
     /// - Throws: ``NetPathError`` with code `.invalidInput` naming the value out of range.
     public init(
         endpoints: [Endpoint] = ConnectivityCheck.defaultEndpoints,
@@ -128,7 +134,8 @@ public struct ConnectivityCheck: Hashable, Sendable {
         resolutionTimeout: Duration? = nil,
         maximumResponseSize: Int = 64 * 1024,
         interval: Duration? = nil,
-        allowsUltraConstrainedPaths: Bool = false
+        allowsUltraConstrainedPaths: Bool = false,
+        proxy: Proxy = .environment
     ) throws {
         func invalid(_ message: String) -> NetPathError { NetPathError(.invalidInput, message) }
         guard !endpoints.isEmpty else { throw invalid("a connectivity check needs at least one endpoint") }
@@ -149,6 +156,7 @@ public struct ConnectivityCheck: Hashable, Sendable {
         self.maximumResponseSize = maximumResponseSize
         self.interval = interval
         self.allowsUltraConstrainedPaths = allowsUltraConstrainedPaths
+        self.proxy = proxy
     }
 
     /// The default endpoints with default bounds: valid by construction.
@@ -159,6 +167,7 @@ public struct ConnectivityCheck: Hashable, Sendable {
         maximumResponseSize = 64 * 1024
         interval = nil
         allowsUltraConstrainedPaths = false
+        proxy = .environment
     }
 
     /// ``timeout`` in seconds, for the probes' clocks.
@@ -206,9 +215,21 @@ package struct HTTPTarget: Hashable, Sendable {
 
     /// The check's request, the same for both backends: a plain GET that asks caches and
     /// proxies for a fresh answer and closes the connection after it.
-    package var request: [UInt8] {
-        Array(("GET \(path) HTTP/1.1\r\nHost: \(hostHeader)\r\n"
-            + "User-Agent: NetPath/0.1 (connectivity check)\r\nAccept: */*\r\nCache-Control: no-cache\r\nConnection: close\r\n\r\n").utf8)
+    package var request: [UInt8] { request(via: nil) }
+
+    /// The request as it is sent to `proxy`, when there is one: in absolute form
+    /// (`GET http://host/path`, RFC 9112 §3.2.2), with `Proxy-Connection` as curl sends it
+    /// and `Proxy-Authorization: Basic` only when the proxy's URL holds credentials.
+    package func request(via proxy: ProxyServer?) -> [UInt8] {
+        var head = "GET \(path) HTTP/1.1\r\nHost: \(hostHeader)\r\n"
+        if let proxy {
+            head = "GET http://\(hostHeader)\(path) HTTP/1.1\r\nHost: \(hostHeader)\r\n"
+            if let credentials = proxy.credentials {
+                head += "Proxy-Authorization: Basic \(Base64.encode(Array(credentials.utf8)))\r\n"
+            }
+            head += "Proxy-Connection: close\r\n"
+        }
+        return Array((head + "User-Agent: NetPath/0.1 (connectivity check)\r\nAccept: */*\r\nCache-Control: no-cache\r\nConnection: close\r\n\r\n").utf8)
     }
 
     package init(_ url: String) throws {
@@ -229,8 +250,17 @@ package struct HTTPTarget: Hashable, Sendable {
         if let fragment = path.firstIndex(of: "#") { path = String(path[..<fragment]) }
         if path.isEmpty || path.hasPrefix("?") { path = "/" + path }
         guard !authority.contains("@") else { throw invalid("user information is not supported") }
+        (host, address, port) = try HTTPTarget.hostAndPort(authority, defaultPort: 80, invalid: invalid)
+        self.path = path
+    }
+
+    /// The host (lower-cased; an IPv6 address without its brackets), its address when it is
+    /// one, and the port of a URL's `host[:port]` or `[v6][:port]`.
+    package static func hostAndPort(_ authority: Substring, defaultPort: UInt16,
+                                    invalid: (String) -> NetPathError) throws(NetPathError) -> (host: String, address: IPAddress?, port: UInt16) {
         var hostPart = authority
         var portText: Substring?
+        let address: IPAddress?
         if authority.hasPrefix("[") {
             guard let close = authority.firstIndex(of: "]") else { throw invalid("unclosed [") }
             hostPart = authority[authority.index(after: authority.startIndex)..<close]
@@ -239,10 +269,10 @@ package struct HTTPTarget: Hashable, Sendable {
                 guard after.hasPrefix(":") else { throw invalid("unexpected text after ]") }
                 portText = after.dropFirst()
             }
-            guard let address = IPAddress(String(hostPart)), address.family == IPAddress.inet6 else {
+            guard let parsed = IPAddress(String(hostPart)), parsed.family == IPAddress.inet6 else {
                 throw invalid("'\(hostPart)' is not an IPv6 address")
             }
-            self.address = address
+            address = parsed
         } else {
             if let colon = authority.lastIndex(of: ":") {
                 hostPart = authority[..<colon]
@@ -258,14 +288,12 @@ package struct HTTPTarget: Hashable, Sendable {
                 guard valid else { throw invalid("'\(hostPart)' is not a host name") }
             }
         }
-        host = String(hostPart).lowercased()
+        var port = defaultPort
         if let portText {
-            guard let port = UInt16(portText), port > 0 else { throw invalid("'\(portText)' is not a port") }
-            self.port = port
-        } else {
-            port = 80
+            guard let number = UInt16(portText), number > 0 else { throw invalid("'\(portText)' is not a port") }
+            port = number
         }
-        self.path = path
+        return (String(hostPart).lowercased(), address, port)
     }
 }
 

@@ -85,6 +85,9 @@ package struct ProbeStateMachine {
     private struct Run {
         package let endpoint: ConnectivityCheck.Endpoint
         package let classifier: HTTPResponseClassifier
+        /// The HTTP proxy its request goes through, when one is configured for it: its name
+        /// is resolved and connected to in place of the endpoint's.
+        package let proxy: ProxyServer?
         package var phase = Phase.resolving
         package var lookup = Lookup()
         /// `connect` actions whose outcome has not been reported yet.
@@ -97,6 +100,16 @@ package struct ProbeStateMachine {
 
         var answeredAsAPortal: Bool {
             if case .unexpected? = outcome.verdict { true } else { false }
+        }
+
+        /// Where the connection goes: the proxy, or the endpoint.
+        var host: String { proxy?.host ?? endpoint.target.host }
+        var address: IPAddress? { proxy.map(\.address) ?? endpoint.target.address }
+        var port: UInt16 { proxy?.port ?? endpoint.target.port }
+
+        /// `address port N`, or `the proxy URL (VARIABLE) at address`, for messages.
+        func naming(_ address: IPAddress) -> String {
+            proxy.map { "\($0.named) at \(address)" } ?? "\(address) port \(endpoint.target.port)"
         }
     }
 
@@ -191,7 +204,10 @@ package struct ProbeStateMachine {
         self.ipv6 = ipv6
         discovery = ipv6 && !ipv4 ? .asking : .notNeeded
         nextQueryID = firstQueryID
-        runs = check.endpoints.map { Run(endpoint: $0, classifier: HTTPResponseClassifier(expectation: $0.expectation, limit: check.maximumResponseSize)) }
+        runs = check.endpoints.map {
+            Run(endpoint: $0, classifier: HTTPResponseClassifier(expectation: $0.expectation, limit: check.maximumResponseSize),
+                proxy: check.proxy.server(for: $0.target))
+        }
     }
 
     private var deadline: UInt64 { start &+ Self.nanoseconds(check.timeoutSeconds) }
@@ -291,7 +307,11 @@ package struct ProbeStateMachine {
     private mutating func started(now: UInt64) -> [Action] {
         var actions = discoveryQueries()
         for index in runs.indices {
-            if let address = runs[index].endpoint.target.address {
+            if let proxy = runs[index].proxy, let reason = proxy.unusable {
+                // As curl's request would, the endpoint fails on the proxy it must use.
+                runs[index].lookup.resolved = true
+                actions += finish(index, .init(.proxyFailed, "cannot use \(proxy.named): \(reason)"), now: now)
+            } else if let address = runs[index].address {
                 runs[index].lookup.resolved = true
                 if address.isLoopback || routes(address) {
                     actions += startConnecting(index, to: address)
@@ -340,7 +360,7 @@ package struct ProbeStateMachine {
             for type in [DNSMessage.typeA, DNSMessage.typeAAAA] {
                 let id = nextQueryID
                 nextQueryID &+= 1
-                guard let bytes = DNSMessage.query(id: id, name: runs[index].endpoint.target.host, type: type) else { continue }
+                guard let bytes = DNSMessage.query(id: id, name: runs[index].host, type: type) else { continue }
                 runs[index].lookup.pendingQueries += 1
                 actions.append(.openQuery(Query(endpoint: index, server: server, id: id, type: type, bytes: bytes)))
             }
@@ -374,7 +394,7 @@ package struct ProbeStateMachine {
     /// Connects an IPv4 literal through the NAT64 prefix once it is known; ends it when
     /// there is none. Nothing while the prefix is still being looked for.
     private mutating func reachThroughNAT64(_ index: Int, now: UInt64) -> [Action] {
-        guard runs[index].lookup.awaitsPrefix, runs[index].phase != .done, let address = runs[index].endpoint.target.address else { return [] }
+        guard runs[index].lookup.awaitsPrefix, runs[index].phase != .done, let address = runs[index].address else { return [] }
         switch discovery {
         case .asking, .notNeeded:
             return []
@@ -502,7 +522,8 @@ package struct ProbeStateMachine {
     /// (a filtering resolver's answer for a public name), or of a family the path does not
     /// route (through NAT64 when its prefix is known, once it is when it is looked for).
     private mutating func resolved(_ index: Int, _ address: IPAddress) -> [Action] {
-        if (address.isLoopback || address.isUnspecified) && !runs[index].endpoint.target.isLocalhostName {
+        // A proxy's name may well stand for this machine (a local proxy such as cntlm).
+        if (address.isLoopback || address.isUnspecified) && !runs[index].endpoint.target.isLocalhostName && runs[index].proxy == nil {
             runs[index].lookup.filtered = runs[index].lookup.filtered ?? address
             return []
         }
@@ -534,14 +555,15 @@ package struct ProbeStateMachine {
         let lookup = runs[index].lookup
         guard runs[index].phase != .done, lookup.pendingQueries == 0, lookup.awaitingPrefix.isEmpty else { return [] }
         guard lookup.addresses.isEmpty else { return finishIfNothingLeft(index, now: now) }
-        let host = runs[index].endpoint.target.host
+        let host = runs[index].host
+        let name = runs[index].proxy.map { "the name of \($0.named), '\(host)'," } ?? "the name '\(host)'"
         let reason: ConnectivityFailure = if let address = lookup.filtered {
             .init(.filteredAnswer, "the name '\(host)' resolved to \(address): the network's DNS filters it")
         } else if let address = lookup.unroutable { unroutable(address) }
-        else if lookup.notFound || lookup.resolved { .init(.nameNotResolved, "the name '\(host)' did not resolve") }
+        else if lookup.notFound || lookup.resolved { .init(.nameNotResolved, "\(name) did not resolve") }
         else if timedOut { .init(.resolutionTimedOut, "name resolution timed out") }
         else if let failure = lookup.failure { .init(.dnsFailure, failure) }
-        else { .init(.nameNotResolved, "the name '\(host)' did not resolve") }
+        else { .init(.nameNotResolved, "\(name) did not resolve") }
         return finish(index, reason, now: now)
     }
 
@@ -564,7 +586,7 @@ package struct ProbeStateMachine {
 
     private mutating func startConnecting(_ index: Int, to address: IPAddress) -> [Action] {
         runs[index].opening += 1
-        return [.connect(endpoint: index, address: address, port: runs[index].endpoint.target.port)]
+        return [.connect(endpoint: index, address: address, port: runs[index].port)]
     }
 
     private mutating func connectStarted(_ index: Int, to address: IPAddress, _ outcome: ConnectStart, now: UInt64) -> [Action] {
@@ -579,7 +601,9 @@ package struct ProbeStateMachine {
         case .socketFailed(let error):
             runs[index].outcome.error = .init(.systemFailure, "cannot open a socket: \(error)")
         case .connectFailed(let error):
-            runs[index].outcome.error = .init(ProbeStateMachine.kind(of: error), "cannot connect to \(address): \(error)")
+            let kind = ProbeStateMachine.kind(of: error)
+            runs[index].outcome.error = .init(kind == .noRoute || runs[index].proxy == nil ? kind : .proxyFailed,
+                                              "cannot connect to \(runs[index].proxy.map { "\($0.named) at " } ?? "")\(address): \(error)")
         }
         return finishIfNothingLeft(index, now: now)
     }
@@ -597,7 +621,8 @@ package struct ProbeStateMachine {
             if let error {
                 // The SYN left: an unreachable error now is the network's answer (a router's
                 // ICMP), not this machine lacking a route, which fails the connect at once.
-                runs[index].outcome.error = .init(.connectionFailed, "cannot connect to \(address) port \(runs[index].endpoint.target.port): \(error)")
+                runs[index].outcome.error = .init(runs[index].proxy == nil ? .connectionFailed : .proxyFailed,
+                                                  "cannot connect to \(runs[index].naming(address)): \(error)")
             }
             roles[fd] = nil
             return [.close(fd: fd)] + finishIfNothingLeft(index, now: now)
@@ -606,7 +631,7 @@ package struct ProbeStateMachine {
         var actions: [Action] = []
         for other in runs[index].connecting where roles.removeValue(forKey: other) != nil { actions.append(.close(fd: other)) }
         runs[index].connecting.removeAll()
-        return actions + [.send(fd: fd, request: runs[index].endpoint.target.request)]
+        return actions + [.send(fd: fd, request: runs[index].endpoint.target.request(via: runs[index].proxy))]
     }
 
     private mutating func requestSent(fd: FileDescriptor, complete: Bool, now: UInt64) -> [Action] {
@@ -622,7 +647,8 @@ package struct ProbeStateMachine {
         guard case .connect(let index, let address)? = roles[fd] else { return [] }
         guard complete else {
             roles[fd] = nil
-            return [.close(fd: fd)] + finish(index, .init(.connectionFailed, "cannot send the request to \(address)"), now: now)
+            return [.close(fd: fd)] + finish(index, .init(runs[index].proxy == nil ? .connectionFailed : .proxyFailed,
+                                                          "cannot send the request to \(runs[index].naming(address))"), now: now)
         }
         roles[fd] = .read(endpoint: index)
         runs[index].active = fd
@@ -639,11 +665,27 @@ package struct ProbeStateMachine {
         let verdict = runs[index].classifier.verdict(runs[index].response, finished: finished)
         if verdict != .needMore {
             runs[index].outcome.verdict = verdict
-            if case .malformed(let reason) = verdict { runs[index].outcome.error = .init(.malformedAnswer, reason) }
+            if case .malformed(let reason) = verdict {
+                runs[index].outcome.error = .init(.malformedAnswer, runs[index].proxy.map { "\(reason) (through \($0.named))" } ?? reason)
+            }
+            if case .httpError(let status, _) = verdict, let proxy = runs[index].proxy {
+                runs[index].outcome.error = ProbeStateMachine.proxyAnswer(status, from: proxy)
+            }
             let reason: ConnectivityFailure? = if case .failure(let error) = received { .init(.malformedAnswer, "reading failed: \(error)") } else { nil }
             return finish(index, reason, now: now)
         }
         return finished ? finish(index, .init(.malformedAnswer, "the connection closed early"), now: now) : []
+    }
+
+    /// What an HTTP error through a proxy says: 502, 503 and 504 are a proxy's own answer
+    /// when it cannot reach the endpoint (curl reports them so), 407 that it wants
+    /// credentials; others are the endpoint's, passed on.
+    package static func proxyAnswer(_ status: Int, from proxy: ProxyServer) -> ConnectivityFailure {
+        switch status {
+        case 407: .init(.proxyFailed, "\(proxy.named) wants credentials (HTTP 407)")
+        case 502, 503, 504: .init(.proxyFailed, "\(proxy.named) answered HTTP \(status): it cannot reach the endpoint")
+        default: .init(.httpError, "the endpoint answered HTTP \(status) through \(proxy.named), an error, not a portal's page")
+        }
     }
 
     // MARK: - Endings
@@ -693,8 +735,8 @@ package struct ProbeStateMachine {
             case .resolving where runs[index].lookup.awaitsPrefix:
                 .init(.noNAT64, "the path has no IPv4, and no NAT64 prefix was found in time (RFC 7050)")
             case .resolving: .init(.resolutionTimedOut, "name resolution timed out")
-            case .connecting: .init(.timedOut, "no connection within \(check.timeout)")
-            case .reading, .done: .init(.timedOut, "no answer within \(check.timeout)")
+            case .connecting: .init(.timedOut, "no connection \(runs[index].proxy.map { "to \($0.named) " } ?? "")within \(check.timeout)")
+            case .reading, .done: .init(.timedOut, "no answer \(runs[index].proxy.map { "through \($0.named) " } ?? "")within \(check.timeout)")
             }
             // A portal's page still coming when the time is up is its answer all the same.
             if runs[index].phase == .reading, let portal = runs[index].classifier.portal(in: runs[index].response) {
@@ -709,6 +751,7 @@ package struct ProbeStateMachine {
         if cancelled { return actions + [.finish(ConnectivityResult(connectivity: .unknown, failure: .init(.cancelled, "the check was cancelled")))] }
         let outcomes = runs.map { ($0.endpoint, $0.lookup.resolved, $0.outcome.verdict, $0.outcome.error, $0.outcome.finishedAt.map(milliseconds)) }
         var result = ProbeVerdict.of(outcomes, elapsed: milliseconds(at: now))
+        result.proxy = runs.first { $0.endpoint.url == result.url }?.proxy?.url
         if case .found(let prefix) = discovery { result.nat64Prefix = prefix.description }
         return actions + [.finish(result)]
     }

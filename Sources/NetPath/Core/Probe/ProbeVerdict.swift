@@ -30,8 +30,10 @@ package enum ProbeVerdict {
         // its status, not a portal.
         for outcome in outcomes {
             if case .httpError(let status, let reason) = outcome.verdict {
+                // Through a proxy, its own error (502: it cannot reach the endpoint) is said so.
+                let failure = outcome.error.flatMap { $0.kind == .proxyFailed || $0.kind == .httpError ? $0 : nil }
                 return ConnectivityResult(connectivity: .limited, url: outcome.endpoint.url, httpStatus: status,
-                                          latencyMilliseconds: outcome.latency ?? elapsed, failure: ConnectivityFailure(.httpError, reason))
+                                          latencyMilliseconds: outcome.latency ?? elapsed, failure: failure ?? ConnectivityFailure(.httpError, reason))
             }
         }
         // A failure of the network's is the reason before a local one (no route for the

@@ -1,0 +1,61 @@
+// libFuzzer target: the environment's proxy variables → ConnectivityCheck.Proxy, as curl
+// reads them: proxy URLs (ProxyServer.parse) and no_proxy lists (NoProxyList), then the
+// proxy each of a few endpoints gets and the request it is sent.
+//
+// Input: `NAME=VALUE` entries separated by NUL bytes or newlines (the environment a
+// process inherits: nothing in it is ours); the first entry's value is also parsed alone
+// as a proxy URL and as a no_proxy list. Rules checked for any input: a proxy as shown
+// never holds its credentials; a usable one prints as `http://host:port` and parses back
+// to itself; `*` alone matches every host; a request to a proxy is in absolute form and
+// carries `Proxy-Authorization` exactly when the URL held credentials.
+
+@testable import NetPathCore
+
+let endpoints = ["http://check.test/204", "http://www.example.com:8080/a?b", "http://10.1.2.3/", "http://[fd00::1]/x",
+                 "http://localhost/"].map { try! HTTPTarget($0) }
+
+func check(_ server: ProxyServer) {
+    if server.credentials != nil, server.url.contains("@") { fatalError("a proxy shown with its credentials: \(server.url)") }
+    guard server.unusable == nil else { return }
+    let again = ProxyServer.parse(server.url, variable: server.variable)
+    guard again.url == server.url, again.host == server.host, again.port == server.port, again.address == server.address,
+          again.unusable == nil, server.port > 0 else { fatalError("a proxy URL that does not parse back to itself: \(server.url)") }
+}
+
+@_cdecl("LLVMFuzzerTestOneInput")
+public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
+    let bytes = Array(UnsafeBufferPointer(start: data, count: size))
+    var environment: [String: String] = [:]
+    var first: String?
+    for entry in bytes.split(whereSeparator: { $0 == 0 || $0 == 0x0A }) {
+        let text = String(decoding: entry, as: UTF8.self)
+        guard let equals = text.firstIndex(of: "=") else { continue }
+        let value = String(text[text.index(after: equals)...])
+        environment[String(text[..<equals])] = value
+        first = first ?? value
+    }
+    if let first {
+        check(ProxyServer.parse(first, variable: "fuzz"))
+        let list = NoProxyList(first)
+        for endpoint in endpoints {
+            let matched = list.matches(host: endpoint.host, address: endpoint.address)
+            if list.everything && !matched { fatalError("'*' does not match \(endpoint.host)") }
+        }
+        _ = list.description
+    }
+    let proxy = ConnectivityCheck.Proxy(environment: environment)
+    _ = proxy.description
+    for endpoint in endpoints {
+        for scheme in ["http", "https"] {
+            guard let server = proxy.server(for: endpoint, scheme: scheme) else { continue }
+            check(server)
+            guard server.unusable == nil else { continue }
+            let request = String(decoding: endpoint.request(via: server), as: UTF8.self)
+            guard request.hasPrefix("GET http://\(endpoint.hostHeader)\(endpoint.path) HTTP/1.1\r\n"),
+                  request.contains("Proxy-Authorization: Basic ") == (server.credentials != nil) else {
+                fatalError("a request to a proxy not in absolute form, or with credentials it was not given")
+            }
+        }
+    }
+    return 0
+}

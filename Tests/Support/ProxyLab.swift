@@ -1,0 +1,48 @@
+import Foundation
+import NetPath
+import NetPathSystem
+
+/// A network whose HTTP leaves only through its proxy: a ``RouterLab`` whose router resets
+/// the client's connections to port 80 (port 8080 is let through), runs proxy_server.py on
+/// 10.79.0.1 port 3128 (and, asking for `user:p@ss`, port 3130), and whose DNS answers
+/// `proxy.test` with that address. Nothing listens on port 3129: a dead proxy.
+/// ``remove()`` stops everything and deletes the namespaces.
+public final class ProxyLab: @unchecked Sendable {
+    // Set up in init, torn down in remove(); used by one test.
+    public let router: RouterLab
+    public var client: TestNamespace { router.client }
+    /// The proxy's log: one line per request, its request line and `Proxy-Authorization` (or `-`).
+    public let logFile: String
+    private let programs = ProbeLab.Programs()
+
+    public static let proxyAddress = "10.79.0.1"
+    public static let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("proxy_server.py").path
+    public static let credentials = "user:p@ss"
+
+    public init() throws {
+        router = try RouterLab(uplink: .httpBlocked, names: ["proxy.test": ProxyLab.proxyAddress])
+        logFile = "/tmp/netpath-proxy-log-\(router.client.name)"
+        do {
+            for (port, auth) in [(3128, nil), (3130, ProxyLab.credentials)] as [(Int, String?)] {
+                try programs.start([Kernel.ipPath, "netns", "exec", router.router.name, "/usr/bin/env", "python3", ProxyLab.script,
+                                    "--port", "\(port)", "--bind", ProxyLab.proxyAddress, "--log", logFile,
+                                    "--resolve", "check.test=\(RouterLab.endpointAddress)"] + (auth.map { ["--auth", $0] } ?? []),
+                                   readyWhenOutputContains: "ready")
+            }
+        } catch {
+            remove()
+            throw error
+        }
+    }
+
+    /// The requests the proxies received so far.
+    public func requests() -> [String] {
+        ((try? String(contentsOfFile: logFile, encoding: .utf8)) ?? "").split(separator: "\n").map(String.init)
+    }
+
+    public func remove() {
+        programs.stopAll()
+        router.remove()
+        try? FileManager.default.removeItem(atPath: logFile)
+    }
+}

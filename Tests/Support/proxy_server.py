@@ -1,0 +1,92 @@
+#!/usr/bin/env python3
+"""A small forward HTTP proxy for NetPath's proxy tests, as squid answers: a request in
+absolute form (GET http://host[:port]/path) is sent on to that host with the path alone, and
+its answer relayed; a host it cannot reach gets 502 Bad Gateway, a request not in absolute
+form 400, a missing or wrong Proxy-Authorization (with --auth) 407.
+
+usage: proxy_server.py --port N --bind ADDR [--resolve NAME=ADDR ...] [--auth USER:PASSWORD]
+                       [--log FILE]
+Names are looked up in --resolve only (the proxy's own DNS). Each request's first line and
+its Proxy-Authorization value (or "-") are appended to --log. Prints "ready" once listening.
+"""
+import argparse, base64, socket, sys, threading
+
+
+def reply(conn, status, reason):
+    body = ("%d %s\n" % (status, reason)).encode()
+    head = "HTTP/1.1 %d %s\r\nContent-Type: text/plain\r\nContent-Length: %d\r\nConnection: close\r\n" % (status, reason, len(body))
+    if status == 407:
+        head += 'Proxy-Authenticate: Basic realm="lab"\r\n'
+    conn.sendall(head.encode() + b"\r\n" + body)
+
+
+def handle(conn, args, names, lock):
+    try:
+        conn.settimeout(10)
+        request = b""
+        while b"\r\n\r\n" not in request and len(request) < 65536:
+            chunk = conn.recv(4096)
+            if not chunk:
+                return
+            request += chunk
+        head = request.split(b"\r\n\r\n", 1)[0].decode("latin-1").split("\r\n")
+        parts = head[0].split(" ")
+        authorization = "-"
+        for line in head[1:]:
+            if line.lower().startswith("proxy-authorization:"):
+                authorization = line.split(":", 1)[1].strip()
+        if args.log:
+            with lock, open(args.log, "a") as log:
+                log.write("%s\t%s\n" % (head[0], authorization))
+        if args.auth and authorization != "Basic " + base64.b64encode(args.auth.encode()).decode():
+            return reply(conn, 407, "Proxy Authentication Required")
+        if len(parts) != 3 or not parts[1].lower().startswith("http://"):
+            return reply(conn, 400, "Bad Request")
+        rest = parts[1][7:]
+        authority, _, path = rest.partition("/")
+        host, _, port = authority.partition(":")
+        address = names.get(host.lower())
+        if address is None:
+            return reply(conn, 502, "Bad Gateway")
+        try:
+            upstream = socket.create_connection((address, int(port or 80)), timeout=5)
+        except OSError:
+            return reply(conn, 502, "Bad Gateway")
+        with upstream:
+            lines = ["%s /%s %s" % (parts[0], path, parts[2])]
+            lines += [line for line in head[1:] if not line.lower().startswith(("proxy-", "connection:"))]
+            lines += ["Connection: close", "Via: 1.1 lab-proxy"]
+            upstream.sendall(("\r\n".join(lines) + "\r\n\r\n").encode("latin-1"))
+            while True:
+                chunk = upstream.recv(65536)
+                if not chunk:
+                    break
+                conn.sendall(chunk)
+    except OSError:
+        pass
+    finally:
+        conn.close()
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--port", type=int, required=True)
+    parser.add_argument("--bind", required=True)
+    parser.add_argument("--resolve", action="append", default=[])
+    parser.add_argument("--auth")
+    parser.add_argument("--log")
+    args = parser.parse_args()
+    names = dict(entry.lower().split("=", 1) for entry in args.resolve)
+    listener = socket.socket(socket.AF_INET6 if ":" in args.bind else socket.AF_INET, socket.SOCK_STREAM)
+    listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    listener.bind((args.bind, args.port))
+    listener.listen(64)
+    lock = threading.Lock()
+    print("ready", flush=True)
+    while True:
+        conn, _ = listener.accept()
+        threading.Thread(target=handle, args=(conn, args, names, lock), daemon=True).start()
+
+
+if __name__ == "__main__":
+    main()
