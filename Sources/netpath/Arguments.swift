@@ -17,6 +17,8 @@ struct Arguments: Equatable, Sendable {
     var allNamespaces = false
     /// `serve`: every `--listen` (or `--web.listen-address`), in order.
     var listen: [String] = []
+    /// `serve --systemd-socket`: also the listening sockets systemd passes.
+    var systemdSocket = false
     var textfile: String?
     var webConfig: String?
     var required: NetworkInterface.InterfaceType?
@@ -118,6 +120,13 @@ struct Arguments: Equatable, Sendable {
                 throw UsageError(message: "invalid address '\(value)' for '\(option)' (HOST:PORT, [IPV6]:PORT or :PORT)")
             }
             result.listen.append(value)
+        },
+        // exporter-toolkit's name too; as there, the sockets are the .socket unit's
+        // ListenStream= (sd_listen_fds(3)); unlike there, with --listen both serve.
+        Option(name: "--systemd-socket", aliases: ["--web.systemd-socket"], commands: [.serve],
+               help: ["serve /metrics on the listening sockets systemd passes (socket activation:",
+                      "LISTEN_FDS, LISTEN_PID), as well as at every --listen"]) { result, _, _ in
+            result.systemdSocket = true
         },
         Option(name: "--textfile", value: "FILE", commands: [.serve],
                help: ["write the metrics to FILE on every change, atomically (node_exporter's",
@@ -269,11 +278,11 @@ struct Arguments: Equatable, Sendable {
             try option.apply(&result, value, option.name)
         }
         if result.help { return .help(command) }
-        if command == .serve && result.listen.isEmpty && result.textfile == nil {
-            throw UsageError(message: "'netpath serve' needs '--listen ADDR:PORT', '--textfile FILE', or both")
+        if command == .serve && result.listen.isEmpty && !result.systemdSocket && result.textfile == nil {
+            throw UsageError(message: "'netpath serve' needs '--listen ADDR:PORT', '--systemd-socket' or '--textfile FILE' (or several)")
         }
-        if result.webConfig != nil && result.listen.isEmpty {
-            throw UsageError(message: "'--web-config' applies to '--listen', which is not given")
+        if result.webConfig != nil && result.listen.isEmpty && !result.systemdSocket {
+            throw UsageError(message: "'--web-config' applies to '--listen' and '--systemd-socket', neither of which is given")
         }
         if let required = result.required, result.prohibited.contains(required) {
             throw UsageError(message: "interface type '\(required.rawValue)' is both required and prohibited")

@@ -324,7 +324,7 @@ struct WebConfigServeTests {
         let absent = try #require(try netpath("serve", "--listen", "127.0.0.1:0", "--web-config", lab.path("absent.yml")))
         #expect(absent.status == 3 && absent.standardError == "netpath: cannot read \(lab.path("absent.yml")): No such file or directory\n")
         let usage = try #require(try netpath("serve", "--textfile", lab.path("x.prom"), "--web-config", lab.path("web.yml")))
-        #expect(usage.status == 2 && usage.standardError == "netpath: '--web-config' applies to '--listen', which is not given\n")
+        #expect(usage.status == 2 && usage.standardError == "netpath: '--web-config' applies to '--listen' and '--systemd-socket', neither of which is given\n")
     }
 
     /// On a machine without OpenSSL 3 (here: libssl.so.3 hidden by a bind mount of an empty
