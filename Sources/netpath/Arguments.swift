@@ -142,8 +142,8 @@ struct Arguments: Equatable, Sendable {
             result.textfileInterval = try number(value, option: option, in: 1...maximumSeconds, what: "seconds")
         },
         Option(name: "--web-config", value: "FILE", commands: [.serve],
-               help: ["TLS and basic auth for --listen, from Prometheus exporter-toolkit's web",
-                      "configuration file (as node_exporter's --web.config.file); SIGHUP re-reads it"]) { result, value, _ in
+               help: ["TLS and basic auth for --listen and --systemd-socket, from exporter-toolkit's",
+                      "web configuration file (node_exporter's --web.config.file); SIGHUP re-reads it"]) { result, value, _ in
             result.webConfig = value
         },
         Option(name: "--require", value: "TYPE", commands: watching, help: ["consider only interfaces of TYPE"]) { result, value, option in
