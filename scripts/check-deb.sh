@@ -114,6 +114,17 @@ kill "$activated" && wait "$activated" || true
 activated=
 echo "check-deb: $exec_start on $address (systemd-socket-activate, as $user with $caps): scraped"
 
+echo "== netpath-online.service's command, as its user with no capability"
+online=/usr/lib/systemd/system/netpath-online.service
+# shellcheck disable=SC2046  # ExecStart's words, as systemd splits them
+if /usr/bin/netpath status >/dev/null; then
+  setpriv --reuid="$(sed -n 's/^User=//p' "$online")" --regid="$(sed -n 's/^Group=//p' "$online")" --clear-groups \
+    --inh-caps=-all --bounding-set=-all $(sed -n 's/^ExecStart=//p' "$online") || fail "netpath-online's command failed on a satisfied path"
+  echo "check-deb: $(sed -n 's/^ExecStart=//p' "$online"): exit 0 (the path here is satisfied)"
+else
+  echo "check-deb: the path here is not satisfied: netpath-online's command not run"
+fi
+
 echo "== dpkg -r, dpkg --purge"
 dpkg -r netpath >/dev/null
 [ ! -e /usr/bin/netpath ] && [ ! -e /usr/lib/systemd/system/netpath-exporter.socket ] || fail "files left after dpkg -r"
