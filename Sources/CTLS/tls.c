@@ -468,7 +468,10 @@ int ctls_session_connect(ctls_session *session, char *error, size_t error_size) 
         p_ERR_clear_error();
         return CTLS_FAILED;
     }
-    return outcome(session->ssl, result, error, error_size);
+    if (reason == CTLS_SSL_ERROR_WANT_READ || reason == CTLS_SSL_ERROR_WANT_WRITE) return outcome(session->ssl, result, error, error_size);
+    // A peer that does not speak TLS gives "wrong version number", "packet length too long".
+    describe(error, error_size, "handshake");
+    return CTLS_FAILED;
 }
 
 /// Whether `a` and `b` hold the same `length` bytes, in time that does not depend on where
