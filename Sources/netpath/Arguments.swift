@@ -17,6 +17,8 @@ struct Arguments: Equatable, Sendable {
     var allNamespaces = false
     /// `serve`: every `--listen` (or `--web.listen-address`), in order.
     var listen: [String] = []
+    /// `serve --systemd-socket`: also the listening sockets systemd passes.
+    var systemdSocket = false
     var textfile: String?
     var webConfig: String?
     var required: NetworkInterface.InterfaceType?
@@ -120,6 +122,13 @@ struct Arguments: Equatable, Sendable {
             }
             result.listen.append(value)
         },
+        // exporter-toolkit's name too; as there, the sockets are the .socket unit's
+        // ListenStream= (sd_listen_fds(3)); unlike there, with --listen both serve.
+        Option(name: "--systemd-socket", aliases: ["--web.systemd-socket"], commands: [.serve],
+               help: ["serve /metrics on the listening sockets systemd passes (socket activation:",
+                      "LISTEN_FDS, LISTEN_PID), as well as at every --listen"]) { result, _, _ in
+            result.systemdSocket = true
+        },
         Option(name: "--textfile", value: "FILE", commands: [.serve],
                help: ["write the metrics to FILE on every change, atomically (node_exporter's",
                       "textfile collector reads *.prom files)"]) { result, value, option in
@@ -134,8 +143,8 @@ struct Arguments: Equatable, Sendable {
             result.textfileInterval = try number(value, option: option, in: 1...maximumSeconds, what: "seconds")
         },
         Option(name: "--web-config", value: "FILE", commands: [.serve],
-               help: ["TLS and basic auth for --listen, from Prometheus exporter-toolkit's web",
-                      "configuration file (as node_exporter's --web.config.file); SIGHUP re-reads it"]) { result, value, _ in
+               help: ["TLS and basic auth for --listen and --systemd-socket, from exporter-toolkit's",
+                      "web configuration file (node_exporter's --web.config.file); SIGHUP re-reads it"]) { result, value, _ in
             result.webConfig = value
         },
         Option(name: "--require", value: "TYPE", commands: watching, help: ["consider only interfaces of TYPE"]) { result, value, option in
@@ -275,11 +284,11 @@ struct Arguments: Equatable, Sendable {
             try option.apply(&result, value, option.name)
         }
         if result.help { return .help(command) }
-        if command == .serve && result.listen.isEmpty && result.textfile == nil {
-            throw UsageError(message: "'netpath serve' needs '--listen ADDR:PORT', '--textfile FILE', or both")
+        if command == .serve && result.listen.isEmpty && !result.systemdSocket && result.textfile == nil {
+            throw UsageError(message: "'netpath serve' needs '--listen ADDR:PORT', '--systemd-socket' or '--textfile FILE' (or several)")
         }
-        if result.webConfig != nil && result.listen.isEmpty {
-            throw UsageError(message: "'--web-config' applies to '--listen', which is not given")
+        if result.webConfig != nil && result.listen.isEmpty && !result.systemdSocket {
+            throw UsageError(message: "'--web-config' applies to '--listen' and '--systemd-socket', neither of which is given")
         }
         if let required = result.required, result.prohibited.contains(required) {
             throw UsageError(message: "interface type '\(required.rawValue)' is both required and prohibited")

@@ -32,8 +32,8 @@ enum Help {
              "0 full, 1 otherwise (also on SIGINT/SIGTERM), 2 usage error, 3 runtime error")
         case .serve:
             ("export the path of this host and of namespaces as Prometheus metrics",
-             "Serves the path of this host, and of every namespace asked for, as Prometheus metrics:\nGET /metrics on --listen, and/or a file for node_exporter's textfile collector\n(--textfile), rewritten on every change. With --web-config, HTTPS and basic auth as\nnode_exporter's --web.config.file has them; SIGHUP re-reads that file (a bad file is\nreported and the previous configuration kept). Runs until SIGINT/SIGTERM.",
-             "0 done (SIGINT/SIGTERM), 2 usage error, 3 runtime error (the address cannot be listened\non, the textfile cannot be written, the web configuration cannot be used)")
+             "Serves the path of this host, and of every namespace asked for, as Prometheus metrics:\nGET /metrics on --listen and on the sockets systemd passes (--systemd-socket), and/or a\nfile for node_exporter's textfile collector (--textfile), rewritten on every change. With --web-config, HTTPS and basic auth as\nnode_exporter's --web.config.file has them; SIGHUP re-reads that file (a bad file is\nreported and the previous configuration kept). Runs until SIGINT/SIGTERM.",
+             "0 done (SIGINT/SIGTERM), 2 usage error, 3 runtime error (the address cannot be listened\non, systemd passed no socket, the textfile cannot be written, the web configuration cannot\nbe used)")
         }
     }
 

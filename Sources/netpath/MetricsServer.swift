@@ -55,10 +55,7 @@ final class MetricsServer: Sendable {
     ///
     /// - Throws: ``ListenFailure`` naming the address and the reason (in use, not an
     ///   address of this machine, no permission).
-    init(_ address: ListenAddress, security: WebSecurity, contentType: String, render: @escaping @Sendable () -> String) throws {
-        self.render = render
-        self.contentType = contentType
-        self.security = Locked(security)
+    convenience init(_ address: ListenAddress, security: WebSecurity, contentType: String, render: @escaping @Sendable () -> String) throws {
         func failure(_ reason: String) -> ListenFailure { ListenFailure(message: "cannot listen on \(address): \(reason)") }
         guard let local = address.host.isEmpty ? SocketAddress.anyIPv6(port: address.port)
             : SocketAddress(text: address.host, port: address.port) else { throw failure("'\(address.host)' is not an IP address") }
@@ -67,15 +64,27 @@ final class MetricsServer: Sendable {
         case .success(let listening): fd = listening
         case .failure(let error): throw failure(error.description)
         }
-        listener = fd
         // The port the kernel gave, for `:0`.
         let port = (try? Syscall.localAddress(fd).get())?.port ?? address.port
-        self.address = ListenAddress(host: address.host, port: port)
+        try self.init(listening: fd, at: ListenAddress(host: address.host, port: port), security: security, contentType: contentType, render: render)
+    }
+
+    /// Serves on `fd`, a non-blocking socket that already listens at `address` (one that
+    /// systemd passed, ``SocketActivation``); the server closes it when it stops.
+    ///
+    /// - Throws: ``ListenFailure`` when the event loop cannot be made (`fd` is closed).
+    init(listening fd: FileDescriptor, at address: ListenAddress, security: WebSecurity, contentType: String,
+         render: @escaping @Sendable () -> String) throws {
+        self.render = render
+        self.contentType = contentType
+        self.security = Locked(security)
+        listener = fd
+        self.address = address
         do {
             loop = try EventLoop()
         } catch {
             Syscall.close(fd)
-            throw failure("cannot create an event loop: \(error)")
+            throw ListenFailure(message: "cannot listen on \(address): cannot create an event loop: \(error)")
         }
     }
 

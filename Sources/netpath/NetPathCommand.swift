@@ -177,7 +177,9 @@ enum NetPathCommand {
     static var arguments: [String] {
         (0..<Int(CommandLine.argc)).map { index in
             guard let argument = CommandLine.unsafeArgv[index] else { return "" }
-            return FileName.decode(UnsafeRawBufferPointer(start: argument, count: strlen(argument)))
+            var count = 0
+            while argument[count] != 0 { count += 1 }
+            return FileName.decode(UnsafeRawBufferPointer(start: argument, count: count))
         }
     }
 

@@ -6,6 +6,15 @@ import NetPathPrometheus
 extension NetPathCommand {
     /// `serve`: metrics until SIGINT/SIGTERM; SIGHUP re-reads `--web-config`.
     static func serve(_ session: Session) throws(CommandError) -> ExitCode {
+        // First, while the process has one thread: it changes the environment.
+        var passed: [(FileDescriptor, ListenAddress)] = []
+        if session.arguments.systemdSocket {
+            do {
+                passed = try SocketActivation.listeningSockets()
+            } catch {
+                throw CommandError(error.message, .runtime)
+            }
+        }
         if let file = session.arguments.textfile, let problem = Exporter.textfileProblem(file) { throw CommandError(problem, .runtime) }
         var security = WebSecurity.plain
         if let file = session.arguments.webConfig {
@@ -20,15 +29,19 @@ extension NetPathCommand {
         // refuse namespaces, while the hard one (524,288) allows them.
         Syscall.raiseDescriptorLimit()
         let exporter = Exporter(session: session)
-        // One server (socket, loop and thread) per address.
+        // One server (socket, loop and thread) per socket systemd passed, then per address.
         var servers: [MetricsServer] = []
-        for address in session.arguments.listen.compactMap(ListenAddress.parse) {
-            do {
-                servers.append(try MetricsServer(address, security: security, contentType: PrometheusExposition.contentType) { exporter.render() })
-            } catch {
-                for server in servers { server.stop() }
-                throw CommandError((error as? ListenFailure)?.message ?? "\(error)", .runtime)
+        let render: @Sendable () -> String = { exporter.render() }
+        do {
+            for (fd, address) in passed {
+                servers.append(try MetricsServer(listening: fd, at: address, security: security, contentType: PrometheusExposition.contentType, render: render))
             }
+            for address in session.arguments.listen.compactMap(ListenAddress.parse) {
+                servers.append(try MetricsServer(address, security: security, contentType: PrometheusExposition.contentType, render: render))
+            }
+        } catch {
+            for server in servers { server.stop() }
+            throw CommandError((error as? ListenFailure)?.message ?? "\(error)", .runtime)
         }
         exporter.watch(nil)
         for namespace in session.arguments.namespaces { exporter.watch(resolvingProcessID(namespace)) }

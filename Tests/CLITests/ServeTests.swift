@@ -465,6 +465,99 @@ struct ServeTests {
     }
 }
 
+let systemdSocketActivate = "/usr/bin/systemd-socket-activate"
+
+/// `serve --systemd-socket`: the sockets systemd passes, handed over by the real
+/// `systemd-socket-activate` (Debian: systemd), as a .socket unit hands them.
+@Suite(.enabled(if: requiredTool(systemdSocketActivate), "needs systemd-socket-activate (Debian: systemd)"))
+struct SocketActivationTests {
+
+    /// `systemd-socket-activate -l …` running `netpath serve`, once it listens: netpath
+    /// itself starts at the first connection.
+    func activated(_ listen: [String], _ arguments: [String]) throws -> RunningTool {
+        let tool = try RunningTool(listen.flatMap { ["-l", $0] } + [netpathBinary, "serve"] + arguments + ["--ignore-desktop"],
+                                   executable: systemdSocketActivate)
+        for address in listen {
+            let line = try #require(tool.nextErrorLine(seconds: 15), "systemd-socket-activate did not start")
+            #expect(line.hasPrefix("Listening on \(address) as "), "\(line)")
+        }
+        return tool
+    }
+
+    /// The first scrape starts netpath (it waited in the socket's queue) and is answered;
+    /// the ready line names the passed socket; SIGTERM ends it with 0.
+    @Test func aScrapeOfThePassedSocketIsAnswered() throws {
+        let port = try freePort()
+        let tool = try activated(["127.0.0.1:\(port)"], ["--web.systemd-socket"])
+        defer { tool.signal(SIGTERM); _ = tool.finish() }
+        let fd = try HTTPExchange.connect(port: port, timeout: 15)
+        HTTPExchange.write(fd, Array("GET /metrics HTTP/1.1\r\nHost: x\r\n\r\n".utf8))
+        let first = try #require(HTTPExchange.readAnswer(fd), "no answer from the activated netpath")
+        close(fd)
+        #expect(first.status == 200 && first.body.contains("netpath_path_status"), "\(first.head)")
+        #expect(tool.nextLine(seconds: 15) == "netpath: serving http://127.0.0.1:\(port)/metrics")
+        let second = try HTTPExchange.send("GET /metrics HTTP/1.1\r\nHost: x\r\n\r\n", port: port)
+        #expect(second.status == 200 && second.body.contains("netpath_build_info"))
+        tool.signal(SIGTERM)
+        #expect(tool.finish()?.status == 0)
+    }
+
+    /// Two passed sockets and a `--listen` address: three servers, one ready line.
+    @Test func everyPassedSocketAndEveryListenAddressServe() throws {
+        let ports = [try freePort(), try freePort()]
+        let tool = try activated(ports.map { "127.0.0.1:\($0)" }, ["--systemd-socket", "--listen", "127.0.0.1:0"])
+        defer { tool.signal(SIGTERM); _ = tool.finish() }
+        let fd = try HTTPExchange.connect(port: ports[1], timeout: 15)
+        HTTPExchange.write(fd, Array("GET /metrics HTTP/1.1\r\nHost: x\r\n\r\n".utf8))
+        #expect(HTTPExchange.readAnswer(fd)?.status == 200)
+        close(fd)
+        let line = try #require(tool.nextLine(seconds: 15))
+        let served = line.matches(of: /http:\/\/127\.0\.0\.1:(\d+)\/metrics/).compactMap { UInt16($0.output.1) }
+        #expect(served.count == 3 && Array(served.prefix(2)) == ports, "\(line)")
+        for port in served { #expect(try HTTPExchange.send("GET /metrics HTTP/1.1\r\n\r\n", port: port).status == 200, "\(port)") }
+    }
+
+    /// Without systemd's sockets the flag is a runtime error (exit 3, one line), as an
+    /// address that cannot be listened on is; so is a descriptor that is not a listening
+    /// socket, or not open at all.
+    @Test func withoutPassedSocketsServeStopsWithOneLine() throws {
+        let none = try #require(try netpath("serve", "--systemd-socket", "--ignore-desktop"))
+        #expect(none.status == 3 && none.standardOutput.isEmpty && none.standardError
+                == "netpath: no socket from systemd: LISTEN_FDS is not set (start it from a .socket unit, or with systemd-socket-activate)\n")
+        let other = try #require(try netpath("serve", "--web.systemd-socket", environment: ["LISTEN_FDS": "1", "LISTEN_PID": "1"]))
+        #expect(other.status == 3 && other.standardError.hasPrefix("netpath: no socket from systemd: LISTEN_PID is 1, not this process ("))
+        for (redirection, reason) in [("3</dev/null", "not a listening stream socket"), ("3<&-", "not a listening stream socket")] {
+            let outcome = try #require(try runTool("/bin/sh", ["-c", "LISTEN_PID=$$ LISTEN_FDS=1 exec \(netpathBinary) serve --systemd-socket \(redirection)"]))
+            #expect(outcome.status == 3 && outcome.standardError == "netpath: descriptor 3 from systemd is \(reason) (ListenStream= with Accept=no)\n",
+                    "\(redirection): \(outcome.standardError)")
+        }
+        let usage = try #require(try netpath("serve", "--systemd-socket=yes"))
+        #expect(usage.status == 2 && usage.standardError == "netpath: option '--systemd-socket' takes no value\n")
+    }
+
+    /// sd_listen_fds(3)'s rules on the two variables.
+    @Test func theEnvironmentIsReadAsSystemdWritesIt() throws {
+        func read(_ pid: String?, _ fds: String?) -> String {
+            switch SocketActivation.descriptors(listenPID: pid, listenFDs: fds, processID: 42) {
+            case .success(let descriptors): descriptors.map { String($0.rawValue) }.joined(separator: ",")
+            case .failure(let failure): failure.message
+            }
+        }
+        #expect(read("42", "1") == "3")
+        #expect(read("42", "3") == "3,4,5")
+        #expect(read(nil, nil).hasPrefix("no socket from systemd: LISTEN_FDS is not set"))
+        #expect(read(nil, "1") == "no socket from systemd: LISTEN_PID is not set")
+        #expect(read("43", "1") == "no socket from systemd: LISTEN_PID is 43, not this process (42)")
+        for pid in ["", "0", "-42", "+42", " 42", "4x", "99999999999"] {
+            #expect(read(pid, "1").hasPrefix("no socket from systemd: LISTEN_PID '\(pid)' is not a process id"), "\(pid)")
+        }
+        for fds in ["", "-1", "x", "1 ", "2147483645"] {
+            #expect(read("42", fds) == "no socket from systemd: LISTEN_FDS '\(fds)' is not a number of sockets", "\(fds)")
+        }
+        #expect(read("42", "0") == "no socket from systemd: LISTEN_FDS is 0")
+    }
+}
+
 /// The HTTP request parser and the listen-address parser, on fixtures.
 struct ServeParserTests {
     @Test func requestHeads() {

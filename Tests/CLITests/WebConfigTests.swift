@@ -241,6 +241,24 @@ struct WebConfigServeTests {
         #expect(outcome.status == 0 && outcome.standardError.isEmpty, "\(outcome.standardError)")
     }
 
+    /// `--web-config` applies to the sockets systemd passes as to `--listen`: the first
+    /// scrape, which starts netpath, meets TLS and basic auth.
+    @Test(.enabled(if: requiredTool(systemdSocketActivate), "needs systemd-socket-activate (Debian: systemd)"))
+    func aSocketFromSystemdServesTLSAndBasicAuthToo() throws {
+        let lab = try TLSLab("activated")
+        defer { lab.remove() }
+        let port = try freePort()
+        let tool = try RunningTool(["-l", "127.0.0.1:\(port)", netpathBinary, "serve", "--systemd-socket", "--ignore-desktop",
+                                    "--web-config", try lab.writeConfiguration(TLSLab.configuration())], executable: systemdSocketActivate)
+        defer { tool.signal(SIGTERM); _ = tool.finish() }
+        #expect(tool.nextErrorLine(seconds: 15)?.hasPrefix("Listening on 127.0.0.1:\(port) as ") == true)
+        let url = "https://127.0.0.1:\(port)/metrics", trusted = ["--cacert", lab.path("ca.crt")]
+        let good = try curl(trusted + ["--user", "prometheus:secret", url])
+        #expect(good.status == 200 && good.body.contains("netpath_path_status{netns=\"\""), "\(good)")
+        #expect(tool.nextLine(seconds: 15) == "netpath: serving \(url)")
+        #expect(try curl(trusted + [url]).status == 401)
+    }
+
     @Test func tls13OnlyRefusesATLS12Client() throws {
         let lab = try TLSLab("tls13")
         defer { lab.remove() }
@@ -324,7 +342,7 @@ struct WebConfigServeTests {
         let absent = try #require(try netpath("serve", "--listen", "127.0.0.1:0", "--web-config", lab.path("absent.yml")))
         #expect(absent.status == 3 && absent.standardError == "netpath: cannot read \(lab.path("absent.yml")): No such file or directory\n")
         let usage = try #require(try netpath("serve", "--textfile", lab.path("x.prom"), "--web-config", lab.path("web.yml")))
-        #expect(usage.status == 2 && usage.standardError == "netpath: '--web-config' applies to '--listen', which is not given\n")
+        #expect(usage.status == 2 && usage.standardError == "netpath: '--web-config' applies to '--listen' and '--systemd-socket', neither of which is given\n")
     }
 
     /// On a machine without OpenSSL 3 (here: libssl.so.3 hidden by a bind mount of an empty

@@ -107,7 +107,9 @@ extension ConnectivityCheck.Proxy {
     package static let processEnvironment: ConnectivityCheck.Proxy = {
         let names = ["http_proxy", "https_proxy", "HTTPS_PROXY", "all_proxy", "ALL_PROXY", "no_proxy", "NO_PROXY"]
         var variables: [String: String] = [:]
+        #if os(Linux) || os(Android)
         for name in names { variables[name] = Syscall.environment(name) }
+        #endif
         return ConnectivityCheck.Proxy(environment: variables)
     }()
 

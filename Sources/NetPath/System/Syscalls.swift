@@ -541,6 +541,36 @@ extension Syscall {
         return retrying { setrlimit(resource, &limit) }.map { _ in UInt64(limit.rlim_max) }
     }
 
+    /// This process's id (`getpid`): what systemd's `LISTEN_PID` names.
+    package static func processID() -> Int32 { getpid() }
+
+    /// Removes `name` from the environment (`unsetenv`), so that the programs this process
+    /// starts do not take it as theirs (sd_listen_fds(3)'s `unset_environment`). Only
+    /// before other threads exist: the C library's environment has no lock.
+    package static func unsetEnvironment(_ name: String) { _ = unsetenv(name) }
+
+    /// Takes over a socket this process inherited from systemd (socket activation,
+    /// sd_listen_fds(3)): sets close-on-exec, then, if it is a stream socket that listens
+    /// (`SO_TYPE` `SOCK_STREAM`, `SO_ACCEPTCONN`: sd_is_socket(3)'s test), non-blocking.
+    /// Returns whether it is one. A descriptor that is not open is the mistake of whoever
+    /// set `LISTEN_FDS`, not the package's: its `EBADF` is an answer here, not a stop.
+    package static func adoptListeningSocket(_ descriptor: FileDescriptor) -> Bool {
+        var flags: Int32
+        repeat { flags = fcntl(descriptor.rawValue, F_GETFD) } while flags < 0 && errno == EINTR
+        guard flags >= 0 else { return false }
+        _ = retrying { fcntl(descriptor.rawValue, F_SETFD, flags | FD_CLOEXEC) }
+        func option(_ name: Int32) -> Int32? {
+            var value: Int32 = 0
+            var length = socklen_t(MemoryLayout<Int32>.size)
+            // ENOTSOCK for a file or a pipe.
+            guard case .success = retrying({ getsockopt(descriptor.rawValue, SOL_SOCKET, name, &value, &length) }) else { return nil }
+            return value
+        }
+        guard option(SO_TYPE) == Int32(SOCK_STREAM.rawValue), option(SO_ACCEPTCONN) == 1 else { return false }
+        setNonBlocking(descriptor)
+        return true
+    }
+
     /// `epoll_create1(EPOLL_CLOEXEC)`.
     package static func epollCreate() -> Result<FileDescriptor, Errno> {
         retrying { epoll_create1(Int32(EPOLL_CLOEXEC)) }.map(FileDescriptor.init)

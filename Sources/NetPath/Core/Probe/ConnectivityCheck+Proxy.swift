@@ -181,14 +181,12 @@ package struct ProxyServer: Hashable, Sendable {
             credentials = user + ":" + password
             hostPort = authority[authority.index(after: at)...]
         }
-        do {
-            let (host, address, port) = try HTTPTarget.hostAndPort(hostPort, defaultPort: defaultPort) {
-                NetPathError(.invalidInput, $0)
-            }
+        switch HTTPTarget.hostAndPort(hostPort, defaultPort: defaultPort, invalid: { NetPathError(.invalidInput, $0) }) {
+        case .success(let (host, address, port)):
             let bracketed = address?.family == IPAddress.inet6 ? "[\(host)]" : host
             return ProxyServer(url: "http://\(bracketed):\(port)", variable: variable, host: host, address: address, port: port,
                                credentials: credentials, unusable: nil)
-        } catch {
+        case .failure(let error):
             return unusable(error.message)
         }
     }

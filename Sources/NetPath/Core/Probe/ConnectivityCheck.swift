@@ -263,27 +263,31 @@ package struct HTTPTarget: Hashable, Sendable {
         if let fragment = path.firstIndex(of: "#") { path = String(path[..<fragment]) }
         if path.isEmpty || path.hasPrefix("?") { path = "/" + path }
         guard !authority.contains("@") else { throw invalid("user information is not supported") }
-        (host, address, port) = try HTTPTarget.hostAndPort(authority, defaultPort: isTLS ? 443 : 80, invalid: invalid)
+        switch HTTPTarget.hostAndPort(authority, defaultPort: isTLS ? 443 : 80, invalid: invalid) {
+        case .success(let target): (host, address, port) = target
+        case .failure(let error): throw error
+        }
         self.path = path
     }
 
     /// The host (lower-cased; an IPv6 address without its brackets), its address when it is
-    /// one, and the port of a URL's `host[:port]` or `[v6][:port]`.
+    /// one, and the port of a URL's `host[:port]` or `[v6][:port]`. (A `Result`, not a typed
+    /// throw: SILGen for Apple's targets crashes on this one as a typed throw.)
     package static func hostAndPort(_ authority: Substring, defaultPort: UInt16,
-                                    invalid: (String) -> NetPathError) throws(NetPathError) -> (host: String, address: IPAddress?, port: UInt16) {
+                                    invalid: (String) -> NetPathError) -> Result<(host: String, address: IPAddress?, port: UInt16), NetPathError> {
         var hostPart = authority
         var portText: Substring?
         let address: IPAddress?
         if authority.hasPrefix("[") {
-            guard let close = authority.firstIndex(of: "]") else { throw invalid("unclosed [") }
+            guard let close = authority.firstIndex(of: "]") else { return .failure(invalid("unclosed [")) }
             hostPart = authority[authority.index(after: authority.startIndex)..<close]
             let after = authority[authority.index(after: close)...]
             if !after.isEmpty {
-                guard after.hasPrefix(":") else { throw invalid("unexpected text after ]") }
+                guard after.hasPrefix(":") else { return .failure(invalid("unexpected text after ]")) }
                 portText = after.dropFirst()
             }
             guard let parsed = IPAddress(String(hostPart)), parsed.family == IPAddress.inet6 else {
-                throw invalid("'\(hostPart)' is not an IPv6 address")
+                return .failure(invalid("'\(hostPart)' is not an IPv6 address"))
             }
             address = parsed
         } else {
@@ -298,15 +302,15 @@ package struct HTTPTarget: Hashable, Sendable {
                     !label.isEmpty && label.utf8.count <= 63
                         && label.utf8.allSatisfy { ($0 >= 0x30 && $0 <= 0x39) || ($0 | 0x20 >= 0x61 && $0 | 0x20 <= 0x7A) || $0 == 0x2D || $0 == 0x5F }
                 }
-                guard valid else { throw invalid("'\(hostPart)' is not a host name") }
+                guard valid else { return .failure(invalid("'\(hostPart)' is not a host name")) }
             }
         }
         var port = defaultPort
         if let portText {
-            guard let number = UInt16(portText), number > 0 else { throw invalid("'\(portText)' is not a port") }
+            guard let number = UInt16(portText), number > 0 else { return .failure(invalid("'\(portText)' is not a port")) }
             port = number
         }
-        return (String(hostPart).lowercased(), address, port)
+        return .success((String(hostPart).lowercased(), address, port))
     }
 }
 
