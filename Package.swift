@@ -23,8 +23,8 @@ let package = Package(
         .target(name: "CNetlink"),
         // `netpath serve --web-config`: the system's OpenSSL 3 and crypt(3) (libxcrypt), loaded
         // with dlopen when TLS or basic auth is configured; their few declarations are written
-        // in the adapter, so the build needs neither library nor its headers. Only the tool
-        // uses them; the NetPath library does not.
+        // in the adapter, so the build needs neither library nor its headers. The library's
+        // connectivity check loads OpenSSL only when it checks an https endpoint.
         .target(
             name: "CTLS",
             linkerSettings: [
@@ -38,7 +38,8 @@ let package = Package(
         // The system: the one syscall layer, the clock, the lock, threads and the event loop.
         .target(
             name: "NetPathSystem",
-            dependencies: ["NetPathCore", .target(name: "CNetlink", condition: .when(platforms: [.linux, .android]))],
+            dependencies: ["NetPathCore", .target(name: "CNetlink", condition: .when(platforms: [.linux, .android])),
+                           .target(name: "CTLS", condition: .when(platforms: [.linux]))],
             path: "Sources/NetPath/System",
             swiftSettings: strict
         ),
@@ -78,7 +79,7 @@ let package = Package(
         .testTarget(name: "NetPathTests", dependencies: ["NetPathCore", "NetPathSystem", "NetPath", "NetPathTestKit", "NetPathPrometheus", "KernelTestSupport"]),
         // Shared by the kernel and CLI tests: namespaces, `ip`, a path recorder. Not a product.
         .target(name: "CTestSupport", path: "Tests/CTestSupport"),
-        .target(name: "KernelTestSupport", dependencies: ["NetPath", "NetPathSystem", "CTestSupport"], path: "Tests/Support", exclude: ["probe_server.py", "dns_server.py", "nat64-lab.sh", "desktop-lab.sh", "desktop-lab-portal.py", "proxy_server.py"]),
+        .target(name: "KernelTestSupport", dependencies: ["NetPath", "NetPathSystem", "CTestSupport"], path: "Tests/Support", exclude: ["probe_server.py", "dns_server.py", "nat64-lab.sh", "desktop-lab.sh", "desktop-lab-portal.py", "proxy_server.py", "https_server.py"]),
         .testTarget(name: "LinuxKernelTests", dependencies: ["NetPathCore", "NetPathSystem", "NetPath", "CNetlink", "KernelTestSupport"]),
         .testTarget(name: "CLITests", dependencies: ["netpath", "NetPathCore", "NetPathSystem", "NetPath", "KernelTestSupport"]),
     ],

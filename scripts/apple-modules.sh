@@ -3,7 +3,7 @@
 package_swiftc() { command swiftc -swift-version 6 -package-name NetPath -parse-as-library -enable-upcoming-feature ExistentialAny -enable-upcoming-feature MemberImportVisibility "$@"; }
 # build_apple_modules DIR: the stub Network, Combine and SwiftUI (library evolution, as Apple's
 # frameworks), and NetPath, NetPathTestKit, NetPathPrometheus and NetPathUI against them, in
-# DIR; compile against them with `-I DIR -I DIR/CNetlink`. DIR/BundleModule.swift stands in for
+# DIR; compile against them with `-I DIR -I DIR/CNetlink` (which also holds CTLS's module). DIR/BundleModule.swift stands in for
 # SwiftPM's Bundle.module. Warnings in the package's modules fail.
 build_apple_modules() {
   local out=$1 module
@@ -14,6 +14,7 @@ build_apple_modules() {
       || { cat "$out/$module.log"; return 1; }
   done
   printf 'module CNetlink {\n  header "%s/Sources/CNetlink/include/CNetlink.h"\n  export *\n}\n' "$PWD" >"$out/CNetlink/module.modulemap"
+  printf 'module CTLS {\n  header "%s/Sources/CTLS/include/CTLS.h"\n  export *\n}\n' "$PWD" >>"$out/CNetlink/module.modulemap"
   printf 'import Foundation\nextension Foundation.Bundle { static let module: Bundle = .main }\n' >"$out/BundleModule.swift"
   local sources directory
   # NetPath is three targets (Package.swift): NetPath/Core (module NetPathCore) and NetPath/System first, NetPath the rest.

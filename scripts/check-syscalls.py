@@ -6,8 +6,8 @@ in the pure core (NetPathCore). Exit 1 when there is any. Run by .ci/run."""
 import pathlib, re, sys
 
 # The layer: NetPathSystem (the syscall wrappers, the clock, the event loop and its wake-up,
-# inotify, threads and the lock). The C adapter for TLS, CTLS, is called only from
-# WebSecurity.swift.
+# inotify, threads and the lock, the check's TLS client). The C adapter for TLS, CTLS, is
+# called only from there and from WebSecurity.swift.
 LAYER = {str(path) for path in pathlib.Path("Sources/NetPath/System").glob("*.swift")} | {"Sources/netpath/WebSecurity.swift"}
 CALLS = """socket bind connect listen accept accept4 recv recvfrom recvmsg recvmmsg send sendto sendmsg
 read write close open openat poll epoll_create1 epoll_ctl epoll_wait ioctl fcntl setsockopt

@@ -39,6 +39,8 @@ typedef void (*OPENSSL_sk_freefunc)(void *);
 /// The OpenSSL 3 values used below, under OpenSSL's names (the macros of its headers).
 enum {
     CTLS_SSL_CTRL_MODE = 33,
+    CTLS_SSL_CTRL_SET_TLSEXT_HOSTNAME = 55,
+    CTLS_TLSEXT_NAMETYPE_host_name = 0,
     CTLS_SSL_CTRL_SET_MIN_PROTO_VERSION = 123,
     CTLS_SSL_CTRL_SET_MAX_PROTO_VERSION = 124,
     CTLS_SSL_MODE_ENABLE_PARTIAL_WRITE = 0x1,
@@ -74,6 +76,11 @@ static int reason_of(unsigned long code) {
 // Every function used: its result, its name, its parameters, as OpenSSL 3 declares them.
 #define CTLS_SSL_FUNCTIONS(X) \
     X(const SSL_METHOD *, TLS_server_method, (void)) \
+    X(const SSL_METHOD *, TLS_client_method, (void)) \
+    X(int, SSL_CTX_set_default_verify_paths, (SSL_CTX *)) \
+    X(long, SSL_ctrl, (SSL *, int, long, void *)) \
+    X(int, SSL_set1_host, (SSL *, const char *)) \
+    X(int, SSL_connect, (SSL *)) \
     X(SSL_CTX *, SSL_CTX_new, (const SSL_METHOD *)) \
     X(void, SSL_CTX_free, (SSL_CTX *)) \
     X(long, SSL_CTX_ctrl, (SSL_CTX *, int, long, void *)) \
@@ -122,6 +129,8 @@ CTLS_CRYPTO_FUNCTIONS(CTLS_CHECK_TYPE)
 CTLS_CRYPT_FUNCTIONS(CTLS_CHECK_TYPE)
 #define CTLS_CHECK_VALUE(name) _Static_assert(CTLS_##name == name, #name " differs from the headers'");
 CTLS_CHECK_VALUE(SSL_CTRL_MODE)
+CTLS_CHECK_VALUE(SSL_CTRL_SET_TLSEXT_HOSTNAME)
+CTLS_CHECK_VALUE(TLSEXT_NAMETYPE_host_name)
 CTLS_CHECK_VALUE(SSL_CTRL_SET_MIN_PROTO_VERSION)
 CTLS_CHECK_VALUE(SSL_CTRL_SET_MAX_PROTO_VERSION)
 CTLS_CHECK_VALUE(SSL_MODE_ENABLE_PARTIAL_WRITE)
@@ -389,6 +398,80 @@ void ctls_session_shutdown(ctls_session *session) {
 
 const char *ctls_session_version(const ctls_session *session) {
     return p_SSL_get_version(session->ssl);
+}
+
+ctls_context *ctls_client_context_new(char *error, size_t error_size) {
+    if (!ctls_load(error, error_size)) return NULL;
+    p_ERR_clear_error();
+    SSL_CTX *ssl = p_SSL_CTX_new(p_TLS_client_method());
+    if (ssl == NULL) {
+        describe(error, error_size, "cannot create a TLS context");
+        return NULL;
+    }
+    // The system's trust store, where OpenSSL looks by default (SSL_CERT_FILE and
+    // SSL_CERT_DIR override it, as for every OpenSSL client); TLS 1.2 at least; the peer's
+    // certificate verified, the handshake failing when it does not verify.
+    if (p_SSL_CTX_set_default_verify_paths(ssl) != 1) {
+        describe(error, error_size, "cannot load the system's trusted certificates");
+        p_SSL_CTX_free(ssl);
+        return NULL;
+    }
+    if (p_SSL_CTX_ctrl(ssl, CTLS_SSL_CTRL_SET_MIN_PROTO_VERSION, CTLS_TLS12, NULL) != 1) {
+        describe(error, error_size, "TLS 1.2 is not supported");
+        p_SSL_CTX_free(ssl);
+        return NULL;
+    }
+    p_SSL_CTX_set_verify(ssl, CTLS_SSL_VERIFY_PEER, NULL);
+    p_SSL_CTX_ctrl(ssl, CTLS_SSL_CTRL_MODE, CTLS_SSL_MODE_ENABLE_PARTIAL_WRITE | CTLS_SSL_MODE_ACCEPT_MOVING_WRITE_BUFFER, NULL);
+    p_SSL_CTX_set_options(ssl, CTLS_SSL_OP_NO_RENEGOTIATION | CTLS_SSL_OP_IGNORE_UNEXPECTED_EOF);
+    ctls_context *context = malloc(sizeof *context);
+    if (context == NULL) {
+        p_SSL_CTX_free(ssl);
+        snprintf(error, error_size, "out of memory");
+        return NULL;
+    }
+    context->ssl = ssl;
+    return context;
+}
+
+ctls_session *ctls_client_session_new(ctls_context *context, int fd, const char *host, int host_is_address) {
+    ctls_session *session = ctls_session_new(context, fd);
+    if (session == NULL) return NULL;
+    // SNI names a host, never an address (RFC 6066 §3); SSL_set1_host checks either against
+    // the certificate (its DNS or IP subject alternative names).
+    int named = host_is_address || p_SSL_ctrl(session->ssl, CTLS_SSL_CTRL_SET_TLSEXT_HOSTNAME, CTLS_TLSEXT_NAMETYPE_host_name, (void *)host) == 1;
+    if (!named || p_SSL_set1_host(session->ssl, host) != 1) {
+        p_ERR_clear_error();
+        ctls_session_free(session);
+        return NULL;
+    }
+    return session;
+}
+
+int ctls_session_connect(ctls_session *session, char *error, size_t error_size) {
+    p_ERR_clear_error();
+    int result = p_SSL_connect(session->ssl);
+    if (result == 1) return CTLS_DONE;
+    int reason = p_SSL_get_error(session->ssl, result);
+    if (reason == CTLS_SSL_ERROR_ZERO_RETURN || reason == CTLS_SSL_ERROR_SYSCALL) {
+        // The peer closed or reset the connection: no TLS answer, but no false one either.
+        if (p_ERR_peek_last_error() == 0) {
+            snprintf(error, error_size, "the connection ended during the TLS handshake");
+        } else {
+            describe(error, error_size, "the connection ended during the TLS handshake");
+        }
+        return CTLS_CLOSED;
+    }
+    long verified = p_SSL_get_verify_result(session->ssl);
+    if (verified != CTLS_X509_V_OK && reason != CTLS_SSL_ERROR_WANT_READ && reason != CTLS_SSL_ERROR_WANT_WRITE) {
+        snprintf(error, error_size, "certificate verify failed: %s", p_X509_verify_cert_error_string(verified));
+        p_ERR_clear_error();
+        return CTLS_FAILED;
+    }
+    if (reason == CTLS_SSL_ERROR_WANT_READ || reason == CTLS_SSL_ERROR_WANT_WRITE) return outcome(session->ssl, result, error, error_size);
+    // A peer that does not speak TLS gives "wrong version number", "packet length too long".
+    describe(error, error_size, "handshake");
+    return CTLS_FAILED;
 }
 
 /// Whether `a` and `b` hold the same `length` bytes, in time that does not depend on where

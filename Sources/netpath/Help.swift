@@ -28,7 +28,7 @@ enum Help {
              "0 satisfied, 1 timed out, 2 usage error, 3 runtime error, 130 SIGINT, 143 SIGTERM")
         case .probe:
             ("check now that the Internet answers (or a captive portal does); exit 0 if it does",
-             "Checks once, now, that the Internet answers over the primary interface: plain HTTP\nGETs, redirects not followed, every endpoint at once. Results: full, portal (with the\nlogin URL), limited (no HTTP answer), local (no DNS), offline (no network path).",
+             "Checks once, now, that the Internet answers over the primary interface: HTTP\nGETs (https:// over verified TLS), redirects not followed, every endpoint at once. Results: full, portal (with the\nlogin URL), limited (no HTTP answer), local (no DNS), offline (no network path).",
              "0 full, 1 otherwise (also on SIGINT/SIGTERM), 2 usage error, 3 runtime error")
         case .serve:
             ("export the path of this host and of namespaces as Prometheus metrics",

@@ -145,7 +145,8 @@ struct ProbeCLITests {
     }
 
     @Test(arguments: [
-        (["probe", "--url", "https://example.org/"], "https://example.org/"),
+        (["probe", "--url", "ftp://example.org/"], "ftp://example.org/"),
+        (["probe", "--url", "https://"], "https://"),
         (["probe", "--url", "example.org"], "example.org"),
         (["probe", "--url", "http://x:70000/"], "70000"),
         (["probe", "--expect-status", "99"], "99"),

@@ -164,7 +164,7 @@ import NetPathTestKit
         #expect(v6.address == IPAddress("fd77::1") && v6.hostHeader == "[fd77::1]" && v6.port == 80)
         #expect(try HTTPTarget("http://10.0.0.1").path == "/")
         for (url, reason) in [
-            ("https://example.org/", "only http:// is supported"), ("ftp://x/", "must start with http://"),
+            ("https://", "is not a host name"), ("ftp://x/", "must start with http:// or https://"),
             ("http://", "is not a host name"), ("http://a b/", "spaces"), ("http://x:99999/", "is not a port"),
             ("http://[fd77::1/", "unclosed"), ("http://user@x/", "user information"), ("http://bad_host!/", "is not a host name"),
         ] {

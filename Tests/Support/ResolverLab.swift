@@ -72,6 +72,12 @@ public final class ResolverLab: @unchecked Sendable {
         try programs.start([Kernel.ipPath, "netns", "exec", client.name] + command, readyWhenOutputContains: marker)
     }
 
+    /// Starts a program in the server's namespace (another web server), stopped by
+    /// ``remove()``.
+    public func startInServer(_ command: [String], readyWhenOutputContains marker: String) throws {
+        try programs.start([Kernel.ipPath, "netns", "exec", server.name] + command, readyWhenOutputContains: marker)
+    }
+
     public func remove() {
         programs.stopAll()
         client.remove()

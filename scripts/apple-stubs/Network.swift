@@ -63,6 +63,7 @@ public enum NWError: Error, CustomDebugStringConvertible, Equatable, Sendable {
 }
 final public class NWParameters: CustomDebugStringConvertible, @unchecked Sendable {
     public class var tcp: NWParameters { fatalError() }
+    public class var tls: NWParameters { fatalError() }
     final public var requiredInterfaceType: NWInterface.InterfaceType { get { fatalError() } set { fatalError() } }
     public var debugDescription: String { fatalError() }
 }

@@ -1,5 +1,5 @@
 // The system's TLS (OpenSSL 3) and password hashing (crypt(3) from libxcrypt), each loaded
-// when first used, for `netpath serve --web-config`. Building needs neither's headers. Thin wrappers only: OpenSSL's macros
+// when first used, for `netpath serve --web-config` and the connectivity check's https endpoints. Building needs neither's headers. Thin wrappers only: OpenSSL's macros
 // (SSL_CTX_set_min_proto_version, ...) do not import into Swift, and its error queue is
 // per thread, so each call here returns its outcome as a value with the message.
 // No cryptography is written here.
@@ -69,6 +69,18 @@ int ctls_session_write(ctls_session *session, const void *buffer, size_t size, s
 void ctls_session_shutdown(ctls_session *session);
 /// The negotiated version ("TLSv1.3"), for logs and tests.
 const char *ctls_session_version(const ctls_session *session);
+
+/// A client context for the connectivity check: TLS 1.2 or later, the peer's certificate
+/// verified against the system's trust store (OpenSSL's default paths, which SSL_CERT_FILE
+/// and SSL_CERT_DIR override). NULL on failure, with the reason in `error`.
+ctls_context *ctls_client_context_new(char *error, size_t error_size);
+/// A client session on the connecting, non-blocking socket `fd`, for `host`: its name sent
+/// in SNI (unless `host_is_address`) and checked against the certificate. NULL on failure.
+ctls_session *ctls_client_session_new(ctls_context *context, int fd, const char *host, int host_is_address);
+/// One step of the client's handshake: CTLS_CLOSED when the peer closed or reset the
+/// connection, CTLS_FAILED when TLS failed (a certificate that does not verify: "certificate
+/// verify failed: REASON"), with the message in `error`.
+int ctls_session_connect(ctls_session *session, char *error, size_t error_size);
 
 /// Whether `password` hashes to `hash` (a crypt(3) hash such as bcrypt's `$2y$...`),
 /// compared in constant time. 0 when it does not, the hash is not one crypt(3) knows, or

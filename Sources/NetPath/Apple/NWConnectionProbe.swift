@@ -39,7 +39,8 @@ final class NWConnectionProbe: ScheduledWork, @unchecked Sendable {
     func start() {
         queue.async { [self] in
             for (index, endpoint) in check.endpoints.enumerated() {
-                let parameters = NWParameters.tcp
+                // https: the system's TLS, trust and name checks (App Transport Security's).
+                let parameters = endpoint.target.isTLS ? NWParameters.tls : NWParameters.tcp
                 if let interfaceType { parameters.requiredInterfaceType = NWInterface.InterfaceType(interfaceType) }
                 guard let port = NWEndpoint.Port(rawValue: endpoint.target.port) else { continue }
                 let connection = NWConnection(host: NWEndpoint.Host(endpoint.target.host), port: port, using: parameters)
@@ -70,6 +71,10 @@ final class NWConnectionProbe: ScheduledWork, @unchecked Sendable {
         case .waiting(let error), .failed(let error):
             if case .dns = error {
                 complete(index, error: .init(.nameNotResolved, "the name '\(check.endpoints[index].target.host)' did not resolve"))
+            } else if case .tls = error {
+                // A certificate that does not verify: what an interceptor gives (ProbeVerdict).
+                outcomes[index].resolved = true
+                complete(index, error: .init(.tlsFailed, "TLS with \(check.endpoints[index].target.host) failed: \(error.debugDescription)"))
             } else {
                 outcomes[index].resolved = true
                 outcomes[index].error = .init(.connectionFailed, "cannot connect: \(error.debugDescription)")

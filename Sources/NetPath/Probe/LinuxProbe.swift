@@ -54,6 +54,8 @@ struct LinuxProbe {
         var registered: [FileDescriptor: (registration: EventLoop.Registration, interest: ProbeStateMachine.Interest)] = [:]
         /// The descriptors the last wait found ready.
         let ready = Ready()
+        /// The TLS sessions of `https://` endpoints' connections, by their socket.
+        var sessions: [FileDescriptor: TLSClientSession] = [:]
 
         final class Ready {
             var descriptors: Set<FileDescriptor> = []
@@ -77,10 +79,18 @@ struct LinuxProbe {
                     outcome = .querySent(query, fd: probe.sendQuery(query))
                 case .connect(let endpoint, let address, let port):
                     outcome = .connectStarted(endpoint: endpoint, address: address, probe.startConnection(to: address, port: port))
+                case .startTLS(let fd, let host, let hostIsAddress):
+                    outcome = .tlsStepped(fd: fd, startTLS(fd, host: host, hostIsAddress: hostIsAddress))
                 case .send(let fd, let request):
-                    let sent = Syscall.send(fd, request, flags: Int32(MSG_NOSIGNAL))
-                    outcome = .requestSent(fd: fd, complete: sent == .success(request.count))
+                    if let session = sessions[fd] {
+                        // A request is far smaller than the socket's buffer: it goes at once.
+                        outcome = .requestSent(fd: fd, complete: session.write(request) == .done(request.count))
+                    } else {
+                        let sent = Syscall.send(fd, request, flags: Int32(MSG_NOSIGNAL))
+                        outcome = .requestSent(fd: fd, complete: sent == .success(request.count))
+                    }
                 case .close(let fd):
+                    sessions[fd] = nil  // freed before its socket is closed
                     if let entry = registered.removeValue(forKey: fd) { probe.loop.deregister(entry.registration) }
                     Syscall.close(fd)
                     closed.insert(fd)
@@ -107,8 +117,9 @@ struct LinuxProbe {
             if ready.descriptors.isEmpty { return nil }
             closed.removeAll()
             for watch in watching where ready.descriptors.contains(watch.fd) && !closed.contains(watch.fd) {
-                guard let event = event(of: watch) else { continue }
-                if let result = perform(machine.handle(event, now: SystemClock.monotonicNanoseconds())) { return result }
+                for event in events(of: watch) {
+                    if let result = perform(machine.handle(event, now: SystemClock.monotonicNanoseconds())) { return result }
+                }
             }
             return nil
         }
@@ -133,7 +144,63 @@ struct LinuxProbe {
             }
         }
 
-        /// What a ready descriptor reports; `nil` when it has nothing after all (`EAGAIN`).
+        /// A TLS session on `fd` (OpenSSL loaded now, the first time) and its first step.
+        mutating func startTLS(_ fd: FileDescriptor, host: String, hostIsAddress: Bool) -> ProbeStateMachine.TLSStep {
+            let context: TLSClientContext
+            switch TLSClientContext.shared {
+            case .success(let shared): context = shared
+            case .failure(let error): return .unavailable(error.message)
+            }
+            guard let session = TLSClientSession(context: context, descriptor: fd, host: host, hostIsAddress: hostIsAddress) else {
+                return .failed("OpenSSL refused a session for '\(host)'")
+            }
+            sessions[fd] = session
+            return Self.handshakeStep(session.handshake())
+        }
+
+        static func handshakeStep(_ step: TLSClientSession.Step) -> ProbeStateMachine.TLSStep {
+            switch step {
+            case .done: .done
+            case .wantRead: .wantRead
+            case .wantWrite: .wantWrite
+            case .closed(let reason): .closed(reason)
+            case .failed(let reason): .failed(reason)
+            }
+        }
+
+        /// What a TLS connection's readiness gives: the handshake's next step, or the
+        /// response's bytes, read until OpenSSL wants more (a record it holds would not make
+        /// the socket readable again: OpenSSL reads no further ahead than one record, which
+        /// one read takes whole), then the end or the failure that stopped it.
+        mutating func tlsEvents(of fd: FileDescriptor, _ session: TLSClientSession) -> [Event] {
+            guard session.isHandshaken else { return [.tlsStepped(fd: fd, Self.handshakeStep(session.handshake()))] }
+            var bytes: [UInt8] = []
+            var events: [Event] {
+                bytes.isEmpty ? [] : [.received(fd: fd, .success(bytes))]
+            }
+            while true {
+                switch buffer.withUnsafeMutableBytes({ session.read(into: $0) }) {
+                case .done(let count):
+                    bytes += buffer[..<count]
+                    // The machine stops at its response limit; this stops a fast sender.
+                    if bytes.count >= LinuxProbe.receiveSize * 4 { return events }
+                case .wantRead, .wantWrite:
+                    return events
+                case .closed:
+                    return events + [.received(fd: fd, .success([]))]
+                case .failed(let reason):
+                    return events + [.tlsStepped(fd: fd, .failed(reason))]
+                }
+            }
+        }
+
+        /// What a ready descriptor reports; none when it has nothing after all (`EAGAIN`).
+        mutating func events(of watch: ProbeStateMachine.Watch) -> [Event] {
+            if let session = sessions[watch.fd] { return tlsEvents(of: watch.fd, session) }
+            return event(of: watch).map { [$0] } ?? []
+        }
+
+        /// What a ready plain socket reports; `nil` when it has nothing after all (`EAGAIN`).
         mutating func event(of watch: ProbeStateMachine.Watch) -> Event? {
             if watch.interest == .writable { return .connectFinished(fd: watch.fd, error: Syscall.pendingError(watch.fd)) }
             switch buffer.withUnsafeMutableBytes({ Syscall.receive(watch.fd, into: $0) }) {

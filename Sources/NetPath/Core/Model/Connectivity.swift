@@ -97,6 +97,12 @@ public struct ConnectivityFailure: Error, Hashable, Sendable, Codable, CustomStr
         /// proxy). The message names it. The verdict is `limited`: as for curl, the
         /// Internet does not answer through it.
         case proxyFailed
+        /// An `https://` endpoint's TLS failed: its certificate does not verify against the
+        /// system's trust store or for its name, or what answered does not speak TLS (a
+        /// plain-HTTP server on its port). The message names the reason, as OpenSSL gives
+        /// it. What an interceptor does: the verdict is `limited` (`portal` when an HTTP
+        /// endpoint answered as a portal), even while another endpoint passes.
+        case tlsFailed
         /// The check's time ran out while connecting or waiting for the answer.
         case timedOut
         /// The answer was not HTTP, or ended early.

@@ -39,7 +39,15 @@ public struct ConnectivityCheck: Hashable, Sendable {
         public static let noContent = Expectation()
     }
 
-    /// One check endpoint: a plain `http://` URL and its expectation.
+    /// One check endpoint: an `http://` or `https://` URL and its expectation.
+    ///
+    /// An `https://` endpoint is checked over TLS 1.2 or later, its certificate verified
+    /// against the system's trust store (OpenSSL 3's, loaded when such an endpoint is first
+    /// checked; `SSL_CERT_FILE` and `SSL_CERT_DIR` as OpenSSL honours them) and its name. An
+    /// interceptor can answer plain HTTP in the endpoint's place but cannot give a
+    /// certificate that verifies: one that does not verify makes the check `limited` (or
+    /// `portal` when an HTTP endpoint answered as a portal), even while another endpoint
+    /// passes, as Android decides. Reached directly, never through a proxy.
     public struct Endpoint: Hashable, Sendable {
         /// The URL, as given.
         public let url: String
@@ -50,8 +58,8 @@ public struct ConnectivityCheck: Hashable, Sendable {
         /// Creates an endpoint.
         ///
         /// - Parameters:
-        ///   - url: An `http://host[:port][/path]` URL; the host may be a name, an IPv4
-        ///     address or a bracketed IPv6 address.
+        ///   - url: An `http://` or `https://host[:port][/path]` URL; the host may be a name,
+        ///     an IPv4 address or a bracketed IPv6 address.
         ///   - expectation: What it must answer (204 or an empty 200 by default).
         /// - Throws: ``NetPathError`` (`invalidInput`) naming the URL and what is wrong.
         public init(_ url: String, expecting expectation: Expectation = .noContent) throws {
@@ -191,8 +199,10 @@ public struct ConnectivityCheck: Hashable, Sendable {
     ]
 }
 
-/// A parsed `http://` URL.
+/// A parsed `http://` or `https://` URL.
 package struct HTTPTarget: Hashable, Sendable {
+    /// Whether the URL is `https://`: the request goes over TLS.
+    package var isTLS: Bool
     package var host: String
     /// The host as an address, when it is one.
     package var address: IPAddress?
@@ -210,8 +220,13 @@ package struct HTTPTarget: Hashable, Sendable {
     /// `Host:` header value.
     package var hostHeader: String {
         let bracketed = address?.family == IPAddress.inet6 ? "[\(host)]" : host
-        return port == 80 ? bracketed : "\(bracketed):\(port)"
+        return port == defaultPort ? bracketed : "\(bracketed):\(port)"
     }
+
+    /// `http` or `https`.
+    package var scheme: String { isTLS ? "https" : "http" }
+    /// 443 for `https`, 80 for `http`.
+    package var defaultPort: UInt16 { isTLS ? 443 : 80 }
 
     /// The check's request, the same for both backends: a plain GET that asks caches and
     /// proxies for a fresh answer and closes the connection after it.
@@ -239,18 +254,16 @@ package struct HTTPTarget: Hashable, Sendable {
         guard url.utf8.count <= 2048 else { throw invalid("longer than 2048 bytes") }
         guard !url.utf8.contains(where: { $0 <= 0x20 || $0 == 0x7F }) else { throw invalid("it contains spaces or control characters") }
         let lower = url.lowercased()
-        if lower.hasPrefix("https://") {
-            throw invalid("only http:// is supported (a captive portal can only answer plain HTTP)")
-        }
-        guard lower.hasPrefix("http://") else { throw invalid("it must start with http://") }
-        let rest = url.dropFirst(7)
+        isTLS = lower.hasPrefix("https://")
+        guard isTLS || lower.hasPrefix("http://") else { throw invalid("it must start with http:// or https://") }
+        let rest = url.dropFirst(isTLS ? 8 : 7)
         let authorityEnd = rest.firstIndex(where: { $0 == "/" || $0 == "?" || $0 == "#" }) ?? rest.endIndex
         let authority = rest[..<authorityEnd]
         var path = String(rest[authorityEnd...])
         if let fragment = path.firstIndex(of: "#") { path = String(path[..<fragment]) }
         if path.isEmpty || path.hasPrefix("?") { path = "/" + path }
         guard !authority.contains("@") else { throw invalid("user information is not supported") }
-        switch HTTPTarget.hostAndPort(authority, defaultPort: 80, invalid: invalid) {
+        switch HTTPTarget.hostAndPort(authority, defaultPort: isTLS ? 443 : 80, invalid: invalid) {
         case .success(let target): (host, address, port) = target
         case .failure(let error): throw error
         }

@@ -42,6 +42,11 @@ package struct ProbeStateMachine {
         case openQuery(Query)
         /// Open a non-blocking TCP socket and start connecting; report ``Event/connectStarted(endpoint:address:_:)``.
         case connect(endpoint: Int, address: IPAddress, port: UInt16)
+        /// Start TLS on the connected socket of an `https://` endpoint, for `host` (sent in
+        /// SNI unless it is an address, and checked against the certificate), and take its
+        /// first handshake step; report ``Event/tlsStepped(fd:_:)``. The descriptor's later
+        /// `send` and reads go through TLS, and it is waited on for what the handshake wants.
+        case startTLS(fd: FileDescriptor, host: String, hostIsAddress: Bool)
         /// Send the HTTP request; report ``Event/requestSent(fd:complete:)``.
         case send(fd: FileDescriptor, request: [UInt8])
         case close(fd: FileDescriptor)
@@ -59,6 +64,19 @@ package struct ProbeStateMachine {
         case connectFailed(Errno)
     }
 
+    /// How a TLS handshake step went.
+    package enum TLSStep: Equatable {
+        case done
+        case wantRead
+        case wantWrite
+        /// The peer closed or reset the connection during the handshake: no answer.
+        case closed(String)
+        /// TLS failed: a certificate that does not verify, or a peer that does not speak TLS.
+        case failed(String)
+        /// TLS cannot be used on this machine (no OpenSSL 3): the endpoint counts neither way.
+        case unavailable(String)
+    }
+
     package enum Event: Equatable {
         /// The check begins: names are resolved, literal addresses connected to.
         case started
@@ -72,6 +90,9 @@ package struct ProbeStateMachine {
         case connectFinished(fd: FileDescriptor, error: Errno?)
         /// What a readable descriptor gave: bytes (none at end of stream), or the errno.
         case received(fd: FileDescriptor, Result<[UInt8], Errno>)
+        /// A TLS handshake step's outcome (after `startTLS`, or when its descriptor was
+        /// ready); while reading the response, `failed` is a TLS error in it.
+        case tlsStepped(fd: FileDescriptor, TLSStep)
         /// The check must stop now.
         case cancelled
     }
@@ -168,6 +189,8 @@ package struct ProbeStateMachine {
         /// A DNS query (for `ipv4only.arpa` when its endpoint is ``discoveryEndpoint``).
         case query(Asked)
         case connect(endpoint: Int, address: IPAddress)
+        /// A connection of an `https://` endpoint in its TLS handshake, waiting for `interest`.
+        case handshake(endpoint: Int, address: IPAddress, interest: Interest)
         case read(endpoint: Int)
     }
 
@@ -206,7 +229,8 @@ package struct ProbeStateMachine {
         nextQueryID = firstQueryID
         runs = check.endpoints.map {
             Run(endpoint: $0, classifier: HTTPResponseClassifier(expectation: $0.expectation, limit: check.maximumResponseSize),
-                proxy: check.proxy.server(for: $0.target))
+                // An https endpoint is reached directly (no CONNECT through a proxy).
+                proxy: $0.target.isTLS ? nil : check.proxy.server(for: $0.target))
         }
     }
 
@@ -240,7 +264,7 @@ package struct ProbeStateMachine {
         roles.values.contains {
             switch $0 {
             case .query: true
-            case .connect, .read: false
+            case .connect, .handshake, .read: false
             }
         }
     }
@@ -271,8 +295,10 @@ package struct ProbeStateMachine {
             switch roles[fd] {
             case .query(let asked)?: return queryReceived(fd, asked, received, now: now)
             case .read(let index)?: return responded(endpoint: index, received, now: now)
-            case .connect?, nil: return []
+            case .connect?, .handshake?, nil: return []
             }
+        case .tlsStepped(let fd, let step):
+            return tlsStepped(fd: fd, step, now: now)
         case .cancelled:
             cancelled = true
             return finishAll(now: now)
@@ -294,6 +320,7 @@ package struct ProbeStateMachine {
             switch roles[fd] {
             case .connect?: Watch(fd: fd, interest: .writable)
             case .query(let asked)? where asked.query.overTCP && !asked.sent: Watch(fd: fd, interest: .writable)
+            case .handshake(_, _, let interest)?: Watch(fd: fd, interest: interest)
             default: Watch(fd: fd, interest: .readable)
             }
         }
@@ -631,7 +658,43 @@ package struct ProbeStateMachine {
         var actions: [Action] = []
         for other in runs[index].connecting where roles.removeValue(forKey: other) != nil { actions.append(.close(fd: other)) }
         runs[index].connecting.removeAll()
-        return actions + [.send(fd: fd, request: runs[index].endpoint.target.request(via: runs[index].proxy))]
+        let target = runs[index].endpoint.target
+        if target.isTLS {
+            // Active from now: addresses that resolve later are not connected to.
+            runs[index].active = fd
+            roles[fd] = .handshake(endpoint: index, address: address, interest: .readable)
+            return actions + [.startTLS(fd: fd, host: target.host, hostIsAddress: target.address != nil)]
+        }
+        return actions + [.send(fd: fd, request: target.request(via: runs[index].proxy))]
+    }
+
+    /// A TLS handshake step: wait for what it wants, send the request once it is done, or
+    /// end the endpoint. While the response is read, a TLS error ends it as malformed.
+    private mutating func tlsStepped(fd: FileDescriptor, _ step: TLSStep, now: UInt64) -> [Action] {
+        if case .read(let index)? = roles[fd] {
+            guard case .failed(let reason) = step else { return [] }
+            return finish(index, .init(.malformedAnswer, "reading the response failed: \(reason)"), now: now)
+        }
+        guard case .handshake(let index, let address, _)? = roles[fd] else { return [] }
+        let named = "\(address) port \(runs[index].endpoint.target.port)"
+        switch step {
+        case .wantRead:
+            roles[fd] = .handshake(endpoint: index, address: address, interest: .readable)
+            return []
+        case .wantWrite:
+            roles[fd] = .handshake(endpoint: index, address: address, interest: .writable)
+            return []
+        case .done:
+            // `requestSent` takes it from here, as for a plain connection.
+            roles[fd] = .connect(endpoint: index, address: address)
+            return [.send(fd: fd, request: runs[index].endpoint.target.request)]
+        case .closed(let reason):
+            return finish(index, .init(.connectionFailed, "\(named): \(reason)"), now: now)
+        case .failed(let reason):
+            return finish(index, .init(.tlsFailed, "TLS with \(named) failed: \(reason)"), now: now)
+        case .unavailable(let reason):
+            return finish(index, .init(.systemFailure, "cannot check \(runs[index].endpoint.url): \(reason)"), now: now)
+        }
     }
 
     private mutating func requestSent(fd: FileDescriptor, complete: Bool, now: UInt64) -> [Action] {
@@ -735,6 +798,8 @@ package struct ProbeStateMachine {
             case .resolving where runs[index].lookup.awaitsPrefix:
                 .init(.noNAT64, "the path has no IPv4, and no NAT64 prefix was found in time (RFC 7050)")
             case .resolving: .init(.resolutionTimedOut, "name resolution timed out")
+            case .connecting where runs[index].active.map({ if case .handshake? = roles[$0] { true } else { false } }) == true:
+                .init(.timedOut, "no TLS handshake with \(runs[index].endpoint.target.host) within \(check.timeout)")
             case .connecting: .init(.timedOut, "no connection \(runs[index].proxy.map { "to \($0.named) " } ?? "")within \(check.timeout)")
             case .reading, .done: .init(.timedOut, "no answer \(runs[index].proxy.map { "through \($0.named) " } ?? "")within \(check.timeout)")
             }

@@ -4,7 +4,9 @@ package enum ProbeVerdict {
     /// 2xx/3xx, a redirect, 511), even while another passed: a portal that lets one
     /// operator's URL through (a captive bypass list) or a proxy that gives every URL the
     /// same answer passes some endpoints and not others, and only an interceptor makes an
-    /// endpoint give what it never gives; `full` if one passed; `limited` if one answered
+    /// endpoint give what it never gives; `limited` if an `https://` endpoint's TLS failed
+    /// (a certificate that does not verify: an interceptor, which no pass outweighs, as
+    /// Android decides); `full` if one passed; `limited` if one answered
     /// with an HTTP error (its status in the result) or a name resolved; else `local`. An
     /// endpoint that was silent or failed counts neither way.
     package static func of(
@@ -20,6 +22,10 @@ package enum ProbeVerdict {
         if let portal = answered.first(where: { $0.2 != nil }) ?? answered.first {
             return ConnectivityResult(connectivity: .portal, portalURL: portal.2.map { absolute($0, from: portal.0.target) } ?? portal.0.url,
                                       url: portal.0.url, httpStatus: portal.1, latencyMilliseconds: portal.4 ?? elapsed, failure: ConnectivityFailure(.unexpectedAnswer, portal.3))
+        }
+        if let intercepted = outcomes.first(where: { $0.error?.kind == .tlsFailed }) {
+            return ConnectivityResult(connectivity: .limited, url: intercepted.endpoint.url,
+                                      latencyMilliseconds: intercepted.latency ?? elapsed, failure: intercepted.error)
         }
         for outcome in outcomes {
             if case .pass(let status) = outcome.verdict {
@@ -52,8 +58,8 @@ package enum ProbeVerdict {
     package static func absolute(_ location: String, from target: HTTPTarget) -> String {
         let lower = location.lowercased()
         if lower.hasPrefix("http://") || lower.hasPrefix("https://") { return location }
-        if location.hasPrefix("//") { return "http:" + location }
-        let base = "http://\(target.hostHeader)"
+        if location.hasPrefix("//") { return target.scheme + ":" + location }
+        let base = "\(target.scheme)://\(target.hostHeader)"
         if location.hasPrefix("/") { return base + location }
         let directory = target.path.split(separator: "?", maxSplits: 1).first.map(String.init) ?? "/"
         if location.hasPrefix("?") { return base + directory + location }

@@ -1,0 +1,90 @@
+#if os(Linux) || os(Android)
+import Testing
+@testable import NetPath
+@testable import NetPathCore
+
+/// `https://` endpoints (issue 29, item 3), without sockets: the URL, the verdict rules
+/// (Android's: a certificate that does not verify is no pass, whatever else passed), and the
+/// machine's handshake steps. The check starts at 0 s; timeout 5 s.
+@Suite struct HTTPSEndpointTests {
+    typealias Machine = ProbeStateMachine
+    static func t(_ seconds: Double) -> UInt64 { UInt64(seconds * 1e9) }
+
+    @Test func httpsURLsAreParsedWithTheirPort() throws {
+        let target = try HTTPTarget("HTTPS://Secure.Test/204")
+        #expect(target.isTLS && target.host == "secure.test" && target.port == 443 && target.hostHeader == "secure.test" && target.path == "/204")
+        let other = try HTTPTarget("https://[fd77::1]:8443")
+        #expect(other.isTLS && other.port == 8443 && other.hostHeader == "[fd77::1]:8443" && other.path == "/")
+        #expect(try HTTPTarget("http://x:443/").hostHeader == "x:443")
+        #expect(ProbeVerdict.absolute("/login", from: target) == "https://secure.test/login")
+        #expect(ProbeVerdict.absolute("//portal/", from: target) == "https://portal/")
+    }
+
+    @Test func anHTTPSEndpointIsReachedDirectlyNotThroughAProxy() throws {
+        let proxy = try ConnectivityCheck.Proxy(http: "http://10.0.0.3:3128", https: "http://10.0.0.3:3128")
+        let check = try ConnectivityCheck(endpoints: [try .init("https://10.77.0.1/204"), try .init("http://10.77.0.1/204")], proxy: proxy)
+        var machine = Machine(check: check, servers: [], start: 0, firstQueryID: 1)
+        #expect(machine.handle(.started, now: 0) == [.connect(endpoint: 0, address: IPAddress("10.77.0.1")!, port: 443),
+                                                     .connect(endpoint: 1, address: IPAddress("10.0.0.3")!, port: 3128)])
+    }
+
+    typealias Outcome = (endpoint: ConnectivityCheck.Endpoint, resolved: Bool, verdict: HTTPResponseClassifier.Verdict?, error: ConnectivityFailure?, latency: Double?)
+
+    @Test func aCertificateThatDoesNotVerifyOutweighsAPassButNotAPortal() throws {
+        let http = try ConnectivityCheck.Endpoint("http://check.test/204")
+        let https = try ConnectivityCheck.Endpoint("https://secure.test/204")
+        let intercepted = ConnectivityFailure(.tlsFailed, "TLS with 10.0.0.1 port 443 failed: certificate verify failed: self-signed certificate")
+        let pass: Outcome = (http, true, .pass(status: 204), nil, 3)
+        let tls: Outcome = (https, true, nil, intercepted, 5)
+        let limited = ProbeVerdict.of([pass, tls])
+        #expect(limited.connectivity == .limited && limited.failure == intercepted && limited.url == https.url)
+        let portal = ProbeVerdict.of([(http, true, .unexpected(status: 302, location: "http://portal/", reason: "r"), nil, 3), tls])
+        #expect(portal.connectivity == .portal && portal.portalURL == "http://portal/")
+        // A TLS endpoint that only ended (reset, silent) counts neither way.
+        let ended: Outcome = (https, true, nil, ConnectivityFailure(.connectionFailed, "10.0.0.1 port 443: the connection ended during the TLS handshake"), 5)
+        #expect(ProbeVerdict.of([pass, ended]).connectivity == .full)
+        let unavailable: Outcome = (https, true, nil, ConnectivityFailure(.systemFailure, "cannot check https://secure.test/204: TLS needs OpenSSL 3"), 5)
+        #expect(ProbeVerdict.of([pass, unavailable]).connectivity == .full)
+        #expect(ProbeVerdict.of([(https, true, .pass(status: 204), nil, 4)]).connectivity == .full)
+    }
+
+    /// Connects to an https literal and returns the machine with its connection (fd 10) made
+    /// and `startTLS` asked for.
+    func connected(_ url: String = "https://10.77.0.1/204") throws -> Machine {
+        let check = try ConnectivityCheck(endpoints: [try .init(url)], timeout: .seconds(5), proxy: .none)
+        var machine = Machine(check: check, servers: [], start: 0, firstQueryID: 1)
+        let address = IPAddress("10.77.0.1")!
+        _ = machine.handle(.started, now: 0)
+        _ = machine.handle(.connectStarted(endpoint: 0, address: address, .started(fd: 10)), now: 0)
+        #expect(machine.handle(.connectFinished(fd: 10, error: nil), now: Self.t(0.01)) == [.startTLS(fd: 10, host: "10.77.0.1", hostIsAddress: true)])
+        return machine
+    }
+
+    @Test func theHandshakeIsWaitedForThenTheRequestGoesOverIt() throws {
+        var machine = try connected()
+        #expect(machine.handle(.tlsStepped(fd: 10, .wantRead), now: Self.t(0.01)).isEmpty)
+        #expect(machine.next(now: Self.t(0.01)) == [.wait(until: Self.t(5), watching: [.init(fd: 10, interest: .readable)])])
+        #expect(machine.handle(.tlsStepped(fd: 10, .wantWrite), now: Self.t(0.02)).isEmpty)
+        #expect(machine.next(now: Self.t(0.02)) == [.wait(until: Self.t(5), watching: [.init(fd: 10, interest: .writable)])])
+        #expect(machine.handle(.tlsStepped(fd: 10, .done), now: Self.t(0.03)) == [.send(fd: 10, request: try HTTPTarget("https://10.77.0.1/204").request)])
+        #expect(machine.handle(.requestSent(fd: 10, complete: true), now: Self.t(0.03)).isEmpty)
+        #expect(machine.handle(.received(fd: 10, .success(Array("HTTP/1.1 204 No Content\r\n\r\n".utf8))), now: Self.t(0.04)) == [.close(fd: 10)])
+        #expect(machine.next(now: Self.t(0.04)) == [.finish(ConnectivityResult(connectivity: .full, url: "https://10.77.0.1/204", httpStatus: 204, latencyMilliseconds: 40))])
+    }
+
+    @Test func aFailedHandshakeIsLimitedWithOpenSSLsReason() throws {
+        var machine = try connected("https://10.77.0.1:8443/204")
+        #expect(machine.handle(.tlsStepped(fd: 10, .failed("certificate verify failed: self-signed certificate")), now: Self.t(0.02)) == [.close(fd: 10)])
+        guard case .finish(let result)? = machine.next(now: Self.t(0.02)).last else { Issue.record("no result"); return }
+        #expect(result.connectivity == .limited
+                && result.failure == ConnectivityFailure(.tlsFailed, "TLS with 10.77.0.1 port 8443 failed: certificate verify failed: self-signed certificate"))
+    }
+
+    @Test func aHandshakeThatNeverEndsTimesOutAndSaysSo() throws {
+        var machine = try connected()
+        _ = machine.handle(.tlsStepped(fd: 10, .wantRead), now: Self.t(0.01))
+        guard case .finish(let result)? = machine.next(now: Self.t(5)).last else { Issue.record("no result"); return }
+        #expect(result.connectivity == .limited && result.failure == ConnectivityFailure(.timedOut, "no TLS handshake with 10.77.0.1 within 5.0 seconds"))
+    }
+}
+#endif
