@@ -137,7 +137,7 @@ for unit in "${units[@]}"; do
   fi
   flags=(-swift-version 6 -typecheck -diagnostic-style=llvm)
   [ "$kind" = library ] && flags+=(-parse-as-library)
-  if [ "$platform" = apple ]; then flags+=(-I "$out/apple" -I "$out/apple/CNetlink"); else flags+=(-I "$bin/Modules" -I "$bin/CNetlink.build"); fi
+  if [ "$platform" = apple ]; then flags+=(-I "$out/apple" -I "$out/apple/CNetlink"); else flags+=(-I "$bin/Modules" -I "$bin/CNetlink.build" -I "$bin/CTLS.build"); fi
   if ! (cd "$out" && swiftc "${flags[@]}" "$file") >"$file.log" 2>&1 \
      || grep -E '^[^ ].*: warning: ' "$file.log" | grep -vqF '[#no-usage]'; then
     cat "$file.log" >&2; failed=1
