@@ -23,7 +23,7 @@ bin=$(swift build --scratch-path "$work/build" --show-bin-path)
 triple=$(swift -print-target-info | python3 -c 'import json, sys; print(json.load(sys.stdin)["target"]["triple"])')
 for module in NetPath NetPathPrometheus; do
   # NetPath re-exports its core: the core's values are documented as NetPath's.
-  swift-symbolgraph-extract -module-name "$module" -target "$triple" -I "$bin/Modules" -I "$bin/CNetlink.build" \
+  swift-symbolgraph-extract -module-name "$module" -target "$triple" -I "$bin/Modules" -I "$bin/CNetlink.build" -I "$bin/CTLS.build" \
     -minimum-access-level public -emit-extension-block-symbols -experimental-allowed-reexported-modules=NetPathCore \
     -output-dir "$graphs/$module"
 done

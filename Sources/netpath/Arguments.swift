@@ -367,8 +367,8 @@ struct Arguments: Equatable, Sendable {
             // The option's range was checked where it was parsed; the library checks again.
             return try ConnectivityCheck(endpoints: endpoints.isEmpty ? ConnectivityCheck.defaultEndpoints : endpoints,
                                          timeout: .seconds(seconds), allowsUltraConstrainedPaths: allowUltraConstrained,
-                                         // The environment is read now, at start, as curl reads it.
-                                         proxy: noProxy ? .none : .processEnvironment)
+                                         // The environment, read once, at the first check, as curl reads it.
+                                         proxy: noProxy ? .none : .environment)
         } catch let error as NetPathError {
             throw UsageError(message: error.message)
         }
