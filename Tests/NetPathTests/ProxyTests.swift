@@ -37,6 +37,10 @@ import Testing
         ("http://u:%zz@proxy", "percent-encoding", "http://proxy"),
         ("http://u:%ff@proxy", "percent-encoding", "http://proxy"),
         ("http://[fd00::1:3128", "unclosed [", "http://[fd00::1:3128"),
+        // Found by the proxy fuzzer: a zone, and a group with a sign, are no address.
+        ("0::%]:8080/", "is not a host name", "0::%]:8080/"),
+        ("::101:1080:+1:1", "is not a host name", "::101:1080:+1:1"),
+        ("http://[fe80::1%eth0]:3128", "is not an IPv6 address", "http://[fe80::1%eth0]:3128"),
     ])
     func proxiesThatCannotBeUsedSayWhyAndNeverShowCredentials(text: String, reason: String, shown: String) {
         let server = ProxyServer.parse(text, variable: "all_proxy")

@@ -15,7 +15,7 @@ import NetPathTestKit
         #expect(try #require(IPAddress(input)).description == canonical)
     }
 
-    @Test(arguments: ["", "1.2.3", "1.2.3.256", "1..2.3", "::1::2", "1:2:3:4:5:6:7:8:9", "12345::", "g::1", "1.2.3.4.5"])
+    @Test(arguments: ["", "1.2.3", "1.2.3.256", "1..2.3", "::1::2", "1:2:3:4:5:6:7:8:9", "12345::", "g::1", "1.2.3.4.5", "::+1", "+1.2.3.4", "1.2.3.+4", "::1:-1"])
     func invalidAddressesAreRejected(_ input: String) {
         #expect(IPAddress(input) == nil)
     }

@@ -54,7 +54,7 @@ package struct IPAddress: Hashable, Sendable, Comparable {
             guard parts.count == 4 else { return nil }
             var value: UInt64 = 0
             for part in parts {
-                guard !part.isEmpty, part.count <= 3, let byte = UInt8(part) else { return nil }
+                guard !part.isEmpty, part.count <= 3, part.utf8.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }), let byte = UInt8(part) else { return nil }
                 value = value << 8 | UInt64(byte)
             }
             self.init(family: IPAddress.inet, high: value << 32, low: 0)
@@ -78,7 +78,7 @@ package struct IPAddress: Hashable, Sendable, Comparable {
                     result.append(UInt16(truncatingIfNeeded: v4.high >> 32))
                     continue
                 }
-                guard !group.isEmpty, group.count <= 4, let value = UInt16(group, radix: 16) else { return nil }
+                guard !group.isEmpty, group.count <= 4, group.allSatisfy(\.isHexDigit), let value = UInt16(group, radix: 16) else { return nil }
                 result.append(value)
             }
             return result

@@ -286,7 +286,10 @@ package struct HTTPTarget: Hashable, Sendable {
                 guard after.hasPrefix(":") else { return .failure(invalid("unexpected text after ]")) }
                 portText = after.dropFirst()
             }
-            guard let parsed = IPAddress(String(hostPart)), parsed.family == IPAddress.inet6 else {
+            // Hex digits, colons and dots only: no zone (`%eth0`), which no URL to the
+            // Internet needs and which would not print back as it was read.
+            guard hostPart.utf8.allSatisfy({ ($0 >= 0x30 && $0 <= 0x3A) || ($0 | 0x20 >= 0x61 && $0 | 0x20 <= 0x66) || $0 == 0x2E }),
+                  let parsed = IPAddress(String(hostPart)), parsed.family == IPAddress.inet6 else {
                 return .failure(invalid("'\(hostPart)' is not an IPv6 address"))
             }
             address = parsed
@@ -295,7 +298,8 @@ package struct HTTPTarget: Hashable, Sendable {
                 hostPart = authority[..<colon]
                 portText = authority[authority.index(after: colon)...]
             }
-            address = IPAddress(String(hostPart))
+            // An address has no zone (`%…`) here either (a name with `%` is no name).
+            address = hostPart.contains("%") ? nil : IPAddress(String(hostPart))
             if address == nil {
                 let labels = hostPart.split(separator: ".", omittingEmptySubsequences: false)
                 let valid = !hostPart.isEmpty && hostPart.utf8.count <= 253 && labels.allSatisfy { label in
