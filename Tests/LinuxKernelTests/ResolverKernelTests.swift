@@ -68,6 +68,16 @@ struct ResolverKernelTests {
         #expect(result.connectivity == .full && result.httpStatus == 204, "\(result)")
     }
 
+    /// A server that predates EDNS0 answers FORMERR to a query with an OPT record: the same
+    /// query is sent again without it, as glibc does (it read `local`).
+    @Test func aServerWithoutEDNSIsAskedAgainWithoutIt() async throws {
+        let lab = try ResolverLab(rules: ["--answer", "old.test=\(ResolverLab.liveServer)", "--no-edns"], servers: [ResolverLab.liveServer])
+        defer { lab.remove() }
+        let (result, seconds) = try await check("http://old.test/204", in: lab)
+        #expect(result.connectivity == .full && result.httpStatus == 204, "\(result)")
+        #expect(seconds <= 1, "took \(seconds) s: \(result)")
+    }
+
     /// A loopback or unspecified answer for the probe's name, while this machine runs a web
     /// server that would answer 204: `limited` (filtered), never probed (it read `full` or
     /// `portal`: the probe reached the machine itself).

@@ -120,6 +120,34 @@ private func t(_ seconds: Double) -> UInt64 { UInt64(seconds * 1e9) }
                 == [.close(fd: 24), .connect(endpoint: 0, address: Self.endpoint, port: 80)])
     }
 
+    /// FORMERR to a query with EDNS0 (a server that predates RFC 6891): the same query, to
+    /// the same server, without the OPT record (glibc's fallback); FORMERR to that one is the
+    /// server's failure.
+    @Test func formerrToEDNSAsksAgainWithoutIt() throws {
+        let check = try ConnectivityCheck(endpoints: [try .init("http://check.test/204")], timeout: .seconds(5), resolutionTimeout: .seconds(3))
+        var machine = Machine(check: check, servers: [Self.second], start: 0, firstQueryID: 100)
+        let queries = machine.handle(.started, now: 0).compactMap { if case .openQuery(let query) = $0 { query } else { nil } }
+        #expect(queries.allSatisfy { DNSMessage.hasEDNS($0.bytes) })
+        _ = machine.handle(.querySent(queries[0], fd: 20), now: 0)
+        _ = machine.handle(.querySent(queries[1], fd: 21), now: 0)
+        var plain = queries[0]
+        plain.bytes = DNSMessage.withoutEDNS(queries[0].bytes)
+        #expect(!DNSMessage.hasEDNS(plain.bytes) && plain.bytes.count == queries[0].bytes.count - 11 && plain.bytes[11] == 0)
+        #expect(machine.handle(.received(fd: 20, .success(answer(queries[0], rcode: 1))), now: t(0.01)) == [.close(fd: 20), .openQuery(plain)])
+        _ = machine.handle(.querySent(plain, fd: 24), now: t(0.01))
+        // The answer to the plain query carries its question (no OPT to strip).
+        var reply = answer(queries[0], [Self.endpoint])
+        reply[11] = 0
+        #expect(machine.handle(.received(fd: 24, .success(reply)), now: t(0.02))
+                == [.close(fd: 24), .connect(endpoint: 0, address: Self.endpoint, port: 80)])
+        // FORMERR to the query without EDNS is not asked again.
+        var plainAAAA = queries[1]
+        plainAAAA.bytes = DNSMessage.withoutEDNS(queries[1].bytes)
+        #expect(machine.handle(.received(fd: 21, .success(answer(queries[1], rcode: 1))), now: t(0.02)) == [.close(fd: 21), .openQuery(plainAAAA)])
+        _ = machine.handle(.querySent(plainAAAA, fd: 25), now: t(0.02))
+        #expect(machine.handle(.received(fd: 25, .success(answer(queries[1], rcode: 1))), now: t(0.03)) == [.close(fd: 25)])
+    }
+
     /// A TCP connection the server refuses, or one closed before the whole answer, is that
     /// server's failure.
     @Test func aFailedTCPQueryIsTheServersFailure() throws {

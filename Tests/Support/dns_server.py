@@ -13,7 +13,10 @@ Rules, for a name (case-insensitive, without the final dot):
   --truncate NAME               over UDP an empty answer with TC set; over TCP the real one
   --drop NAME                   never answered
   --silent                      nothing is ever answered (a dead server)
-Any other name is NXDOMAIN. Queries may carry EDNS0 (an OPT record), which is ignored.
+  --no-edns                     a query with an EDNS0 record (any additional record) gets
+                                FORMERR, as a server that predates RFC 6891 answers
+Any other name is NXDOMAIN. Queries may carry EDNS0 (an OPT record), which is ignored
+unless --no-edns.
 Prints "ready" on stdout once every socket listens, then a line per query:
 "udp|tcp NAME TYPE -> what".
 """
@@ -63,6 +66,8 @@ def decide(rules, message, over_tcp):
     kind = rule[0]
     if kind == "drop" or rules.get("*silent*"):
         return None, "%s %d -> dropped" % (name, qtype)
+    if rules.get("*no-edns*") and struct.unpack("!H", message[10:12])[0] > 0:
+        return response(ident, flags, question, 1), "%s %d -> FORMERR (EDNS)" % (name, qtype)
     if kind == "nxdomain":
         return response(ident, flags, question, 3), "%s %d -> NXDOMAIN" % (name, qtype)
     if kind == "servfail":
@@ -128,6 +133,7 @@ def main():
     for kind in ("nxdomain", "servfail", "truncate", "drop"):
         parser.add_argument("--" + kind, action="append", default=[])
     parser.add_argument("--silent", action="store_true")
+    parser.add_argument("--no-edns", action="store_true")
     args = parser.parse_args()
     rules = {}
     for item in args.answer:
@@ -139,6 +145,8 @@ def main():
             rules[name.lower().rstrip(".")] = (kind, existing[1] if existing else None)
     if args.silent:
         rules["*silent*"] = True
+    if args.no_edns:
+        rules["*no-edns*"] = True
     for address in args.bind:
         family = socket.AF_INET6 if ":" in address else socket.AF_INET
         udp = socket.socket(family, socket.SOCK_DGRAM)

@@ -12,6 +12,7 @@ package enum DNSMessage {
     package static let udpPayloadSize: UInt16 = 1232
     /// `NOERROR` and `NXDOMAIN` (RFC 1035 §4.1.1).
     package static let rcodeNoError: UInt8 = 0
+    package static let rcodeFormatError: UInt8 = 1
     package static let rcodeNameError: UInt8 = 3
 
     package enum Answer: Equatable {
@@ -55,6 +56,21 @@ package enum DNSMessage {
         bytes += [0, UInt8(typeOPT >> 8), UInt8(typeOPT & 0xFF), UInt8(udpPayloadSize >> 8), UInt8(udpPayloadSize & 0xFF),
                   0, 0, 0, 0, 0, 0]
         return bytes
+    }
+
+    /// The same query without its EDNS0 record: what glibc sends again to a server that
+    /// answered FORMERR (an old server or middlebox that does not know OPT, RFC 6891 §7).
+    package static func withoutEDNS(_ query: [UInt8]) -> [UInt8] {
+        guard query.count >= 12 + 11, query[10] == 0, query[11] == 1 else { return query }
+        var bytes = Array(query.dropLast(11))
+        bytes[11] = 0
+        return bytes
+    }
+
+    /// Whether `query` carries the EDNS0 record ``query(id:name:type:)`` adds.
+    package static func hasEDNS(_ query: [UInt8]) -> Bool {
+        query.count >= 12 + 11 && query[11] == 1 && query[query.count - 11] == 0
+            && query[query.count - 10] == UInt8(typeOPT >> 8) && query[query.count - 9] == UInt8(typeOPT & 0xFF)
     }
 
     /// A response code's name, as `dig` shows it (RFC 1035 §4.1.1, RFC 6895).

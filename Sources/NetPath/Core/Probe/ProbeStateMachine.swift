@@ -515,6 +515,13 @@ package struct ProbeStateMachine {
             actions.append(.openQuery(again))
             return actions
         }
+        if answer == .noAddress(rcode: DNSMessage.rcodeFormatError) && DNSMessage.hasEDNS(query.bytes) {
+            // A server that does not know EDNS0: the same query without it (glibc's fallback).
+            var again = query
+            again.bytes = DNSMessage.withoutEDNS(query.bytes)
+            actions.append(.openQuery(again))
+            return actions
+        }
         let failure: String? = switch answer {
         case .noAddress(let rcode) where !answer.isDefinitive: "the DNS server failed (\(DNSMessage.rcodeName(rcode)))"
         case .truncated, .invalid: "the DNS server's answer is malformed"
