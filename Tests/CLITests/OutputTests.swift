@@ -73,7 +73,7 @@ import Testing
         #expect(jsonKeys(line) == ["time", "status", "unsatisfiedReason", "diagnosis", "interfaces", "tunnelInterface",
                                    "underlyingInterface", "isExpensive", "isConstrained", "isUltraConstrained", "linkQuality",
                                    "supportsIPv4", "supportsIPv6", "supportsDNS", "gateways", "expensiveSource", "connectivity",
-                                   "portalURL", "connectivitySource"])
+                                   "portalURL", "connectivitySource", "connectivityProxy"])
         #expect(line.contains("\"interfaces\":[{\"name\":\"eth0\",\"index\":2,\"type\":\"wiredEthernet\"},{\"name\":\"wl\\\"an\",\"index\":3,"))
         let object = try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
         #expect(object["status"] as? String == "satisfied" && object["unsatisfiedReason"] is NSNull)

@@ -127,7 +127,7 @@ struct ProbeCLITests {
 
         let status = try #require(try runTool(netpathBinary, ["status", "--probe", "--json", "--netns", lab.client.name]))
         let keys = jsonKeys(try #require(status.lines.first))
-        #expect(keys == pathKeys + ["connectivity", "portalURL", "connectivitySource"])
+        #expect(keys == pathKeys + ["connectivity", "portalURL", "connectivitySource", "connectivityProxy"])
         #expect(try jsonObject(status.lines[0])["connectivity"] as? String == "full")
         let wait = try #require(try runTool(netpathBinary, ["wait", "--probe", "--netns", lab.client.name, "--timeout", "10"]))
         #expect(wait.status == 0)

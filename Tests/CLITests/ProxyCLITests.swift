@@ -56,7 +56,17 @@ struct ProxyCLITests {
         // The commands that check through a monitor go through it too.
         let status = try #require(try runTool(netpathBinary, ["status", "--probe", "--json", "--netns", lab.client.name] + Self.url,
                                               environment: Self.environment(proxied)))
-        #expect(try jsonObject(try #require(status.lines.first))["connectivity"] as? String == "full", "\(status.standardOutput)")
+        let statusPath = try jsonObject(try #require(status.lines.first))
+        #expect(statusPath["connectivity"] as? String == "full" && statusPath["connectivityProxy"] as? String == "http://proxy.test:3128",
+                "\(status.standardOutput)")
+        // The path's line says it too (it named no proxy: only `probe`'s did).
+        let line = try #require(try runTool(netpathBinary, ["status", "--probe", "--netns", lab.client.name] + Self.url,
+                                            environment: Self.environment(proxied)))
+        #expect(line.standardOutput.contains("Internet: full via proxy http://proxy.test:3128"), "\(line.standardOutput)")
+        let directLine = try #require(try runTool(netpathBinary, ["status", "--probe", "--json", "--no-proxy", "--netns", lab.client.name] + Self.url,
+                                                  environment: Self.environment(proxied)))
+        let directPath = try jsonObject(try #require(directLine.lines.first))
+        #expect(directPath["connectivity"] as? String == "limited" && directPath["connectivityProxy"] is NSNull, "\(directLine.standardOutput)")
     }
 
     /// `no_proxy` naming the host (a suffix, any case, with a leading dot, or `*`) sends it

@@ -209,6 +209,7 @@ final class ConnectivitySource: PathSource {
             path.connectivity = .offline
             path.portalURL = nil
             path.connectivitySource = nil
+            path.connectivityProxy = nil
         } else if desktopDecides(raw) {
             return raw
         } else if raw.connectivitySource == .systemdNetworkd, result?.connectivity != .full {
@@ -218,10 +219,12 @@ final class ConnectivitySource: PathSource {
             path.connectivity = result.connectivity == .unknown || result.connectivity == .offline ? .limited : result.connectivity
             path.portalURL = result.connectivity == .portal ? result.portalURL : nil
             path.connectivitySource = .check
+            path.connectivityProxy = result.proxy
         } else {
             path.connectivity = .unknown
             path.portalURL = nil
             path.connectivitySource = nil
+            path.connectivityProxy = nil
         }
         return path
     }

@@ -40,7 +40,8 @@ extension NetworkPath: CustomStringConvertible {
             words.append("VPN over \(NetworkPath.visible(underlying.name)) (\(underlying.type.rawValue))")
         }
         if connectivity != .unknown {
-            words.append("Internet: " + connectivity.rawValue + (portalURL.map { " (login at \(NetworkPath.visible($0)))" } ?? ""))
+            words.append("Internet: " + connectivity.rawValue + (portalURL.map { " (login at \(NetworkPath.visible($0)))" } ?? "")
+                          + (connectivityProxy.map { " via proxy \(NetworkPath.visible($0))" } ?? ""))
         }
         if !gateways.isEmpty { words.append("gateway " + gateways.joined(separator: ", ")) }
         var families: [String] = []

@@ -1,15 +1,15 @@
 extension NetworkPath {
     /// The keys of a path's JSON object, in the order it is written (`netpath watch
-    /// --json`): `time` first, `connectivity`, `portalURL` and `connectivitySource` only
-    /// with a connectivity check. `Codable` uses the same keys. A reader takes lines without
+    /// --json`): `time` first, `connectivity`, `portalURL`, `connectivitySource` and
+    /// `connectivityProxy` only with a connectivity check. `Codable` uses the same keys. A reader takes lines without
     /// the keys added later (`tunnelInterface`, `underlyingInterface`, `isUltraConstrained`,
-    /// `linkQuality`, `expensiveSource`, `connectivitySource`) as they were before: no
-    /// tunnel, `false`, `unknown`, no source.
+    /// `linkQuality`, `expensiveSource`, `connectivitySource`, `connectivityProxy`) as they
+    /// were before: no tunnel, `false`, `unknown`, no source, no proxy.
     package enum JSONKey: String, CodingKey, CaseIterable, Sendable {
         case time, status, unsatisfiedReason, diagnosis, interfaces, tunnelInterface, underlyingInterface
         case isExpensive, isConstrained, isUltraConstrained, linkQuality
         case supportsIPv4, supportsIPv6, supportsDNS, gateways, expensiveSource, connectivity, portalURL
-        case connectivitySource
+        case connectivitySource, connectivityProxy
     }
 
     /// The path as one line of `netpath watch --json` with the given `time`, without the
@@ -42,7 +42,8 @@ extension NetworkPath: Codable {
             connectivity: try container.decodeIfPresent(Connectivity.self, forKey: .connectivity) ?? .unknown,
             portalURL: try container.decodeIfPresent(String.self, forKey: .portalURL),
             expensiveSource: try container.decodeIfPresent(Source.self, forKey: .expensiveSource),
-            connectivitySource: try container.decodeIfPresent(Source.self, forKey: .connectivitySource)
+            connectivitySource: try container.decodeIfPresent(Source.self, forKey: .connectivitySource),
+            connectivityProxy: try container.decodeIfPresent(String.self, forKey: .connectivityProxy)
         )
     }
 
@@ -67,6 +68,7 @@ extension NetworkPath: Codable {
         try container.encode(connectivity, forKey: .connectivity)
         try container.encode(portalURL, forKey: .portalURL)
         try container.encode(connectivitySource, forKey: .connectivitySource)
+        try container.encode(connectivityProxy, forKey: .connectivityProxy)
     }
 }
 
@@ -214,6 +216,8 @@ package struct JSONLine {
             append(optionalQuoted: path.portalURL)
             append(",\"connectivitySource\":")
             append(optionalQuoted: path.connectivitySource?.rawValue)
+            append(",\"connectivityProxy\":")
+            append(optionalQuoted: path.connectivityProxy)
         }
         append("}")
     }

@@ -2,8 +2,9 @@ extension NetworkPath {
     /// Reads one line of `netpath watch --json` (or `status --json`) back into a path.
     ///
     /// - Parameters:
-    ///   - line: One JSON object with the keys `netpath watch --json` writes; `connectivity` and
-    ///     `portalURL` when present (`--probe`); `time` and unknown keys are ignored.
+    ///   - line: One JSON object with the keys `netpath watch --json` writes; `connectivity`,
+    ///     `portalURL`, `connectivitySource` and `connectivityProxy` when present (`--probe`);
+    ///     `time` and unknown keys are ignored.
     /// - Throws: ``NetPathError`` with code ``NetPathError/Code/invalidInput`` naming the
     ///   key at fault.
     public init(jsonLine line: String) throws {
@@ -37,7 +38,8 @@ extension NetworkPath {
             connectivity: try reader.decode(.connectivity, as: Connectivity.self) ?? .unknown,
             portalURL: try reader.text(.portalURL),
             expensiveSource: try reader.decode(.expensiveSource, as: Source.self),
-            connectivitySource: try reader.decode(.connectivitySource, as: Source.self)
+            connectivitySource: try reader.decode(.connectivitySource, as: Source.self),
+            connectivityProxy: try reader.text(.connectivityProxy)
         )
     }
 }

@@ -122,6 +122,10 @@ public struct NetworkPath: Hashable, Sendable {
     /// Who gave ``connectivity``: NetPath's own check or the system's (`nil` while unknown
     /// and unchecked).
     public var connectivitySource: Source?
+    /// The proxy NetPath's check reached the Internet through (`http://host:port`, without
+    /// credentials), when its verdict came through one (``ConnectivityCheck/proxy``); `nil`
+    /// for a direct answer or another source's verdict.
+    public var connectivityProxy: String?
     /// The DNS servers of a satisfied path, as the resolver files name them (Linux). Not
     /// part of `==`: a DHCP client that rewrites `resolv.conf` changes no path users see, but
     /// a connectivity check in flight starts over (``isIdentical(to:)``).
@@ -164,7 +168,8 @@ public struct NetworkPath: Hashable, Sendable {
         connectivity: Connectivity = .unknown,
         portalURL: String? = nil,
         expensiveSource: Source? = nil,
-        connectivitySource: Source? = nil
+        connectivitySource: Source? = nil,
+        connectivityProxy: String? = nil
     ) {
         self.status = status
         self.unsatisfiedReason = unsatisfiedReason
@@ -184,6 +189,7 @@ public struct NetworkPath: Hashable, Sendable {
         self.portalURL = portalURL
         self.expensiveSource = expensiveSource ?? (isExpensive ? .interfaceType : nil)
         self.connectivitySource = connectivitySource
+        self.connectivityProxy = connectivityProxy
     }
 
     /// Whether the path equals `other` and has the same DNS servers: whether a source has
