@@ -12,19 +12,19 @@ struct HTTPSCLITests {
     static let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
         .deletingLastPathComponent().appendingPathComponent("Support/https_server.py").path
 
-    /// A test CA, a certificate it signs for `secure.test`, and a self-signed one for the same
-    /// name, in a new directory.
-    func makeCertificates() throws -> String {
+    /// A test CA (`ca.pem`), a certificate it signs for `name` (`server.pem`, `server.key`),
+    /// and a self-signed one for the same name (`rogue.pem`), in a new directory.
+    static func makeCertificates(for name: String = "secure.test") throws -> String {
         let directory = NSTemporaryDirectory() + "netpath-https-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         let key = "-newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes"
         let script = """
             set -e; cd '\(directory)'
             openssl req -x509 \(key) -keyout ca.key -out ca.pem -days 2 -subj '/CN=NetPath test CA'
-            openssl req \(key) -keyout server.key -out server.csr -subj /CN=secure.test
-            printf 'subjectAltName=DNS:secure.test\\n' > san.ext
+            openssl req \(key) -keyout server.key -out server.csr -subj /CN=\(name)
+            printf 'subjectAltName=DNS:\(name)\\n' > san.ext
             openssl x509 -req -in server.csr -CA ca.pem -CAkey ca.key -CAcreateserial -out server.pem -days 2 -extfile san.ext
-            openssl req -x509 \(key) -keyout rogue.key -out rogue.pem -days 2 -subj /CN=secure.test -addext subjectAltName=DNS:secure.test
+            openssl req -x509 \(key) -keyout rogue.key -out rogue.pem -days 2 -subj /CN=\(name) -addext subjectAltName=DNS:\(name)
             """
         let made = try #require(try runTool("/bin/sh", ["-c", script]))
         #expect(made.status == 0, "\(made.standardError)")
@@ -39,7 +39,7 @@ struct HTTPSCLITests {
     }
 
     @Test func aTrustedCertificatePassesAndAnInterceptorIsLimited() throws {
-        let certificates = try makeCertificates()
+        let certificates = try Self.makeCertificates()
         defer { try? FileManager.default.removeItem(atPath: certificates) }
         let live = ResolverLab.liveServer
         let lab = try ResolverLab(rules: ["--answer", "secure.test=\(live)", "--answer", "other.test=\(live)",

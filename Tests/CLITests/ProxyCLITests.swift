@@ -69,6 +69,40 @@ struct ProxyCLITests {
         #expect(directPath["connectivity"] as? String == "limited" && directPath["connectivityProxy"] is NSNull, "\(directLine.standardOutput)")
     }
 
+    /// An `https://` endpoint goes through `https_proxy` in a `CONNECT` tunnel, as curl's
+    /// request does, with TLS to the endpoint inside it (the router resets direct 443):
+    /// `full`, naming the proxy; the proxy's refusal (407 without credentials, 502 for a port
+    /// it cannot reach) is `limited`, naming it; with only `http_proxy` set the endpoint is
+    /// reached directly, as curl does, and is reset.
+    @Test func anHTTPSEndpointGoesThroughTheProxysTunnel() throws {
+        let certificates = try HTTPSCLITests.makeCertificates(for: "check.test")
+        defer { try? FileManager.default.removeItem(atPath: certificates) }
+        let lab = try ProxyLab()
+        defer { lab.remove() }
+        try lab.startHTTPS(certificate: certificates + "/server.pem", key: certificates + "/server.key")
+        let trust = ["SSL_CERT_FILE": certificates + "/ca.pem"]
+        let url = ["--url", "https://check.test/204"]
+
+        let (through, result) = try Self.probe(lab, url, trust.merging(["https_proxy": "http://proxy.test:3128"]) { $1 })
+        #expect(through.status == 0 && result["connectivity"] as? String == "full" && result["httpStatus"] as? Int == 204
+                && result["proxy"] as? String == "http://proxy.test:3128", "\(through.standardOutput) \(through.standardError)")
+        #expect(lab.requests().contains("CONNECT check.test:443 HTTP/1.1\t-"), "\(lab.requests())")
+
+        let (authorized, authorizedResult) = try Self.probe(lab, url, trust.merging(["HTTPS_PROXY": "http://user:p%40ss@proxy.test:3130"]) { $1 })
+        #expect(authorized.status == 0 && authorizedResult["connectivity"] as? String == "full", "\(authorized.standardOutput)")
+        let (refused, refusedResult) = try Self.probe(lab, url, trust.merging(["https_proxy": "http://proxy.test:3130"]) { $1 })
+        #expect(refused.status == 1 && refusedResult["connectivity"] as? String == "limited"
+                && (refusedResult["error"] as? String)?.contains("wants credentials (HTTP 407)") == true, "\(refused.standardOutput)")
+        let (unreachable, unreachableResult) = try Self.probe(lab, ["--url", "https://check.test:444/204"],
+                                                              trust.merging(["https_proxy": "http://proxy.test:3128"]) { $1 })
+        #expect(unreachable.status == 1 && (unreachableResult["error"] as? String)?.contains("answered HTTP 502 to CONNECT") == true,
+                "\(unreachable.standardOutput)")
+
+        let (direct, directResult) = try Self.probe(lab, url, trust.merging(["http_proxy": "http://proxy.test:3128"]) { $1 })
+        #expect(direct.status == 1 && directResult["connectivity"] as? String == "limited" && directResult["proxy"] == nil
+                && (directResult["error"] as? String)?.hasSuffix("Connection refused") == true, "\(direct.standardOutput)")
+    }
+
     /// `no_proxy` naming the host (a suffix, any case, with a leading dot, or `*`) sends it
     /// direct even with a dead proxy set: port 8080 is let through, so `full` without a proxy.
     @Test(arguments: ["check.test", ".TEST", "localhost, test", "*", "203.0.113.0/24"])

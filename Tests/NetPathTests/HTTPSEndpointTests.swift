@@ -20,12 +20,76 @@ import Testing
         #expect(ProbeVerdict.absolute("//portal/", from: target) == "https://portal/")
     }
 
-    @Test func anHTTPSEndpointIsReachedDirectlyNotThroughAProxy() throws {
-        let proxy = try ConnectivityCheck.Proxy(http: "http://10.0.0.3:3128", https: "http://10.0.0.3:3128")
-        let check = try ConnectivityCheck(endpoints: [try .init("https://10.77.0.1/204"), try .init("http://10.77.0.1/204")], proxy: proxy)
+    /// Through `https_proxy`, an https endpoint's connection goes to the proxy, which is asked
+    /// for a tunnel (`CONNECT host:port`, credentials as for HTTP); its 2xx starts TLS inside
+    /// the tunnel for the endpoint's name, and the request then goes over it, in origin form.
+    @Test func anHTTPSEndpointGoesThroughItsProxyInACONNECTTunnel() throws {
+        let proxy = try ConnectivityCheck.Proxy(http: "http://10.0.0.3:3128", https: "http://u:p@10.0.0.4:3129")
+        let check = try ConnectivityCheck(endpoints: [try .init("https://10.77.0.1/204"), try .init("http://10.77.0.1/204")],
+                                          timeout: .seconds(5), proxy: proxy)
         var machine = Machine(check: check, servers: [], start: 0, firstQueryID: 1)
-        #expect(machine.handle(.started, now: 0) == [.connect(endpoint: 0, address: IPAddress("10.77.0.1")!, port: 443),
+        let proxyAddress = IPAddress("10.0.0.4")!
+        #expect(machine.handle(.started, now: 0) == [.connect(endpoint: 0, address: proxyAddress, port: 3129),
                                                      .connect(endpoint: 1, address: IPAddress("10.0.0.3")!, port: 3128)])
+        _ = machine.handle(.connectStarted(endpoint: 0, address: proxyAddress, .started(fd: 10)), now: 0)
+        let connect = try HTTPTarget("https://10.77.0.1/204").connectRequest(via: try #require(proxy.server(for: try HTTPTarget("https://10.77.0.1/204"), scheme: "https")))
+        #expect(String(decoding: connect, as: UTF8.self) == "CONNECT 10.77.0.1:443 HTTP/1.1\r\nHost: 10.77.0.1:443\r\nProxy-Authorization: Basic dTpw\r\n"
+                + "User-Agent: NetPath/0.1 (connectivity check)\r\nProxy-Connection: Keep-Alive\r\n\r\n")
+        #expect(machine.handle(.connectFinished(fd: 10, error: nil), now: Self.t(0.01)) == [.send(fd: 10, request: connect)])
+        #expect(machine.handle(.requestSent(fd: 10, complete: true), now: Self.t(0.01)).isEmpty)
+        #expect(machine.next(now: Self.t(0.01)).first == .wait(until: Self.t(5), watching: [.init(fd: 10, interest: .readable)]))
+        // The proxy's answer in two reads.
+        #expect(machine.handle(.received(fd: 10, .success(Array("HTTP/1.1 200 Connection established\r\n".utf8))), now: Self.t(0.02)).isEmpty)
+        #expect(machine.handle(.received(fd: 10, .success(Array("\r\n".utf8))), now: Self.t(0.02))
+                == [.startTLS(fd: 10, host: "10.77.0.1", hostIsAddress: true)])
+        #expect(machine.handle(.tlsStepped(fd: 10, .done), now: Self.t(0.03)) == [.send(fd: 10, request: try HTTPTarget("https://10.77.0.1/204").request)])
+        #expect(machine.handle(.requestSent(fd: 10, complete: true), now: Self.t(0.03)).isEmpty)
+        // An HTTP error inside the tunnel is the endpoint's, not the proxy's.
+        #expect(machine.handle(.received(fd: 10, .success(Array("HTTP/1.1 503 Busy\r\nContent-Length: 0\r\n\r\n".utf8))), now: Self.t(0.04)) == [.close(fd: 10)])
+        _ = machine.handle(.connectStarted(endpoint: 1, address: IPAddress("10.0.0.3")!, .connectFailed(Errno(111))), now: Self.t(0.04))
+        guard case .finish(let result)? = machine.next(now: Self.t(0.04)).last else { Issue.record("no result"); return }
+        #expect(result.connectivity == .limited && result.httpStatus == 503 && result.failure?.kind == .httpError
+                && result.proxy == "http://10.0.0.4:3129", "\(result)")
+    }
+
+    /// A proxy that refuses the tunnel (407, 403), cannot reach the endpoint (502), closes,
+    /// or sends bytes after its 200 fails the endpoint as the proxy's failure, at once; one
+    /// that never answers, at the timeout.
+    @Test(arguments: [
+        ("HTTP/1.1 407 Proxy Authentication Required\r\n\r\n", "the proxy http://10.0.0.4:3129 (https) wants credentials (HTTP 407)"),
+        ("HTTP/1.1 403 Forbidden\r\n\r\n", "the proxy http://10.0.0.4:3129 (https) refused the tunnel (HTTP 403)"),
+        ("HTTP/1.1 502 Bad Gateway\r\n\r\n", "the proxy http://10.0.0.4:3129 (https) answered HTTP 502 to CONNECT: it cannot reach the endpoint"),
+        ("HTTP/1.1 200 OK\r\n\r\nHTTP/1.1 204", "the proxy http://10.0.0.4:3129 (https) sent data after opening the tunnel"),
+        ("SSH-2.0-OpenSSH\r\n", "the proxy http://10.0.0.4:3129 (https) answered CONNECT with not an HTTP response"),
+        ("", "the proxy http://10.0.0.4:3129 (https) at 10.0.0.4 closed the connection before answering CONNECT"),
+    ])
+    func aProxyThatDoesNotOpenTheTunnelIsTheVerdict(answer: String, message: String) throws {
+        let check = try ConnectivityCheck(endpoints: [try .init("https://10.77.0.1/204")], timeout: .seconds(5),
+                                          proxy: try .init(https: "http://10.0.0.4:3129"))
+        var machine = Machine(check: check, servers: [], start: 0, firstQueryID: 1)
+        let proxyAddress = IPAddress("10.0.0.4")!
+        _ = machine.handle(.started, now: 0)
+        _ = machine.handle(.connectStarted(endpoint: 0, address: proxyAddress, .started(fd: 10)), now: 0)
+        _ = machine.handle(.connectFinished(fd: 10, error: nil), now: Self.t(0.01))
+        _ = machine.handle(.requestSent(fd: 10, complete: true), now: Self.t(0.01))
+        #expect(machine.handle(.received(fd: 10, .success(Array(answer.utf8))), now: Self.t(0.02)) == [.close(fd: 10)])
+        guard case .finish(let result)? = machine.next(now: Self.t(0.02)).last else { Issue.record("no result"); return }
+        #expect(result.connectivity == .limited && result.failure == ConnectivityFailure(.proxyFailed, message)
+                && result.latencyMilliseconds == 20, "\(result)")
+    }
+
+    @Test func aSilentProxyIsNamedAtTheTimeout() throws {
+        let check = try ConnectivityCheck(endpoints: [try .init("https://10.77.0.1/204")], timeout: .seconds(5),
+                                          proxy: try .init(https: "http://10.0.0.4:3129"))
+        var machine = Machine(check: check, servers: [], start: 0, firstQueryID: 1)
+        _ = machine.handle(.started, now: 0)
+        _ = machine.handle(.connectStarted(endpoint: 0, address: IPAddress("10.0.0.4")!, .started(fd: 10)), now: 0)
+        _ = machine.handle(.connectFinished(fd: 10, error: nil), now: Self.t(0.01))
+        _ = machine.handle(.requestSent(fd: 10, complete: true), now: Self.t(0.01))
+        guard case .finish(let result)? = machine.next(now: Self.t(5)).last else { Issue.record("no result"); return }
+        #expect(result.connectivity == .limited
+                && result.failure == ConnectivityFailure(.proxyFailed, "no answer to CONNECT from the proxy http://10.0.0.4:3129 (https) within 5.0 seconds"),
+                "\(result)")
     }
 
     typealias Outcome = (endpoint: ConnectivityCheck.Endpoint, resolved: Bool, verdict: HTTPResponseClassifier.Verdict?, error: ConnectivityFailure?, latency: Double?)

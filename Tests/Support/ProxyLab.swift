@@ -35,6 +35,15 @@ public final class ProxyLab: @unchecked Sendable {
         }
     }
 
+    /// Serves HTTPS on the endpoint's address, port 443, with `certificate` and `key` (PEM
+    /// files): what a `CONNECT` tunnel reaches.
+    public func startHTTPS(certificate: String, key: String) throws {
+        let script = URL(fileURLWithPath: ProxyLab.script).deletingLastPathComponent().appendingPathComponent("https_server.py").path
+        try programs.start([Kernel.ipPath, "netns", "exec", router.upstream.name, "/usr/bin/env", "python3", script,
+                            "--bind", RouterLab.endpointAddress, "--port", "443", "--cert", certificate, "--key", key],
+                           readyWhenOutputContains: "ready")
+    }
+
     /// The requests the proxies received so far.
     public func requests() -> [String] {
         ((try? String(contentsOfFile: logFile, encoding: .utf8)) ?? "").split(separator: "\n").map(String.init)

@@ -19,8 +19,8 @@ public final class RouterLab: @unchecked Sendable {
         case noRoute
         /// Forwarded, but an nftables rule rejects it with ICMP net unreachable.
         case rejected
-        /// Forwarded, but nftables resets the client's connections to port 80: HTTP leaves
-        /// only through a proxy (``ProxyLab``); port 8080 is let through.
+        /// Forwarded, but nftables resets the client's connections to ports 80 and 443: HTTP
+        /// and HTTPS leave only through a proxy (``ProxyLab``); port 8080 is let through.
         case httpBlocked
     }
 
@@ -63,7 +63,7 @@ public final class RouterLab: @unchecked Sendable {
             case .httpBlocked:
                 try router.ip("route add default via 10.80.0.2")
                 try RouterLab.nft(in: router, "table inet netpath_lab { chain forward { type filter hook forward priority 0; "
-                                  + "iifname \"r0\" tcp dport 80 reject with tcp reset; }; }")
+                                  + "iifname \"r0\" tcp dport { 80, 443 } reject with tcp reset; }; }")
             }
             try helper.start([Kernel.ipPath, "netns", "exec", upstream.name, "/usr/bin/env", "python3", ProbeLab.serverScript,
                               "--port", "80", "--port", "8080", "--bind", RouterLab.endpointAddress], readyWhenOutputContains: "ready")

@@ -1,15 +1,16 @@
 #!/usr/bin/env python3
 """A small forward HTTP proxy for NetPath's proxy tests, as squid answers: a request in
 absolute form (GET http://host[:port]/path) is sent on to that host with the path alone, and
-its answer relayed; a host it cannot reach gets 502 Bad Gateway, a request not in absolute
-form 400, a missing or wrong Proxy-Authorization (with --auth) 407.
+its answer relayed; CONNECT host:port opens a tunnel to that host (200, then bytes relayed
+both ways until either side closes); a host it cannot reach gets 502 Bad Gateway, a request
+in neither form 400, a missing or wrong Proxy-Authorization (with --auth) 407.
 
 usage: proxy_server.py --port N --bind ADDR [--resolve NAME=ADDR ...] [--auth USER:PASSWORD]
                        [--log FILE]
 Names are looked up in --resolve only (the proxy's own DNS). Each request's first line and
 its Proxy-Authorization value (or "-") are appended to --log. Prints "ready" once listening.
 """
-import argparse, base64, socket, sys, threading
+import argparse, base64, select, socket, sys, threading
 
 
 def reply(conn, status, reason):
@@ -18,6 +19,30 @@ def reply(conn, status, reason):
     if status == 407:
         head += 'Proxy-Authenticate: Basic realm="lab"\r\n'
     conn.sendall(head.encode() + b"\r\n" + body)
+
+
+def tunnel(conn, authority, names):
+    host, _, port = authority.rpartition(":")
+    address = names.get(host.lower())
+    if address is None or not port.isdigit():
+        return reply(conn, 502, "Bad Gateway")
+    try:
+        upstream = socket.create_connection((address, int(port)), timeout=5)
+    except OSError:
+        return reply(conn, 502, "Bad Gateway")
+    with upstream:
+        conn.sendall(b"HTTP/1.1 200 Connection established\r\n\r\n")
+        conn.settimeout(None)
+        upstream.settimeout(None)
+        while True:
+            readable, _, _ = select.select([conn, upstream], [], [], 10)
+            if not readable:
+                return
+            for source in readable:
+                data = source.recv(65536)
+                if not data:
+                    return
+                (upstream if source is conn else conn).sendall(data)
 
 
 def handle(conn, args, names, lock):
@@ -40,6 +65,8 @@ def handle(conn, args, names, lock):
                 log.write("%s\t%s\n" % (head[0], authorization))
         if args.auth and authorization != "Basic " + base64.b64encode(args.auth.encode()).decode():
             return reply(conn, 407, "Proxy Authentication Required")
+        if len(parts) == 3 and parts[0] == "CONNECT":
+            return tunnel(conn, parts[1], names)
         if len(parts) != 3 or not parts[1].lower().startswith("http://"):
             return reply(conn, 400, "Bad Request")
         rest = parts[1][7:]

@@ -5,8 +5,8 @@ extension ConnectivityCheck {
     /// Foundation's `URLSession` on Linux do: an `http://` endpoint goes through `http_proxy`
     /// (lower case only: an upper-case `HTTP_PROXY` may come from a CGI request's `Proxy:`
     /// header), else `all_proxy`/`ALL_PROXY`, unless `no_proxy`/`NO_PROXY` names its host;
-    /// `https_proxy`/`HTTPS_PROXY` is parsed, but an `https://` endpoint is reached directly
-    /// (no `CONNECT` tunnel). A proxy's name is resolved with
+    /// an `https://` endpoint goes through `https_proxy`/`HTTPS_PROXY`, else `all_proxy`, in a
+    /// `CONNECT` tunnel with the TLS inside it. A proxy's name is resolved with
     /// the check's own resolver; the request is sent to it in absolute form, with
     /// `Proxy-Authorization: Basic` only when its URL holds `user:password@`. The result's
     /// ``ConnectivityResult/proxy`` names the proxy the verdict's endpoint went through.

@@ -47,7 +47,8 @@ public struct ConnectivityCheck: Hashable, Sendable {
     /// interceptor can answer plain HTTP in the endpoint's place but cannot give a
     /// certificate that verifies: one that does not verify makes the check `limited` (or
     /// `portal` when an HTTP endpoint answered as a portal), even while another endpoint
-    /// passes, as Android decides. Reached directly, never through a proxy.
+    /// passes, as Android decides. Through a proxy (``ConnectivityCheck/proxy``: `https_proxy`
+    /// or `all_proxy`), the TLS goes through a `CONNECT` tunnel, as curl's does.
     public struct Endpoint: Hashable, Sendable {
         /// The URL, as given.
         public let url: String
@@ -245,6 +246,17 @@ package struct HTTPTarget: Hashable, Sendable {
             head += "Proxy-Connection: close\r\n"
         }
         return Array((head + "User-Agent: NetPath/0.1 (connectivity check)\r\nAccept: */*\r\nCache-Control: no-cache\r\nConnection: close\r\n\r\n").utf8)
+    }
+
+    /// The `CONNECT` request that asks `proxy` for a tunnel to an `https://` endpoint
+    /// (RFC 9110 §9.3.6): the authority with its port, as curl sends it.
+    package func connectRequest(via proxy: ProxyServer) -> [UInt8] {
+        let authority = (address?.family == IPAddress.inet6 ? "[\(host)]" : host) + ":\(port)"
+        var head = "CONNECT \(authority) HTTP/1.1\r\nHost: \(authority)\r\n"
+        if let credentials = proxy.credentials {
+            head += "Proxy-Authorization: Basic \(Base64.encode(Array(credentials.utf8)))\r\n"
+        }
+        return Array((head + "User-Agent: NetPath/0.1 (connectivity check)\r\nProxy-Connection: Keep-Alive\r\n\r\n").utf8)
     }
 
     package init(_ url: String) throws {

@@ -191,6 +191,9 @@ package struct ProbeStateMachine {
         case connect(endpoint: Int, address: IPAddress)
         /// A connection of an `https://` endpoint in its TLS handshake, waiting for `interest`.
         case handshake(endpoint: Int, address: IPAddress, interest: Interest)
+        /// A connection to the proxy of an `https://` endpoint, its `CONNECT` sent and the
+        /// proxy's answer read so far in `head`.
+        case tunnel(endpoint: Int, address: IPAddress, head: [UInt8])
         case read(endpoint: Int)
     }
 
@@ -229,8 +232,8 @@ package struct ProbeStateMachine {
         nextQueryID = firstQueryID
         runs = check.endpoints.map {
             Run(endpoint: $0, classifier: HTTPResponseClassifier(expectation: $0.expectation, limit: check.maximumResponseSize),
-                // An https endpoint is reached directly (no CONNECT through a proxy).
-                proxy: $0.target.isTLS ? nil : check.proxy.server(for: $0.target))
+                // An https endpoint's proxy is asked for a tunnel (CONNECT).
+                proxy: check.proxy.server(for: $0.target, scheme: $0.target.scheme))
         }
     }
 
@@ -264,7 +267,7 @@ package struct ProbeStateMachine {
         roles.values.contains {
             switch $0 {
             case .query: true
-            case .connect, .handshake, .read: false
+            case .connect, .handshake, .tunnel, .read: false
             }
         }
     }
@@ -295,6 +298,7 @@ package struct ProbeStateMachine {
             switch roles[fd] {
             case .query(let asked)?: return queryReceived(fd, asked, received, now: now)
             case .read(let index)?: return responded(endpoint: index, received, now: now)
+            case .tunnel(let index, let address, let head)?: return tunnelAnswered(fd: fd, index, address, head, received, now: now)
             case .connect?, .handshake?, nil: return []
             }
         case .tlsStepped(let fd, let step):
@@ -666,6 +670,12 @@ package struct ProbeStateMachine {
         for other in runs[index].connecting where roles.removeValue(forKey: other) != nil { actions.append(.close(fd: other)) }
         runs[index].connecting.removeAll()
         let target = runs[index].endpoint.target
+        if target.isTLS, let proxy = runs[index].proxy {
+            // Through the proxy: a tunnel first, then TLS inside it.
+            runs[index].active = fd
+            roles[fd] = .tunnel(endpoint: index, address: address, head: [])
+            return actions + [.send(fd: fd, request: target.connectRequest(via: proxy))]
+        }
         if target.isTLS {
             // Active from now: addresses that resolve later are not connected to.
             runs[index].active = fd
@@ -683,7 +693,8 @@ package struct ProbeStateMachine {
             return finish(index, .init(.malformedAnswer, "reading the response failed: \(reason)"), now: now)
         }
         guard case .handshake(let index, let address, _)? = roles[fd] else { return [] }
-        let named = "\(address) port \(runs[index].endpoint.target.port)"
+        let target = runs[index].endpoint.target
+        let named = runs[index].proxy.map { "\(target.host) port \(target.port) through \($0.named)" } ?? "\(address) port \(target.port)"
         switch step {
         case .wantRead:
             roles[fd] = .handshake(endpoint: index, address: address, interest: .readable)
@@ -704,6 +715,54 @@ package struct ProbeStateMachine {
         }
     }
 
+    /// The most bytes of a proxy's answer to `CONNECT` read before it counts as no answer.
+    package static let tunnelHeadLimit = 16 * 1024
+
+    /// The proxy's answer to `CONNECT`, as it comes: a 2xx opens the tunnel and TLS starts
+    /// in it (what follows the head is the endpoint's); anything else is the proxy's
+    /// failure, as curl reports it ("CONNECT tunnel failed").
+    private mutating func tunnelAnswered(fd: FileDescriptor, _ index: Int, _ address: IPAddress, _ head: [UInt8],
+                                         _ received: Result<[UInt8], Errno>, now: UInt64) -> [Action] {
+        guard let proxy = runs[index].proxy else { return [] }
+        let bytes: [UInt8]
+        switch received {
+        case .failure(let error):
+            return finish(index, .init(.proxyFailed, "\(proxy.named) at \(address) did not answer CONNECT: \(error)"), now: now)
+        case .success(let more) where more.isEmpty:
+            return finish(index, .init(.proxyFailed, "\(proxy.named) at \(address) closed the connection before answering CONNECT"), now: now)
+        case .success(let more):
+            bytes = head + more
+        }
+        switch HTTPResponseClassifier.parseHead(bytes, limit: Self.tunnelHeadLimit) {
+        case nil:
+            roles[fd] = .tunnel(endpoint: index, address: address, head: bytes)
+            return []
+        case .invalid(let reason)?:
+            return finish(index, .init(.proxyFailed, "\(proxy.named) answered CONNECT with \(reason)"), now: now)
+        case .head(let parsed)?:
+            guard (200...299).contains(parsed.status) else {
+                return finish(index, ProbeStateMachine.tunnelRefused(parsed.status, by: proxy), now: now)
+            }
+            guard parsed.bodyStart == bytes.count else {
+                // The endpoint's TLS cannot have spoken before its ClientHello went out.
+                return finish(index, .init(.proxyFailed, "\(proxy.named) sent data after opening the tunnel"), now: now)
+            }
+            let target = runs[index].endpoint.target
+            roles[fd] = .handshake(endpoint: index, address: address, interest: .readable)
+            return [.startTLS(fd: fd, host: target.host, hostIsAddress: target.address != nil)]
+        }
+    }
+
+    /// What a proxy's refusal of a tunnel says: 407, that it wants credentials; 502, 503
+    /// and 504, that it cannot reach the endpoint; others, that it refused.
+    package static func tunnelRefused(_ status: Int, by proxy: ProxyServer) -> ConnectivityFailure {
+        switch status {
+        case 407: .init(.proxyFailed, "\(proxy.named) wants credentials (HTTP 407)")
+        case 502, 503, 504: .init(.proxyFailed, "\(proxy.named) answered HTTP \(status) to CONNECT: it cannot reach the endpoint")
+        default: .init(.proxyFailed, "\(proxy.named) refused the tunnel (HTTP \(status))")
+        }
+    }
+
     private mutating func requestSent(fd: FileDescriptor, complete: Bool, now: UInt64) -> [Action] {
         if case .query(var asked)? = roles[fd] {
             guard complete else {
@@ -713,6 +772,10 @@ package struct ProbeStateMachine {
             asked.sent = true
             roles[fd] = .query(asked)
             return []
+        }
+        if case .tunnel(let index, let address, _)? = roles[fd] {
+            // CONNECT is out: the proxy's answer is read (the role stays).
+            return complete ? [] : finish(index, .init(.proxyFailed, "cannot send CONNECT to \(runs[index].naming(address))"), now: now)
         }
         guard case .connect(let index, let address)? = roles[fd] else { return [] }
         guard complete else {
@@ -738,7 +801,8 @@ package struct ProbeStateMachine {
             if case .malformed(let reason) = verdict {
                 runs[index].outcome.error = .init(.malformedAnswer, runs[index].proxy.map { "\(reason) (through \($0.named))" } ?? reason)
             }
-            if case .httpError(let status, _) = verdict, let proxy = runs[index].proxy {
+            // Through a tunnel, an HTTP error is the endpoint's own, not the proxy's.
+            if case .httpError(let status, _) = verdict, let proxy = runs[index].proxy, !runs[index].endpoint.target.isTLS {
                 runs[index].outcome.error = ProbeStateMachine.proxyAnswer(status, from: proxy)
             }
             let reason: ConnectivityFailure? = if case .failure(let error) = received { .init(.malformedAnswer, "reading failed: \(error)") } else { nil }
@@ -807,6 +871,8 @@ package struct ProbeStateMachine {
             case .resolving: .init(.resolutionTimedOut, "name resolution timed out")
             case .connecting where runs[index].active.map({ if case .handshake? = roles[$0] { true } else { false } }) == true:
                 .init(.timedOut, "no TLS handshake with \(runs[index].endpoint.target.host) within \(check.timeout)")
+            case .connecting where runs[index].active.map({ if case .tunnel? = roles[$0] { true } else { false } }) == true:
+                .init(.proxyFailed, "no answer to CONNECT from \(runs[index].proxy.map(\.named) ?? "the proxy") within \(check.timeout)")
             case .connecting: .init(.timedOut, "no connection \(runs[index].proxy.map { "to \($0.named) " } ?? "")within \(check.timeout)")
             case .reading, .done: .init(.timedOut, "no answer \(runs[index].proxy.map { "through \($0.named) " } ?? "")within \(check.timeout)")
             }
