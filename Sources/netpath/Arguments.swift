@@ -189,7 +189,7 @@ struct Arguments: Equatable, Sendable {
             result.timeout = try number(value, option: option, in: 0...maximumCheckSeconds, what: "the check's seconds", aboveLower: true)
         },
         Option(name: "--url", value: "URL", commands: allCommands, repeatable: true,
-               help: ["an http:// or https:// endpoint for the check; default: five operators'"]) { result, value, _ in
+               help: ["an http:// or https:// endpoint for the check; default: five operators' over HTTP and Google's over HTTPS"]) { result, value, _ in
             result.urls.append(value)
         },
         Option(name: "--expect-status", value: "N", commands: allCommands,

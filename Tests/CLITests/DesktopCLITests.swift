@@ -99,7 +99,8 @@ struct DesktopCLITests {
     }
 
     /// Where NM checks, its verdict stands and NetPath connects to no endpoint of its own
-    /// (strace counts the connections to port 80); switched off, no verdict and still none.
+    /// (strace counts the connections to ports 80 and 443); switched off, no verdict and
+    /// still none.
     @Test(arguments: ["portal", "limited", "full", "disabled"])
     func networkManagersVerdictAndNoRequestOfOurOwn(mode: String) throws {
         let strace = try requireProgram("/usr/bin/strace", package: "strace")
@@ -115,7 +116,7 @@ struct DesktopCLITests {
         let nm = try lab.lab("prop", "connectivity")
         #expect(mode == "disabled" || ["portal": "2", "limited": "3", "full": "4"][mode] == nm)
         #expect(path["connectivity"] as? String == expected && path["connectivitySource"] as? String == "networkManager", "\(path)")
-        let connects = try String(contentsOfFile: trace, encoding: .utf8).split(separator: "\n").filter { $0.contains("htons(80)") }
+        let connects = try String(contentsOfFile: trace, encoding: .utf8).split(separator: "\n").filter { $0.contains("htons(80)") || $0.contains("htons(443)") }
         #expect(connects.isEmpty, "\(connects)")
     }
 

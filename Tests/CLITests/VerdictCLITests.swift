@@ -49,6 +49,32 @@ struct VerdictCLITests {
         #expect(status.status == 0 && line["connectivity"] as? String == "full", "\(status.standardOutput)")
     }
 
+    /// The default check asks Google's endpoint over HTTPS beside the five over HTTP (as
+    /// Android does). A network that answers every HTTP endpoint as the Internet does but
+    /// intercepts TLS (a certificate the trust store does not verify) is `limited`, naming
+    /// the HTTPS endpoint and OpenSSL's reason; with a certificate the trust store verifies
+    /// (the test CA through `SSL_CERT_FILE`) it is `full`.
+    @Test(arguments: [("rogue", "limited"), ("server", "full")])
+    func theDefaultCheckSeesATLSInterceptor(certificate: String, connectivity: String) throws {
+        let certificates = try HTTPSCLITests.makeCertificates(for: "www.google.com")
+        defer { try? FileManager.default.removeItem(atPath: certificates) }
+        let lab = try ProbeLab(hijackDNS: true, mode: "online")
+        defer { lab.remove() }
+        try lab.start([Kernel.ipPath, "netns", "exec", lab.server.name, "/usr/bin/env", "python3", HTTPSCLITests.script,
+                       "--bind", "10.77.0.1", "--port", "443", "--cert", "\(certificates)/\(certificate).pem",
+                       "--key", "\(certificates)/\(certificate).key"], readyWhenOutputContains: "ready")
+        let probe = try #require(try runTool(netpathBinary, ["probe", "--json", "--netns", lab.client.name],
+                                             environment: ["SSL_CERT_FILE": certificates + "/ca.pem"]))
+        let result = try jsonObject(try #require(probe.lines.first, "\(probe.standardError)"))
+        #expect(result["connectivity"] as? String == connectivity, "\(probe.standardOutput)")
+        if connectivity == "limited" {
+            #expect(probe.status == 1 && result["url"] as? String == "https://www.google.com/generate_204"
+                    && (result["error"] as? String)?.contains("certificate verify failed") == true, "\(probe.standardOutput)")
+        } else {
+            #expect(probe.status == 0 && result["url"] as? String == "http://connectivitycheck.gstatic.com/generate_204", "\(probe.standardOutput)")
+        }
+    }
+
     /// Against the default endpoints, a network that lets one operator's URL through and
     /// redirects the others (a Cisco WLC's captive bypass), or answers 204 to every URL (a
     /// transparent proxy), is a portal: the result names the endpoint that showed it (the

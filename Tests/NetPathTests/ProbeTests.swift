@@ -172,8 +172,10 @@ import NetPathTestKit
             #expect(error.message.contains(url) && error.message.contains(reason), "\(error.message)")
         }
         #expect(throws: NetPathError.self) { try ConnectivityCheck.Endpoint("http://x/", expecting: .init(status: 700)) }
-        #expect(ConnectivityCheck.defaultEndpoints.count == 5)
-        #expect(Set(ConnectivityCheck.defaultEndpoints.map(\.target.host)).count == 5)
+        #expect(ConnectivityCheck.defaultEndpoints.count == 6)
+        #expect(Set(ConnectivityCheck.defaultEndpoints.map(\.target.host)).count == 6)
+        // Five operators over HTTP, and Google's over HTTPS (Android's pair).
+        #expect(ConnectivityCheck.defaultEndpoints.filter(\.target.isTLS).map(\.url) == ["https://www.google.com/generate_204"])
     }
 
     @Test func verdictsFollowSpecOrder() throws {

@@ -88,7 +88,7 @@ import Testing
         #expect(proxy.failure == ConnectivityFailure(.unexpectedAnswer, "HTTP 204, expected 200"))
         let online = ProbeVerdict.of(outcomes { endpoint in
             switch endpoint.url {
-            case endpoints[0].url: "HTTP/1.1 204 No Content\r\n\r\n"
+            case endpoints[0].url, endpoints[5].url: "HTTP/1.1 204 No Content\r\n\r\n"
             case endpoints[1].url: "HTTP/1.1 200 OK\r\nX-NetworkManager-Status: online\r\n\r\nNetworkManager is online\n"
             case endpoints[2].url: "HTTP/1.1 200 OK\r\n\r\nsuccess\n"
             case endpoints[3].url: "HTTP/1.1 200 OK\r\n\r\nMicrosoft Connect Test"
@@ -96,6 +96,21 @@ import Testing
             }
         })
         #expect(online.connectivity == .full && online.url == endpoints[0].url)
+        // The HTTP endpoints pass, Google's over HTTPS meets a certificate that does not
+        // verify (an interceptor): limited, naming it (Android's partial connectivity).
+        var intercepted = outcomes { endpoint in
+            switch endpoint.url {
+            case endpoints[0].url: "HTTP/1.1 204 No Content\r\n\r\n"
+            case endpoints[1].url: "HTTP/1.1 200 OK\r\nX-NetworkManager-Status: online\r\n\r\nNetworkManager is online\n"
+            case endpoints[2].url: "HTTP/1.1 200 OK\r\n\r\nsuccess\n"
+            case endpoints[3].url: "HTTP/1.1 200 OK\r\n\r\nMicrosoft Connect Test"
+            default: "HTTP/1.1 200 OK\r\n\r\n<HTML><HEAD><TITLE>Success</TITLE></HEAD><BODY>Success</BODY></HTML>"
+            }
+        }
+        let tls = ConnectivityFailure(.tlsFailed, "TLS with 10.0.0.1 port 443 failed: certificate verify failed: unable to get local issuer certificate")
+        intercepted[5] = (endpoints[5], true, nil, tls, 12)
+        let partial = ProbeVerdict.of(intercepted)
+        #expect(partial.connectivity == .limited && partial.url == "https://www.google.com/generate_204" && partial.failure == tls)
     }
 }
 

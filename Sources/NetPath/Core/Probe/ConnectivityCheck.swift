@@ -85,8 +85,10 @@ public struct ConnectivityCheck: Hashable, Sendable {
     }
 
     /// The endpoints, all tried at once. One answering as a portal does makes the result
-    /// `portal`, even while another passes; else one passing makes it `full`. A silent or
-    /// failing endpoint counts neither way (a pass then waits for it, at most ``timeout``).
+    /// `portal`, even while another passes; else an `https://` one whose certificate does not
+    /// verify makes it `limited`; else one passing makes it `full`. A silent or failing
+    /// endpoint counts neither way (a pass then waits for it at most a second, or until
+    /// ``timeout`` when that is sooner).
     public let endpoints: [Endpoint]
     /// The bound on one check (5 s by default).
     public let timeout: Duration
@@ -184,12 +186,16 @@ public struct ConnectivityCheck: Hashable, Sendable {
     /// ``resolutionTimeout`` in seconds.
     package var resolutionTimeoutSeconds: Double { resolutionTimeout.seconds }
 
-    /// The default check: five operators' public endpoints, so one blocked operator does
-    /// not make the answer wrong.
+    /// The default check: five operators' public endpoints over HTTP and Google's over
+    /// HTTPS, so one blocked operator does not make the answer wrong and an interceptor that
+    /// answers plain HTTP does not make it `full`.
     public static let `default` = ConnectivityCheck()
 
     /// Google (Android), GNOME (NetworkManager), Mozilla (Firefox), Microsoft (Windows NCSI)
-    /// and Apple, each with the answer it really gives.
+    /// and Apple, each with the answer it really gives, and Google's over HTTPS, as Android
+    /// checks it beside the HTTP one: a TLS-intercepting network (a certificate the system's
+    /// trust store does not verify) is `limited` even while the HTTP endpoints pass. Where
+    /// OpenSSL 3 is missing, that endpoint counts neither way.
     public static let defaultEndpoints: [Endpoint] = [
         .known("http://connectivitycheck.gstatic.com/generate_204", .noContent),
         .known("http://nmcheck.gnome.org/check_network_status.txt",
@@ -197,6 +203,7 @@ public struct ConnectivityCheck: Hashable, Sendable {
         .known("http://detectportal.firefox.com/success.txt", Expectation(status: 200, bodyPrefix: "success")),
         .known("http://www.msftconnecttest.com/connecttest.txt", Expectation(status: 200, bodyPrefix: "Microsoft Connect Test")),
         .known("http://captive.apple.com/hotspot-detect.html", Expectation(status: 200, bodyPrefix: "<HTML><HEAD><TITLE>Success</TITLE>")),
+        .known("https://www.google.com/generate_204", .noContent),
     ]
 }
 
