@@ -100,8 +100,8 @@ struct DesktopCLITests {
 
     /// Where NM checks, its verdict stands and NetPath connects to no endpoint of its own
     /// (strace counts the connections to ports 80 and 443); switched off, no verdict and
-    /// still none.
-    @Test(arguments: ["portal", "limited", "full", "disabled"])
+    /// still none. (NM's `portal` is the exception: see the next test.)
+    @Test(arguments: ["limited", "full", "disabled"])
     func networkManagersVerdictAndNoRequestOfOurOwn(mode: String) throws {
         let strace = try requireProgram("/usr/bin/strace", package: "strace")
         let lab = try DesktopLabRun("up")
@@ -118,6 +118,25 @@ struct DesktopCLITests {
         #expect(path["connectivity"] as? String == expected && path["connectivitySource"] as? String == "networkManager", "\(path)")
         let connects = try String(contentsOfFile: trace, encoding: .utf8).split(separator: "\n").filter { $0.contains("htons(80)") || $0.contains("htons(443)") }
         #expect(connects.isEmpty, "\(connects)")
+    }
+
+    /// NM says portal and has no address to log in at on the bus: NM's verdict is shown at
+    /// once, and one check of ours finds the address (the lab's portal redirects every URL to
+    /// http://portal.test/login); NM stays the verdict's source.
+    @Test func networkManagersPortalGetsItsAddressFromOneCheckOfOurs() throws {
+        let lab = try DesktopLabRun("up")
+        defer { lab.remove() }
+        try lab.lab("check", "portal")
+        let watch = try lab.netpath(["watch", "--json", "--probe"])
+        defer { watch.signal(SIGTERM); _ = watch.finish() }
+        var line = try jsonObject(try #require(watch.nextLine(seconds: 20)))
+        while line["portalURL"] is NSNull {
+            #expect(line["connectivity"] as? String == "portal" && line["connectivitySource"] as? String == "networkManager", "\(line)")
+            line = try jsonObject(try #require(watch.nextLine(seconds: 20), "no line with the portal's address"))
+        }
+        #expect(line["connectivity"] as? String == "portal" && line["portalURL"] as? String == "http://portal.test/login"
+                && line["connectivitySource"] as? String == "networkManager", "\(line)")
+        #expect(try lab.lab("prop", "connectivity") == "2")
     }
 
     @Test func endpointsOfOursAreAskedAnyway() throws {

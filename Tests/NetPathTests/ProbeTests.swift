@@ -288,7 +288,7 @@ import NetPathTestKit
     /// default endpoints, and its verdict stands; configured endpoints are asked anyway.
     @Test func theDesktopsVerdictStandsForTheDefaultEndpoints() throws {
         var verdict = NetworkPath.online(.wifi)
-        verdict.connectivity = .portal
+        verdict.connectivity = .full
         verdict.connectivitySource = .networkManager
         let network = SimulatedNetwork(verdict)
         let clock = ManualClock(), checker = ManualChecker()
@@ -297,19 +297,34 @@ import NetPathTestKit
         try monitor.start()
         defer { monitor.cancel() }
         #expect(checker.count == 0 && clock.pending.isEmpty)
-        #expect(monitor.currentPath?.connectivity == .portal && monitor.currentPath?.connectivitySource == .networkManager)
+        #expect(monitor.currentPath?.connectivity == .full && monitor.currentPath?.connectivitySource == .networkManager)
+        // NM says portal, and has no address to log in at: one check of ours finds it; NM's
+        // verdict stands, and nothing more is sent once it is found.
+        var portal = verdict
+        portal.connectivity = .portal
+        network.send(portal)
+        #expect(checker.count == 1 && monitor.currentPath?.connectivity == .portal && monitor.currentPath?.portalURL == nil)
+        checker.answer(.portal, portal: "http://portal.test/login")
+        #expect(monitor.currentPath?.connectivity == .portal && monitor.currentPath?.portalURL == "http://portal.test/login"
+                && monitor.currentPath?.connectivitySource == .networkManager && clock.pending.isEmpty)
+        // A check that saw nothing is tried again, with back-off, until it sees the portal.
+        network.send(verdict)
+        network.send(portal)
+        #expect(checker.count == 2)
+        checker.answer(.limited)
+        #expect(monitor.currentPath?.portalURL == nil && monitor.currentPath?.connectivity == .portal && clock.pending.count == 1)
         // The user switched NM's check off: still nothing sent, and no verdict.
         var off = NetworkPath.online(.wifi)
         off.connectivitySource = .networkManager
         network.send(off)
-        #expect(checker.count == 0 && monitor.currentPath?.connectivity == .unknown)
+        #expect(checker.count == 2 && monitor.currentPath?.connectivity == .unknown && clock.pending.isEmpty)
 
         let configured = try ConnectivityCheck(endpoints: [.init("http://check.test/204")])
         let own = PathMonitor(configuration: .init(connectivityCheck: configured), backend: SimulatedNetwork(verdict).factory,
                               clock: clock, checker: checker.checker)
         try own.start()
         defer { own.cancel() }
-        #expect(checker.count == 1 && own.currentPath?.connectivity == .unknown)
+        #expect(checker.count == 3 && own.currentPath?.connectivity == .unknown)
         checker.answer(.full)
         #expect(own.currentPath?.connectivity == .full && own.currentPath?.connectivitySource == .check)
     }

@@ -149,7 +149,12 @@ final class ConnectivitySource: PathSource {
                 return (nil, state.backoff)
             }
             let delay: Double?
-            if result.connectivity == .full {
+            if desktopDecides(raw) {
+                // Only the portal's address was looked for: once found (or once the check
+                // passes), nothing more is sent; the desktop's verdict stands meanwhile.
+                delay = result.connectivity == .portal || result.connectivity == .full ? nil : state.backoff
+                state.backoff = min(state.backoff * 2, ConnectivitySource.maximumDelay)
+            } else if result.connectivity == .full {
                 state.backoff = ConnectivitySource.firstDelay
                 delay = check.interval?.seconds
             } else {
@@ -187,14 +192,26 @@ final class ConnectivitySource: PathSource {
 
     /// Whether a check runs on `raw`: it is satisfied, not ultra-constrained unless the
     /// check allows such paths (as an app opts in with `allowUltraConstrainedPaths`), and
-    /// the desktop does not decide (``desktopDecides(_:)``).
+    /// the desktop does not decide (``desktopDecides(_:)``) — unless the desktop says
+    /// `portal` without the portal's address, which only a request of our own can learn
+    /// (``needsPortalURL(_:)``).
     private func mayCheck(_ raw: NetworkPath) -> Bool {
-        raw.status == .satisfied && (!raw.isUltraConstrained || check.allowsUltraConstrainedPaths) && !desktopDecides(raw)
+        raw.status == .satisfied && (!raw.isUltraConstrained || check.allowsUltraConstrainedPaths)
+            && (!desktopDecides(raw) || needsPortalURL(raw))
+    }
+
+    /// Whether the desktop's verdict is `portal` with no address to log in at:
+    /// NetworkManager's D-Bus API has none (only its own check's redirect, which it keeps),
+    /// so the monitor's check asks the default endpoints once to find it. A network that
+    /// announced its portal (RFC 8910) needs nothing.
+    private func needsPortalURL(_ raw: NetworkPath) -> Bool {
+        raw.connectivity == .portal && raw.portalURL == nil
     }
 
     /// Whether the desktop's verdict stands and nothing is sent (SPEC §3): NetworkManager
     /// or the portal checks (or the user switched NM's check off), and the check has the
     /// default endpoints; endpoints the app or the command line configured are always asked.
+    /// (A `portal` verdict without an address is the exception: ``needsPortalURL(_:)``.)
     private func desktopDecides(_ raw: NetworkPath) -> Bool {
         (raw.connectivitySource == .networkManager || raw.connectivitySource == .flatpakPortal)
             && check.endpoints == ConnectivityCheck.defaultEndpoints
@@ -211,7 +228,9 @@ final class ConnectivitySource: PathSource {
             path.connectivitySource = nil
             path.connectivityProxy = nil
         } else if desktopDecides(raw) {
-            return raw
+            // The desktop's verdict; the login address from our check, when it saw the portal.
+            if needsPortalURL(raw), let result, result.connectivity == .portal { path.portalURL = result.portalURL }
+            return path
         } else if raw.connectivitySource == .systemdNetworkd, result?.connectivity != .full {
             return raw
         } else if let result {
