@@ -70,6 +70,12 @@ int cnetlink_pidfd_open(int pid) {
     return (int)syscall(434 /* SYS_pidfd_open */, pid, 0);
 }
 
+int cnetlink_open_in_root(int root, const char *path, int flags) {
+    // struct open_how (linux/openat2.h), spelled out: older headers lack it.
+    struct { uint64_t flags, mode, resolve; } how = { (uint64_t)(unsigned)(flags | O_CLOEXEC), 0, 0x10 /* RESOLVE_IN_ROOT */ };
+    return (int)syscall(437 /* SYS_openat2 */, root, path, &how, sizeof how);
+}
+
 int cnetlink_set_thread_name(pthread_t thread, const char *name) {
     return pthread_setname_np(thread, name);
 }

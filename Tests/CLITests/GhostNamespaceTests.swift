@@ -100,6 +100,44 @@ struct GhostNamespaceTests {
         #expect(next.contains("DNS") && !next.contains("no DNS"), "\(next)")
     }
 
+    /// A container whose `/etc/resolv.conf` is a symlink to an absolute path that exists
+    /// only in its own mount namespace (systemd-nspawn's and LXC's
+    /// `/run/systemd/resolve/stub-resolv.conf`): the link is followed in the container's root,
+    /// as the container's own resolver follows it (it was followed in ours: no DNS).
+    @Test func aContainersResolverSymlinkIsFollowedInItsOwnRoot() throws {
+        let host = try TestNamespace("ctrlnk")
+        defer { host.remove() }
+        let unique = "netpath-ctr-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
+        let etc = NSTemporaryDirectory() + unique + "-etc"
+        let runDirectory = "/run/" + unique
+        try FileManager.default.createDirectory(atPath: etc, withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(atPath: runDirectory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: etc); try? FileManager.default.removeItem(atPath: runDirectory) }
+        try FileManager.default.createSymbolicLink(atPath: etc + "/resolv.conf", withDestinationPath: runDirectory + "/resolv.conf")
+        // In the container only: a tmpfs on the run directory holding the file, and the
+        // directory with the link over /etc. Ours stays empty.
+        let container = try RunningTool(["--net", "--mount", "--propagation", "private", "--", "/bin/sh", "-c",
+                                         "mount -t tmpfs none \(runDirectory) && printf 'nameserver 192.0.2.53\\n' > \(runDirectory)/resolv.conf"
+                                         + " && mount --bind \(etc) /etc && echo ready && exec sleep 1000"],
+                                        executable: "/usr/bin/unshare")
+        defer { container.signal(SIGKILL); _ = container.finish() }
+        let ready = container.nextLine()
+        try #require(ready == "ready", "the container did not start: \(ready ?? "nothing")")
+        #expect(!FileManager.default.fileExists(atPath: runDirectory + "/resolv.conf"))
+        let pid = container.processIdentifier
+        try host.ip("link add vl0 type veth peer name eth0 netns \(pid)")
+        try host.batch(["link set vl0 up", "addr add 10.77.0.1/24 dev vl0"])
+        try run("/usr/bin/nsenter", ["--net=/proc/\(pid)/ns/net", "--", Kernel.ipPath, "-batch", "-"],
+                input: "link set eth0 up\naddr add 10.77.0.2/24 dev eth0\nroute add default via 10.77.0.1\n")
+        let status = try #require(try runTool(netpathBinary, ["status", "--netns", "\(pid)"]))
+        #expect(status.status == 0 && status.standardOutput.contains("DNS") && !status.standardOutput.contains("no DNS"),
+                "\(status.standardOutput)")
+        let watching = try RunningTool(["watch", "--netns", "\(pid)"])
+        defer { watching.signal(SIGTERM); _ = watching.finish() }
+        let first = try #require(watching.nextLine(), "no first line")
+        #expect(first.contains("DNS") && !first.contains("no DNS"), "\(first)")
+    }
+
     /// `serve --netns PID`: the namespace leaves the metrics when its process exits, and is
     /// not kept alive.
     @Test func serveLetsAnExitedContainerGo() throws {

@@ -88,6 +88,11 @@ long long cnetlink_file_system_type(const char *path);
 /// exits, or -1 with errno set.
 int cnetlink_pidfd_open(int pid);
 
+/// `openat2(root, path, {flags | O_CLOEXEC, 0, RESOLVE_IN_ROOT})` (Linux 5.6): `path`
+/// opened as if `root` (a directory) were `/`, absolute symlinks and `..` included, or -1
+/// with errno set (`ENOSYS` on an older kernel).
+int cnetlink_open_in_root(int root, const char *path, int flags);
+
 /// Names a thread (at most 15 bytes show), for `top -H` and debuggers.
 int cnetlink_set_thread_name(pthread_t thread, const char *name);
 

@@ -410,9 +410,33 @@ extension Syscall {
         try? readWholeFile(path, limit: limit).get()
     }
 
-    /// Reads a whole small file (at most `limit` bytes), or says why it cannot.
+    /// `path` split after a process's root, `/proc/PID/root` (a container's files), when it
+    /// is under one: the rest is relative to it.
+    package static func processRoot(of path: String) -> (root: String, rest: String)? {
+        let parts = path.split(separator: "/", maxSplits: 4, omittingEmptySubsequences: false)
+        guard parts.count == 5, parts[0].isEmpty, parts[1] == "proc", parts[3] == "root", !parts[4].isEmpty,
+              parts[2] == "self" || (!parts[2].isEmpty && parts[2].allSatisfy(\.isASCII) && parts[2].allSatisfy(\.isNumber)) else { return nil }
+        return ("/proc/\(parts[2])/root", String(parts[4]))
+    }
+
+    /// Opens `path`; under a process's root (``processRoot(of:)``), every symlink on the way
+    /// resolved in that root, as the process itself would (`openat2` with `RESOLVE_IN_ROOT`):
+    /// a container's `/etc/resolv.conf` that links to `/run/systemd/resolve/…` names the
+    /// container's file, not ours. On a kernel without `openat2` (before 5.6), a plain open.
+    package static func openResolvingInRoot(_ path: String, _ flags: Int32) -> Result<FileDescriptor, Errno> {
+        guard let (root, rest) = processRoot(of: path) else { return open(path, flags) }
+        let directory = open(root, O_RDONLY | O_DIRECTORY)
+        guard case .success(let rootDescriptor) = directory else { return directory }
+        defer { close(rootDescriptor) }
+        let opened = withFileName(rest) { rest in retrying { cnetlink_open_in_root(rootDescriptor.rawValue, rest, flags) } }
+        if case .failure(let error) = opened, error.rawValue == ENOSYS { return open(path, flags) }
+        return opened.map(FileDescriptor.init)
+    }
+
+    /// Reads a whole small file (at most `limit` bytes), or says why it cannot. A file under
+    /// a process's root is opened in that root (``openResolvingInRoot(_:_:)``).
     package static func readWholeFile(_ path: String, limit: Int = 1024 * 1024) -> Result<[UInt8], Errno> {
-        let opened = open(path, O_RDONLY)
+        let opened = openResolvingInRoot(path, O_RDONLY)
         guard case .success(let descriptor) = opened else { return opened.map { _ in [] } }
         defer { close(descriptor) }
         var bytes: [UInt8] = []
