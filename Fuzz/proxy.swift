@@ -7,7 +7,8 @@
 // as a proxy URL and as a no_proxy list. Rules checked for any input: a proxy as shown
 // never holds its credentials; a usable one prints as `http://host:port` and parses back
 // to itself; `*` alone matches every host; a request to a proxy is in absolute form and
-// carries `Proxy-Authorization` exactly when the URL held credentials.
+// carries `Proxy-Authorization` exactly when the URL held credentials; so does a CONNECT
+// request, one head naming the endpoint's host and port.
 
 @testable import NetPathCore
 
@@ -54,6 +55,14 @@ public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
             guard request.hasPrefix("GET http://\(endpoint.hostHeader)\(endpoint.path) HTTP/1.1\r\n"),
                   request.contains("Proxy-Authorization: Basic ") == (server.credentials != nil) else {
                 fatalError("a request to a proxy not in absolute form, or with credentials it was not given")
+            }
+            // The tunnel's request: one head, the authority with its port, credentials as given.
+            let tunnel = String(decoding: endpoint.connectRequest(via: server), as: UTF8.self)
+            let authority = (endpoint.address?.family == IPAddress.inet6 ? "[\(endpoint.host)]" : endpoint.host) + ":\(endpoint.port)"
+            guard tunnel.hasPrefix("CONNECT \(authority) HTTP/1.1\r\nHost: \(authority)\r\n"), tunnel.hasSuffix("\r\n\r\n"),
+                  tunnel.utf8.count == tunnel.split(separator: "\r\n\r\n", omittingEmptySubsequences: false)[0].utf8.count + 4,
+                  tunnel.contains("Proxy-Authorization: Basic ") == (server.credentials != nil) else {
+                fatalError("a CONNECT request that is not one head for the endpoint's authority: \(tunnel)")
             }
         }
     }
