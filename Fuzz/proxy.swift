@@ -44,6 +44,10 @@ public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
         }
         _ = list.description
     }
+    // The same bytes as a SOCKS5 proxy's answers: a value or a reason, and `complete`
+    // only for exactly one answer.
+    if case .complete = SOCKS5.connectAnswer(bytes), bytes.count < 10 { fatalError("a SOCKS5 reply shorter than its smallest form") }
+    if case .complete = SOCKS5.twoByteAnswer(bytes, version: 5), bytes.count != 2 { fatalError("a SOCKS5 answer of \(bytes.count) bytes") }
     let proxy = ConnectivityCheck.Proxy(environment: environment)
     _ = proxy.description
     for endpoint in endpoints {
@@ -51,6 +55,18 @@ public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
             guard let server = proxy.server(for: endpoint, scheme: scheme) else { continue }
             check(server)
             guard server.unusable == nil else { continue }
+            if server.isSOCKS {
+                // A SOCKS5 request names the endpoint's host (≤ 255 bytes) and port; credentials
+                // go as RFC 1929 asks, or not at all when too long.
+                guard let request = SOCKS5.connect(to: endpoint), request.count <= 4 + 1 + 255 + 2,
+                      Array(request.suffix(2)) == [UInt8(endpoint.port >> 8), UInt8(endpoint.port & 0xFF)] else {
+                    fatalError("no SOCKS5 request for \(endpoint.host)")
+                }
+                if let credentials = server.credentials, let message = SOCKS5.authentication(credentials), message.count > 2 + 255 + 1 + 255 {
+                    fatalError("an RFC 1929 message over its bounds")
+                }
+                continue
+            }
             let request = String(decoding: endpoint.request(via: server), as: UTF8.self)
             guard request.hasPrefix("GET http://\(endpoint.hostHeader)\(endpoint.path) HTTP/1.1\r\n"),
                   request.contains("Proxy-Authorization: Basic ") == (server.credentials != nil) else {

@@ -103,6 +103,36 @@ struct ProxyCLITests {
                 && (directResult["error"] as? String)?.hasSuffix("Connection refused") == true, "\(direct.standardOutput)")
     }
 
+    /// `all_proxy=socks5h://…` (an SSH `-D` tunnel's, a SOCKS gateway's): the check's HTTP
+    /// and HTTPS go through the SOCKS5 proxy, which resolves the endpoint's name, as curl's
+    /// do; with credentials from the URL; the proxy's refusal is its failure, naming it.
+    @Test func aSOCKS5ProxyCarriesTheCheck() throws {
+        let certificates = try HTTPSCLITests.makeCertificates(for: "check.test")
+        defer { try? FileManager.default.removeItem(atPath: certificates) }
+        let lab = try ProxyLab()
+        defer { lab.remove() }
+        try lab.startHTTPS(certificate: certificates + "/server.pem", key: certificates + "/server.key")
+        let socks = ["all_proxy": "socks5h://proxy.test:1080", "SSL_CERT_FILE": certificates + "/ca.pem"]
+        let (plain, plainResult) = try Self.probe(lab, Self.url, socks)
+        #expect(plain.status == 0 && plainResult["connectivity"] as? String == "full" && plainResult["proxy"] as? String == "socks5h://proxy.test:1080",
+                "\(plain.standardOutput) \(plain.standardError)")
+        let (secure, secureResult) = try Self.probe(lab, ["--url", "https://check.test/204"], socks)
+        #expect(secure.status == 0 && secureResult["connectivity"] as? String == "full", "\(secure.standardOutput)")
+        #expect(lab.requests().filter { $0 == "SOCKS5 CONNECT check.test:80\t-" || $0 == "SOCKS5 CONNECT check.test:443\t-" }.count == 2,
+                "\(lab.requests())")
+
+        let (authorized, authorizedResult) = try Self.probe(lab, Self.url, ["ALL_PROXY": "socks5://user:p%40ss@proxy.test:1081"])
+        #expect(authorized.status == 0 && authorizedResult["connectivity"] as? String == "full", "\(authorized.standardOutput)")
+        #expect(lab.requests().contains("SOCKS5 CONNECT check.test:80\tuser"), "\(lab.requests())")
+        let (refused, refusedResult) = try Self.probe(lab, Self.url, ["all_proxy": "socks5h://proxy.test:1081"])
+        #expect(refused.status == 1 && (refusedResult["error"] as? String)?.hasSuffix("wants credentials (SOCKS5)") == true,
+                "\(refused.standardOutput)")
+        let (unreachable, unreachableResult) = try Self.probe(lab, ["--url", "http://check.test:81/204"], ["all_proxy": "socks5h://proxy.test:1080"])
+        #expect(unreachable.status == 1 && unreachableResult["connectivity"] as? String == "limited"
+                && (unreachableResult["error"] as? String)?.hasSuffix("cannot reach check.test:81: connection refused") == true,
+                "\(unreachable.standardOutput)")
+    }
+
     /// `no_proxy` naming the host (a suffix, any case, with a leading dot, or `*`) sends it
     /// direct even with a dead proxy set: port 8080 is let through, so `full` without a proxy.
     @Test(arguments: ["check.test", ".TEST", "localhost, test", "*", "203.0.113.0/24"])
@@ -150,9 +180,9 @@ struct ProxyCLITests {
         #expect(refused.status == 1 && refusedResult["httpStatus"] as? Int == 407
                 && (refusedResult["error"] as? String)?.contains("wants credentials") == true, "\(refused.standardOutput)")
 
-        // A SOCKS proxy cannot be used: the endpoint fails naming it, at once.
-        let (socks, socksResult) = try Self.probe(lab, Self.url, ["all_proxy": "socks5h://\(ProxyLab.proxyAddress):1080"])
+        // A SOCKS4 proxy cannot be used: the endpoint fails naming it, at once.
+        let (socks, socksResult) = try Self.probe(lab, Self.url, ["all_proxy": "socks4a://\(ProxyLab.proxyAddress):1080"])
         #expect(socks.status == 1 && socksResult["connectivity"] as? String == "limited"
-                && (socksResult["error"] as? String)?.contains("SOCKS proxies are not supported") == true, "\(socks.standardOutput)")
+                && (socksResult["error"] as? String)?.contains("SOCKS4 proxies are not supported") == true, "\(socks.standardOutput)")
     }
 }

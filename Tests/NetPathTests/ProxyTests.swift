@@ -21,14 +21,18 @@ import Testing
         ("http://user:p%40ss@[fd00::1]:3128/", "http://[fd00::1]:3128", "fd00::1", 3128, "user:p@ss"),
         ("http://user@10.0.0.1:3128", "http://10.0.0.1:3128", "10.0.0.1", 3128, "user:"),
         ("http://a:b:c@10.0.0.1:3128", "http://10.0.0.1:3128", "10.0.0.1", 3128, "a:b:c"),
+        // SOCKS5: both forms; the proxy resolves the endpoint's name.
+        ("socks5h://u:secret@10.0.0.1:1080", "socks5h://10.0.0.1:1080", "10.0.0.1", 1080, "u:secret"),
+        ("SOCKS5://proxy.corp", "socks5://proxy.corp:1080", "proxy.corp", 1080, nil),
     ] as [(String, String, String, Int, String?)])
     func proxyURLsAsCurlReadsThem(text: String, url: String, host: String, port: Int, credentials: String?) {
         let server = ProxyServer.parse(text, variable: "http_proxy")
         #expect(server.unusable == nil && server.url == url && server.host == host && Int(server.port) == port && server.credentials == credentials)
+        #expect(server.isSOCKS == url.hasPrefix("socks5"))
     }
 
     @Test(arguments: [
-        ("socks5h://u:secret@10.0.0.1:1080", "SOCKS proxies are not supported", "socks5h://10.0.0.1:1080"),
+        ("socks4a://u:secret@10.0.0.1:1080", "SOCKS4 proxies are not supported", "socks4a://10.0.0.1:1080"),
         ("https://proxy:443", "HTTPS proxies are not supported", "https://proxy:443"),
         ("ftp://proxy", "unsupported proxy scheme 'ftp'", "ftp://proxy"),
         ("http://", "is not a host name", "http://"),
@@ -205,18 +209,80 @@ import Testing
         #expect(ended.failure == ConnectivityFailure(kind, message))
     }
 
-    /// A proxy that cannot be used (SOCKS) fails its endpoint at once, naming it; `no_proxy`
+    /// A proxy that cannot be used (SOCKS4) fails its endpoint at once, naming it; `no_proxy`
     /// sends the endpoint direct.
     @Test func anUnusableProxyFailsAtOnceAndNoProxyGoesDirect() throws {
-        var socks = try machine(.init(environment: ["all_proxy": "socks5://10.0.0.3"]))
+        var socks = try machine(.init(environment: ["all_proxy": "socks4://10.0.0.3"]))
         let ended = try #require(result(socks.handle(.started, now: 0) + socks.next(now: 0)))
         #expect(ended.connectivity == .limited && ended.failure?.kind == .proxyFailed
-                && ended.failure?.message == "cannot use the proxy socks5://10.0.0.3 (all_proxy): SOCKS proxies are not supported (only http://)")
+                && ended.failure?.message == "cannot use the proxy socks4://10.0.0.3 (all_proxy): SOCKS4 proxies are not supported (only http://, socks5:// and socks5h://)")
         var direct = try machine(.init(environment: ["http_proxy": "10.0.0.3:3128", "no_proxy": "test"]), servers: [IPAddress("10.0.0.53")!])
         let queries = direct.handle(.started, now: 0).compactMap { if case .openQuery(let query) = $0 { query } else { nil } }
         #expect(queries.count == 2 && queries[0].bytes.count > 12)
         let name = Array("check".utf8)
         #expect(queries[0].bytes[13..<(13 + name.count)].elementsEqual(name))
+    }
+
+    /// Through a SOCKS5 proxy (`all_proxy=socks5h://…`): the greeting, the connection request
+    /// by the endpoint's name, then the request in origin form over the same connection; the
+    /// endpoint's 204 is `full`, naming the proxy.
+    @Test func aPassThroughASOCKS5ProxyIsFull() throws {
+        var machine = try machine(.init(environment: ["all_proxy": "socks5h://10.0.0.3"]))
+        #expect(machine.handle(.started, now: 0) == [.connect(endpoint: 0, address: Self.proxy, port: 1080)])
+        _ = machine.handle(.connectStarted(endpoint: 0, address: Self.proxy, .started(fd: 10)), now: 0)
+        #expect(machine.handle(.connectFinished(fd: 10, error: nil), now: t(0.01)) == [.send(fd: 10, request: [5, 1, 0])])
+        #expect(machine.handle(.requestSent(fd: 10, complete: true), now: t(0.01)).isEmpty)
+        #expect(machine.next(now: t(0.01)).first == .wait(until: t(5), watching: [.init(fd: 10, interest: .readable)]))
+        #expect(machine.handle(.received(fd: 10, .success([5, 0])), now: t(0.01))
+                == [.send(fd: 10, request: [5, 1, 0, 3, 10] + Array("check.test".utf8) + [0, 80])])
+        _ = machine.handle(.requestSent(fd: 10, complete: true), now: t(0.01))
+        // The reply in two reads: its bound address is IPv4.
+        #expect(machine.handle(.received(fd: 10, .success([5, 0, 0, 1, 10])), now: t(0.02)).isEmpty)
+        #expect(machine.handle(.received(fd: 10, .success([0, 0, 3, 0x9C, 0x40])), now: t(0.02))
+                == [.send(fd: 10, request: try HTTPTarget(Self.url).request)])
+        _ = machine.handle(.requestSent(fd: 10, complete: true), now: t(0.02))
+        // An HTTP error through it is the endpoint's own.
+        #expect(machine.handle(.received(fd: 10, .success(Array("HTTP/1.1 204 No Content\r\n\r\n".utf8))), now: t(0.03)) == [.close(fd: 10)])
+        #expect(result(machine.next(now: t(0.03))) == ConnectivityResult(connectivity: .full, url: Self.url, httpStatus: 204,
+                                                                          latencyMilliseconds: 30, proxy: "socks5h://10.0.0.3:1080"))
+    }
+
+    /// Credentials in the proxy's URL: offered, sent as RFC 1929 asks when the proxy picks
+    /// them; an https endpoint's TLS starts once the proxy connected it (by address here).
+    @Test func aSOCKS5ProxyGetsItsCredentialsAndCarriesTLS() throws {
+        let check = try ConnectivityCheck(endpoints: [try .init("https://10.77.0.1/204")], timeout: .seconds(5),
+                                          proxy: .init(environment: ["https_proxy": "socks5://u:secret@10.0.0.3:1081"]))
+        var machine = Machine(check: check, servers: [], start: 0, firstQueryID: 1)
+        _ = machine.handle(.started, now: 0)
+        _ = machine.handle(.connectStarted(endpoint: 0, address: Self.proxy, .started(fd: 10)), now: 0)
+        #expect(machine.handle(.connectFinished(fd: 10, error: nil), now: t(0.01)) == [.send(fd: 10, request: [5, 2, 0, 2])])
+        #expect(machine.handle(.received(fd: 10, .success([5, 2])), now: t(0.01))
+                == [.send(fd: 10, request: [1, 1] + Array("u".utf8) + [6] + Array("secret".utf8))])
+        #expect(machine.handle(.received(fd: 10, .success([1, 0])), now: t(0.01)) == [.send(fd: 10, request: [5, 1, 0, 1, 10, 77, 0, 1, 1, 0xBB])])
+        #expect(machine.handle(.received(fd: 10, .success([5, 0, 0, 4] + [UInt8](repeating: 0, count: 18))), now: t(0.02))
+                == [.startTLS(fd: 10, host: "10.77.0.1", hostIsAddress: true)])
+    }
+
+    /// What a SOCKS5 proxy refuses, or sends that is not SOCKS5, fails the endpoint at once
+    /// as the proxy's failure, naming it.
+    @Test(arguments: [
+        ([[5, 0], [5, 5, 0, 1, 0, 0, 0, 0, 0, 0]], "cannot reach check.test: connection refused"),
+        ([[5, 0], [5, 4, 0, 3, 1, 0x61, 0, 0]], "cannot reach check.test: host unreachable"),
+        ([[5, 0xFF]], "wants credentials (SOCKS5)"),
+        ([Array("HTTP/1.1 400 Bad Request\r\n\r\n".utf8)], "answered with not a SOCKS5 answer"),
+        ([[5, 0, 9]], "answered with more bytes than its answer"),
+        ([[5, 0], [5, 0, 0, 9, 0, 0]], "answered with an answer with address type 9"),
+        ([[5, 0], []], "closed the connection during the SOCKS5 negotiation"),
+    ] as [([[UInt8]], String)])
+    func aSOCKS5ProxysRefusalIsItsFailure(answers: [[UInt8]], reason: String) throws {
+        var machine = try machine(.init(environment: ["all_proxy": "socks5h://10.0.0.3"]))
+        _ = machine.handle(.started, now: 0)
+        _ = machine.handle(.connectStarted(endpoint: 0, address: Self.proxy, .started(fd: 10)), now: 0)
+        _ = machine.handle(.connectFinished(fd: 10, error: nil), now: t(0.01))
+        for answer in answers { _ = machine.handle(.received(fd: 10, .success(answer)), now: t(0.02)) }
+        let ended = try #require(result(machine.next(now: t(0.02))))
+        #expect(ended.connectivity == .limited && ended.latencyMilliseconds == 20
+                && ended.failure == ConnectivityFailure(.proxyFailed, "the proxy socks5h://10.0.0.3:1080 (all_proxy) at 10.0.0.3 \(reason)"), "\(ended)")
     }
 }
 #endif

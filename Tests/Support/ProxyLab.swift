@@ -3,8 +3,9 @@ import NetPath
 import NetPathSystem
 
 /// A network whose HTTP leaves only through its proxy: a ``RouterLab`` whose router resets
-/// the client's connections to port 80 (port 8080 is let through), runs proxy_server.py on
-/// 10.79.0.1 port 3128 (and, asking for `user:p@ss`, port 3130), and whose DNS answers
+/// the client's connections to ports 80 and 443 (port 8080 is let through), runs
+/// proxy_server.py on 10.79.0.1 port 3128 (and, asking for `user:p@ss`, port 3130), as a
+/// SOCKS5 proxy on ports 1080 and 1081 (the same credentials), and whose DNS answers
 /// `proxy.test` with that address. Nothing listens on port 3129: a dead proxy.
 /// ``remove()`` stops everything and deletes the namespaces.
 public final class ProxyLab: @unchecked Sendable {
@@ -23,10 +24,12 @@ public final class ProxyLab: @unchecked Sendable {
         router = try RouterLab(uplink: .httpBlocked, names: ["proxy.test": ProxyLab.proxyAddress])
         logFile = "/tmp/netpath-proxy-log-\(router.client.name)"
         do {
-            for (port, auth) in [(3128, nil), (3130, ProxyLab.credentials)] as [(Int, String?)] {
+            for (port, auth, socks) in [(3128, nil, false), (3130, ProxyLab.credentials, false), (1080, nil, true),
+                                        (1081, ProxyLab.credentials, true)] as [(Int, String?, Bool)] {
                 try programs.start([Kernel.ipPath, "netns", "exec", router.router.name, "/usr/bin/env", "python3", ProxyLab.script,
                                     "--port", "\(port)", "--bind", ProxyLab.proxyAddress, "--log", logFile,
-                                    "--resolve", "check.test=\(RouterLab.endpointAddress)"] + (auth.map { ["--auth", $0] } ?? []),
+                                    "--resolve", "check.test=\(RouterLab.endpointAddress)"] + (auth.map { ["--auth", $0] } ?? [])
+                                    + (socks ? ["--socks"] : []),
                                    readyWhenOutputContains: "ready")
             }
         } catch {

@@ -5,12 +5,16 @@ its answer relayed; CONNECT host:port opens a tunnel to that host (200, then byt
 both ways until either side closes); a host it cannot reach gets 502 Bad Gateway, a request
 in neither form 400, a missing or wrong Proxy-Authorization (with --auth) 407.
 
+With --socks it is a SOCKS5 proxy instead (RFC 1928; with --auth, RFC 1929's username and
+password): CONNECT to a name (looked up in --resolve) or an address; a name it does not know
+gets reply 4 (host unreachable), a refused connection 5; then bytes are relayed both ways.
+
 usage: proxy_server.py --port N --bind ADDR [--resolve NAME=ADDR ...] [--auth USER:PASSWORD]
-                       [--log FILE]
+                       [--log FILE] [--socks]
 Names are looked up in --resolve only (the proxy's own DNS). Each request's first line and
 its Proxy-Authorization value (or "-") are appended to --log. Prints "ready" once listening.
 """
-import argparse, base64, select, socket, sys, threading
+import argparse, base64, select, socket, struct, sys, threading
 
 
 def reply(conn, status, reason):
@@ -32,17 +36,83 @@ def tunnel(conn, authority, names):
         return reply(conn, 502, "Bad Gateway")
     with upstream:
         conn.sendall(b"HTTP/1.1 200 Connection established\r\n\r\n")
-        conn.settimeout(None)
-        upstream.settimeout(None)
-        while True:
-            readable, _, _ = select.select([conn, upstream], [], [], 10)
-            if not readable:
+        relay(conn, upstream)
+
+
+def relay(conn, upstream):
+    conn.settimeout(None)
+    upstream.settimeout(None)
+    while True:
+        readable, _, _ = select.select([conn, upstream], [], [], 10)
+        if not readable:
+            return
+        for source in readable:
+            data = source.recv(65536)
+            if not data:
                 return
-            for source in readable:
-                data = source.recv(65536)
-                if not data:
-                    return
-                (upstream if source is conn else conn).sendall(data)
+            (upstream if source is conn else conn).sendall(data)
+
+
+def read_exactly(conn, count):
+    data = b""
+    while len(data) < count:
+        chunk = conn.recv(count - len(data))
+        if not chunk:
+            raise OSError("closed")
+        data += chunk
+    return data
+
+
+def handle_socks(conn, args, names, lock):
+    try:
+        conn.settimeout(10)
+        version, count = read_exactly(conn, 2)
+        methods = read_exactly(conn, count)
+        wanted = 2 if args.auth else 0
+        if version != 5 or wanted not in methods:
+            conn.sendall(bytes([5, 0xFF]))
+            return
+        conn.sendall(bytes([5, wanted]))
+        user = "-"
+        if args.auth:
+            _, length = read_exactly(conn, 2)
+            name = read_exactly(conn, length).decode("latin-1")
+            (length,) = read_exactly(conn, 1)
+            password = read_exactly(conn, length).decode("latin-1")
+            user = name
+            if name + ":" + password != args.auth:
+                conn.sendall(bytes([1, 1]))
+                return
+            conn.sendall(bytes([1, 0]))
+        _, command, _, kind = read_exactly(conn, 4)
+        if kind == 1:
+            host = socket.inet_ntop(socket.AF_INET, read_exactly(conn, 4))
+        elif kind == 4:
+            host = socket.inet_ntop(socket.AF_INET6, read_exactly(conn, 16))
+        else:
+            (length,) = read_exactly(conn, 1)
+            host = read_exactly(conn, length).decode("latin-1")
+        port = struct.unpack("!H", read_exactly(conn, 2))[0]
+        if args.log:
+            with lock, open(args.log, "a") as log:
+                log.write("SOCKS5 CONNECT %s:%d\t%s\n" % (host, port, user))
+        address = names.get(host.lower(), host if kind != 3 else None)
+        failure = b"\x05\x04\x00\x01\x00\x00\x00\x00\x00\x00"
+        if command != 1 or address is None:
+            conn.sendall(failure)
+            return
+        try:
+            upstream = socket.create_connection((address, port), timeout=5)
+        except OSError:
+            conn.sendall(b"\x05\x05\x00\x01\x00\x00\x00\x00\x00\x00")
+            return
+        with upstream:
+            conn.sendall(b"\x05\x00\x00\x01\x00\x00\x00\x00\x00\x00")
+            relay(conn, upstream)
+    except (OSError, ValueError):
+        pass
+    finally:
+        conn.close()
 
 
 def handle(conn, args, names, lock):
@@ -102,6 +172,7 @@ def main():
     parser.add_argument("--resolve", action="append", default=[])
     parser.add_argument("--auth")
     parser.add_argument("--log")
+    parser.add_argument("--socks", action="store_true")
     args = parser.parse_args()
     names = dict(entry.lower().split("=", 1) for entry in args.resolve)
     listener = socket.socket(socket.AF_INET6 if ":" in args.bind else socket.AF_INET, socket.SOCK_STREAM)
@@ -112,7 +183,7 @@ def main():
     print("ready", flush=True)
     while True:
         conn, _ = listener.accept()
-        threading.Thread(target=handle, args=(conn, args, names, lock), daemon=True).start()
+        threading.Thread(target=handle_socks if args.socks else handle, args=(conn, args, names, lock), daemon=True).start()
 
 
 if __name__ == "__main__":

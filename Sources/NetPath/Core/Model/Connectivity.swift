@@ -91,10 +91,10 @@ public struct ConnectivityFailure: Error, Hashable, Sendable, Codable, CustomStr
         /// The endpoint is an IPv4 address, the path has no IPv4, and the network has no
         /// NAT64 to reach it through (RFC 7050 found no prefix).
         case noNAT64
-        /// The HTTP proxy the endpoint's request goes through (``ConnectivityCheck/proxy``)
+        /// The proxy the endpoint's request goes through (``ConnectivityCheck/proxy``)
         /// failed: it refused or dropped the connection, answered that it cannot reach the
-        /// endpoint (502, 503, 504) or wants credentials (407), or cannot be used (a SOCKS
-        /// proxy). The message names it. The verdict is `limited`: as for curl, the
+        /// endpoint (502, 503, 504, a SOCKS5 failure) or wants credentials (407), refused a
+        /// tunnel, or cannot be used (a SOCKS4 proxy). The message names it. The verdict is `limited`: as for curl, the
         /// Internet does not answer through it.
         case proxyFailed
         /// An `https://` endpoint's TLS failed: its certificate does not verify against the

@@ -21,9 +21,11 @@ extension ConnectivityCheck {
     /// drops the connection, or that answers 502, 503 or 504 (it cannot reach the endpoint)
     /// or 407 (it wants credentials), makes the result `limited`, with a
     /// ``ConnectivityFailure/Kind-swift.enum/proxyFailed`` failure naming the proxy; a proxy
-    /// whose name does not resolve, `local`. Only `http://` proxies (a scheme-less value is
-    /// one, on port 1080 when none is given, as curl has it) are used: a SOCKS or HTTPS proxy
-    /// in the environment fails its endpoints the same way, naming it. The check is never
+    /// whose name does not resolve, `local`. `http://` proxies (a scheme-less value is one,
+    /// on port 1080 when none is given, as curl has it) and SOCKS5 proxies (`socks5://`,
+    /// `socks5h://`, RFC 1928, with RFC 1929's username and password from the URL; the proxy
+    /// resolves the endpoint's name in both forms) are used; a SOCKS4 or HTTPS proxy in the
+    /// environment fails its endpoints the same way, naming it. The check is never
     /// sent around a configured proxy: a network that needs one answers through it.
     /// (On Apple platforms the check's connections follow the system; this setting is
     /// honoured on Linux.)
@@ -52,14 +54,15 @@ extension ConnectivityCheck {
         ///
         /// - Parameters:
         ///   - http: The proxy for `http://` endpoints, as `http://[user:password@]host[:port]`
-        ///     (the scheme may be left out; port 1080 when none is given, as curl has it).
+        ///     (the scheme may be left out; port 1080 when none is given, as curl has it), or
+        ///     `socks5://…` / `socks5h://…`.
         ///   - https: The proxy for `https://` endpoints.
         ///   - all: The proxy for endpoints whose scheme has none of its own.
         ///   - noProxy: Hosts reached directly, as in `no_proxy`: comma-separated names
         ///     (each matching itself and its subdomains; a leading dot is ignored), IP
         ///     addresses or CIDR networks (`10.0.0.0/8`), or `*` for every host.
         /// - Throws: ``NetPathError`` (`invalidInput`) naming a proxy that is not an
-        ///   `http://` URL.
+        ///   `http://`, `socks5://` or `socks5h://` URL.
         public init(http: String? = nil, https: String? = nil, all: String? = nil, noProxy: String? = nil) throws {
             func server(_ text: String?, _ name: String) throws -> ProxyServer? {
                 guard let text, !text.isEmpty else { return nil }
@@ -129,7 +132,8 @@ package struct ProxyRules: Hashable, Sendable {
 
 /// One proxy: where it is, the credentials its URL holds, or why it cannot be used.
 package struct ProxyServer: Hashable, Sendable {
-    /// The proxy as shown: `http://host:port`, never with its credentials.
+    /// The proxy as shown: `http://host:port` (or `socks5h://host:port`), never with its
+    /// credentials.
     package var url: String
     /// The environment variable (or the ``ConnectivityCheck/Proxy`` parameter) it came from.
     package var variable: String
@@ -138,8 +142,11 @@ package struct ProxyServer: Hashable, Sendable {
     package var port: UInt16
     /// `user:password`, percent-decoded, when the URL holds them.
     package var credentials: String?
-    /// Why it cannot be used (a SOCKS or HTTPS proxy, a malformed URL); `nil` when it can.
+    /// Why it cannot be used (a SOCKS4 or HTTPS proxy, a malformed URL); `nil` when it can.
     package var unusable: String?
+    /// A SOCKS5 proxy (RFC 1928: `socks5://` or `socks5h://`), which is asked for a
+    /// connection to the endpoint's host by name; else an HTTP proxy.
+    package var isSOCKS = false
 
     /// The port of a proxy URL that names none: curl's (`CURL_DEFAULT_PROXY_PORT`).
     package static let defaultPort: UInt16 = 1080
@@ -156,16 +163,18 @@ package struct ProxyServer: Hashable, Sendable {
         func unusable(_ reason: String) -> ProxyServer {
             ProxyServer(url: String(shown.prefix(256)), variable: variable, host: "", address: nil, port: 0, credentials: nil, unusable: reason)
         }
+        var scheme = "http"
         guard text.utf8.count <= 2048 else { return unusable("longer than 2048 bytes") }
         guard !text.utf8.contains(where: { $0 <= 0x20 || $0 == 0x7F }) else { return unusable("it contains spaces or control characters") }
         var rest = Substring(text)
         if let separator = text.firstRange(of: "://") {
-            let scheme = text[..<separator.lowerBound].lowercased()
-            switch scheme {
+            switch text[..<separator.lowerBound].lowercased() {
             case "http": break
-            case "https": return unusable("HTTPS proxies are not supported (only http://)")
-            case "socks4", "socks4a", "socks5", "socks5h": return unusable("SOCKS proxies are not supported (only http://)")
-            default: return unusable("unsupported proxy scheme '\(scheme)' (only http://)")
+            case "socks5": scheme = "socks5"
+            case "socks5h": scheme = "socks5h"
+            case "https": return unusable("HTTPS proxies are not supported (only http://, socks5:// and socks5h://)")
+            case "socks4", "socks4a": return unusable("SOCKS4 proxies are not supported (only http://, socks5:// and socks5h://)")
+            case let other: return unusable("unsupported proxy scheme '\(other)' (only http://, socks5:// and socks5h://)")
             }
             rest = text[separator.upperBound...]
         }
@@ -184,8 +193,8 @@ package struct ProxyServer: Hashable, Sendable {
         switch HTTPTarget.hostAndPort(hostPort, defaultPort: defaultPort, invalid: { NetPathError(.invalidInput, $0) }) {
         case .success(let (host, address, port)):
             let bracketed = address?.family == IPAddress.inet6 ? "[\(host)]" : host
-            return ProxyServer(url: "http://\(bracketed):\(port)", variable: variable, host: host, address: address, port: port,
-                               credentials: credentials, unusable: nil)
+            return ProxyServer(url: "\(scheme)://\(bracketed):\(port)", variable: variable, host: host, address: address, port: port,
+                               credentials: credentials, unusable: nil, isSOCKS: scheme != "http")
         case .failure(let error):
             return unusable(error.message)
         }

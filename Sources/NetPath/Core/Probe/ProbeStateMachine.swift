@@ -185,6 +185,9 @@ package struct ProbeStateMachine {
         var stream: [UInt8] = []
     }
 
+    /// Which answer of a SOCKS5 proxy is awaited.
+    private enum SOCKSStage { case method, authentication, connect }
+
     private enum Role {
         /// A DNS query (for `ipv4only.arpa` when its endpoint is ``discoveryEndpoint``).
         case query(Asked)
@@ -194,6 +197,9 @@ package struct ProbeStateMachine {
         /// A connection to the proxy of an `https://` endpoint, its `CONNECT` sent and the
         /// proxy's answer read so far in `head`.
         case tunnel(endpoint: Int, address: IPAddress, head: [UInt8])
+        /// A connection to an endpoint's SOCKS5 proxy in its negotiation: the answer awaited
+        /// and its bytes so far.
+        case socks(endpoint: Int, address: IPAddress, stage: SOCKSStage, answer: [UInt8])
         case read(endpoint: Int)
     }
 
@@ -267,7 +273,7 @@ package struct ProbeStateMachine {
         roles.values.contains {
             switch $0 {
             case .query: true
-            case .connect, .handshake, .tunnel, .read: false
+            case .connect, .handshake, .tunnel, .socks, .read: false
             }
         }
     }
@@ -299,6 +305,8 @@ package struct ProbeStateMachine {
             case .query(let asked)?: return queryReceived(fd, asked, received, now: now)
             case .read(let index)?: return responded(endpoint: index, received, now: now)
             case .tunnel(let index, let address, let head)?: return tunnelAnswered(fd: fd, index, address, head, received, now: now)
+            case .socks(let index, let address, let stage, let answer)?:
+                return socksAnswered(fd: fd, index, address, stage, answer, received, now: now)
             case .connect?, .handshake?, nil: return []
             }
         case .tlsStepped(let fd, let step):
@@ -670,6 +678,12 @@ package struct ProbeStateMachine {
         for other in runs[index].connecting where roles.removeValue(forKey: other) != nil { actions.append(.close(fd: other)) }
         runs[index].connecting.removeAll()
         let target = runs[index].endpoint.target
+        if let proxy = runs[index].proxy, proxy.isSOCKS {
+            // A SOCKS5 proxy: its negotiation first, then HTTP or TLS through it.
+            runs[index].active = fd
+            roles[fd] = .socks(endpoint: index, address: address, stage: .method, answer: [])
+            return actions + [.send(fd: fd, request: SOCKS5.greeting(credentials: proxy.credentials))]
+        }
         if target.isTLS, let proxy = runs[index].proxy {
             // Through the proxy: a tunnel first, then TLS inside it.
             runs[index].active = fd
@@ -753,6 +767,59 @@ package struct ProbeStateMachine {
         }
     }
 
+    /// A SOCKS5 proxy's answer, as it comes: the method it chose (then the credentials, or
+    /// the connection request), the credentials' verdict, then the connection's reply. A
+    /// success opens the way: HTTP in origin form, or TLS, to the endpoint. Anything else is
+    /// the proxy's failure, naming it and RFC 1928's reason.
+    private mutating func socksAnswered(fd: FileDescriptor, _ index: Int, _ address: IPAddress, _ stage: SOCKSStage, _ answer: [UInt8],
+                                        _ received: Result<[UInt8], Errno>, now: UInt64) -> [Action] {
+        guard let proxy = runs[index].proxy else { return [] }
+        func failed(_ reason: String) -> [Action] {
+            finish(index, .init(.proxyFailed, "\(proxy.named) at \(address) \(reason)"), now: now)
+        }
+        let bytes: [UInt8]
+        switch received {
+        case .failure(let error): return failed("failed during the SOCKS5 negotiation: \(error)")
+        case .success(let more) where more.isEmpty: return failed("closed the connection during the SOCKS5 negotiation")
+        case .success(let more): bytes = answer + more
+        }
+        let target = runs[index].endpoint.target
+        let parsed = stage == .connect ? SOCKS5.connectAnswer(bytes) : SOCKS5.twoByteAnswer(bytes, version: stage == .method ? 5 : 1)
+        let value: UInt8
+        switch parsed {
+        case .needMore:
+            roles[fd] = .socks(endpoint: index, address: address, stage: stage, answer: bytes)
+            return []
+        case .invalid(let reason): return failed("answered with \(reason)")
+        case .complete(let code): value = code
+        }
+        var next: (SOCKSStage, [UInt8])?
+        switch stage {
+        case .method where value == 0:
+            next = SOCKS5.connect(to: target).map { (.connect, $0) }
+        case .method where value == 2 && proxy.credentials != nil:
+            next = proxy.credentials.flatMap(SOCKS5.authentication).map { (.authentication, $0) }
+            if next == nil { return failed("cannot be sent credentials over 255 bytes") }
+        case .method:
+            return failed(value == 0xFF && proxy.credentials == nil ? "wants credentials (SOCKS5)" : "accepts none of the offered SOCKS5 methods")
+        case .authentication:
+            guard value == 0 else { return failed("refused the credentials (SOCKS5)") }
+            next = SOCKS5.connect(to: target).map { (.connect, $0) }
+        case .connect:
+            guard value == 0 else { return failed("cannot reach \(target.hostHeader): \(SOCKS5.reason(value))") }
+            if target.isTLS {
+                roles[fd] = .handshake(endpoint: index, address: address, interest: .readable)
+                return [.startTLS(fd: fd, host: target.host, hostIsAddress: target.address != nil)]
+            }
+            // `requestSent` takes it from here, as for a direct connection.
+            roles[fd] = .connect(endpoint: index, address: address)
+            return [.send(fd: fd, request: target.request)]
+        }
+        guard let (stage, message) = next else { return failed("cannot be asked for '\(target.host)'") }
+        roles[fd] = .socks(endpoint: index, address: address, stage: stage, answer: [])
+        return [.send(fd: fd, request: message)]
+    }
+
     /// What a proxy's refusal of a tunnel says: 407, that it wants credentials; 502, 503
     /// and 504, that it cannot reach the endpoint; others, that it refused.
     package static func tunnelRefused(_ status: Int, by proxy: ProxyServer) -> ConnectivityFailure {
@@ -776,6 +843,9 @@ package struct ProbeStateMachine {
         if case .tunnel(let index, let address, _)? = roles[fd] {
             // CONNECT is out: the proxy's answer is read (the role stays).
             return complete ? [] : finish(index, .init(.proxyFailed, "cannot send CONNECT to \(runs[index].naming(address))"), now: now)
+        }
+        if case .socks(let index, let address, _, _)? = roles[fd] {
+            return complete ? [] : finish(index, .init(.proxyFailed, "cannot send to \(runs[index].naming(address))"), now: now)
         }
         guard case .connect(let index, let address)? = roles[fd] else { return [] }
         guard complete else {
@@ -802,7 +872,7 @@ package struct ProbeStateMachine {
                 runs[index].outcome.error = .init(.malformedAnswer, runs[index].proxy.map { "\(reason) (through \($0.named))" } ?? reason)
             }
             // Through a tunnel, an HTTP error is the endpoint's own, not the proxy's.
-            if case .httpError(let status, _) = verdict, let proxy = runs[index].proxy, !runs[index].endpoint.target.isTLS {
+            if case .httpError(let status, _) = verdict, let proxy = runs[index].proxy, !runs[index].endpoint.target.isTLS, !proxy.isSOCKS {
                 runs[index].outcome.error = ProbeStateMachine.proxyAnswer(status, from: proxy)
             }
             let reason: ConnectivityFailure? = if case .failure(let error) = received { .init(.malformedAnswer, "reading failed: \(error)") } else { nil }
@@ -873,6 +943,8 @@ package struct ProbeStateMachine {
                 .init(.timedOut, "no TLS handshake with \(runs[index].endpoint.target.host) within \(check.timeout)")
             case .connecting where runs[index].active.map({ if case .tunnel? = roles[$0] { true } else { false } }) == true:
                 .init(.proxyFailed, "no answer to CONNECT from \(runs[index].proxy.map(\.named) ?? "the proxy") within \(check.timeout)")
+            case .connecting where runs[index].active.map({ if case .socks? = roles[$0] { true } else { false } }) == true:
+                .init(.proxyFailed, "no SOCKS5 answer from \(runs[index].proxy.map(\.named) ?? "the proxy") within \(check.timeout)")
             case .connecting: .init(.timedOut, "no connection \(runs[index].proxy.map { "to \($0.named) " } ?? "")within \(check.timeout)")
             case .reading, .done: .init(.timedOut, "no answer \(runs[index].proxy.map { "through \($0.named) " } ?? "")within \(check.timeout)")
             }
