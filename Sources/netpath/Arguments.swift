@@ -206,7 +206,8 @@ struct Arguments: Equatable, Sendable {
         },
         Option(name: "--no-proxy", commands: allCommands,
                help: ["send the check's requests directly, never through the proxy that",
-                      "http_proxy or all_proxy names (they are honoured as curl does, with no_proxy)"]) { result, _, _ in
+                      "http_proxy, https_proxy or all_proxy names (they are honoured as curl",
+                      "does, with no_proxy; http:// and SOCKS5 proxies)"]) { result, _, _ in
             result.noProxy = true
         },
         Option(name: "--help", aliases: ["-h"], commands: allCommands, help: ["this text"]) { result, _, _ in
