@@ -84,7 +84,8 @@ def main():
         watch = subprocess.Popen([binary, "watch", "--json", "--netns", NS], stdout=subprocess.PIPE)
         serve = subprocess.Popen([binary, "serve", "--listen", "127.0.0.1:0", "--netns", NS], stdout=subprocess.PIPE,
                                  stderr=subprocess.DEVNULL, text=True)
-        monitor = subprocess.Popen(["ip", "-n", NS, "monitor", "all"], stdout=subprocess.PIPE)
+        monitor_errors = open("/tmp/%s-ip-monitor.err" % TAG, "w+")
+        monitor = subprocess.Popen(["ip", "-n", NS, "monitor", "all"], stdout=subprocess.PIPE, stderr=monitor_errors)
         processes = [watch, serve, monitor]
         port = None
         while port is None:
@@ -127,8 +128,11 @@ def main():
         # Let every reader catch up: the last answer settles, and the queue drains.
         for drain in drains.values():
             drain.pump(2.0)
-        scrape()
+        metrics = scrape().decode()
+        resyncs = sum(float(line.split()[-1]) for line in metrics.splitlines() if line.startswith("netpath_resyncs_total"))
         after = {name: fields(pid) for name, pid in pids.items()}
+        monitor_errors.seek(0)
+        overruns = sum(1 for line in monitor_errors if "No buffer space" in line)
         fresh = json.loads(subprocess.run([binary, "status", "--json", "--netns", NS], capture_output=True, text=True).stdout)
         last = json.loads(drains["watch"].last)
         for line in (fresh, last):
@@ -141,7 +145,9 @@ def main():
             lines = drains[name].lines if name in drains else "—"
             print("| %s | %.1f → %.1f MiB | %.1f MiB | %d → %d | %d → %d | %s |" % (
                 name, b["rss"] / 1024, a["rss"] / 1024, a["hwm"] / 1024, b["fds"], a["fds"], b["threads"], a["threads"], lines))
-        print("\nwatch's last line %s a fresh `status --json`." % ("equals" if last == fresh else "DIFFERS FROM"))
+        print("\nwatch's last line %s a fresh `status --json`. Queue overruns (ENOBUFS): ip monitor reported %d and"
+              " went on without the lost events; serve resynchronised %d times (netpath_resyncs_total)."
+              % ("equals" if last == fresh else "DIFFERS FROM", overruns, resyncs))
         if last != fresh:
             print("last:  %s\nfresh: %s" % (last, fresh))
     finally:
@@ -149,6 +155,10 @@ def main():
             process.kill()
         subprocess.run(["ip", "netns", "delete", NS], capture_output=True)
         subprocess.run(["ip", "netns", "delete", PEER], capture_output=True)
+        try:
+            os.unlink("/tmp/%s-ip-monitor.err" % TAG)
+        except OSError:
+            pass
 
 
 if __name__ == "__main__":
