@@ -46,7 +46,7 @@ public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     }
     // The same bytes as a SOCKS5 proxy's answers: a value or a reason, and `complete`
     // only for exactly one answer.
-    if case .complete = SOCKS5.connectAnswer(bytes), bytes.count < 10 { fatalError("a SOCKS5 reply shorter than its smallest form") }
+    if case .complete(let code) = SOCKS5.connectAnswer(bytes), code == 0, bytes.count < 10 { fatalError("a SOCKS5 success shorter than its smallest form") }
     if case .complete = SOCKS5.twoByteAnswer(bytes, version: 5), bytes.count != 2 { fatalError("a SOCKS5 answer of \(bytes.count) bytes") }
     let proxy = ConnectivityCheck.Proxy(environment: environment)
     _ = proxy.description

@@ -258,7 +258,9 @@ import Testing
         #expect(machine.handle(.connectFinished(fd: 10, error: nil), now: t(0.01)) == [.send(fd: 10, request: [5, 2, 0, 2])])
         #expect(machine.handle(.received(fd: 10, .success([5, 2])), now: t(0.01))
                 == [.send(fd: 10, request: [1, 1] + Array("u".utf8) + [6] + Array("secret".utf8))])
-        #expect(machine.handle(.received(fd: 10, .success([1, 0])), now: t(0.01)) == [.send(fd: 10, request: [5, 1, 0, 1, 10, 77, 0, 1, 1, 0xBB])])
+        // The credentials' status after a version byte of 5, as some servers send it (curl
+        // ignores that byte too).
+        #expect(machine.handle(.received(fd: 10, .success([5, 0])), now: t(0.01)) == [.send(fd: 10, request: [5, 1, 0, 1, 10, 77, 0, 1, 1, 0xBB])])
         #expect(machine.handle(.received(fd: 10, .success([5, 0, 0, 4] + [UInt8](repeating: 0, count: 18))), now: t(0.02))
                 == [.startTLS(fd: 10, host: "10.77.0.1", hostIsAddress: true)])
     }
@@ -267,6 +269,8 @@ import Testing
     /// as the proxy's failure, naming it.
     @Test(arguments: [
         ([[5, 0], [5, 5, 0, 1, 0, 0, 0, 0, 0, 0]], "cannot reach check.test: connection refused"),
+        // A failure's code is read before its (here odd) address.
+        ([[5, 0], [5, 2, 0, 0]], "cannot reach check.test: connection not allowed by ruleset"),
         ([[5, 0], [5, 4, 0, 3, 1, 0x61, 0, 0]], "cannot reach check.test: host unreachable"),
         ([[5, 0xFF]], "wants credentials (SOCKS5)"),
         ([Array("HTTP/1.1 400 Bad Request\r\n\r\n".utf8)], "answered with not a SOCKS5 answer"),

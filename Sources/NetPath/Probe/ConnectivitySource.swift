@@ -202,7 +202,8 @@ final class ConnectivitySource: PathSource {
 
     /// Whether the desktop's verdict is `portal` with no address to log in at:
     /// NetworkManager's D-Bus API has none (only its own check's redirect, which it keeps),
-    /// so the monitor's check asks the default endpoints once to find it. A network that
+    /// so the monitor's check asks the default endpoints to find it: once, or, while a check
+    /// sees neither a portal nor a pass, again with the usual back-off (1 s doubling to 5 min). A network that
     /// announced its portal (RFC 8910) needs nothing.
     private func needsPortalURL(_ raw: NetworkPath) -> Bool {
         raw.connectivity == .portal && raw.portalURL == nil

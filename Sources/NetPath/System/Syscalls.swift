@@ -422,14 +422,17 @@ extension Syscall {
     /// Opens `path`; under a process's root (``processRoot(of:)``), every symlink on the way
     /// resolved in that root, as the process itself would (`openat2` with `RESOLVE_IN_ROOT`):
     /// a container's `/etc/resolv.conf` that links to `/run/systemd/resolve/…` names the
-    /// container's file, not ours. On a kernel without `openat2` (before 5.6), a plain open.
+    /// container's file, not ours. Where `openat2` is missing (before 5.6) or refused (a
+    /// seccomp filter's `EPERM`), or a rename raced it (`EAGAIN`), a plain open.
     package static func openResolvingInRoot(_ path: String, _ flags: Int32) -> Result<FileDescriptor, Errno> {
         guard let (root, rest) = processRoot(of: path) else { return open(path, flags) }
         let directory = open(root, O_RDONLY | O_DIRECTORY)
         guard case .success(let rootDescriptor) = directory else { return directory }
         defer { close(rootDescriptor) }
         let opened = withFileName(rest) { rest in retrying { cnetlink_open_in_root(rootDescriptor.rawValue, rest, flags) } }
-        if case .failure(let error) = opened, error.rawValue == ENOSYS { return open(path, flags) }
+        // No openat2 (before 5.6: ENOSYS), or a seccomp filter that refuses it (EPERM, as
+        // Docker's and nspawn's older profiles do): the plain open, as before.
+        if case .failure(let error) = opened, [ENOSYS, EPERM, EINVAL, EAGAIN].contains(error.rawValue) { return open(path, flags) }
         return opened.map(FileDescriptor.init)
     }
 

@@ -122,8 +122,8 @@ public struct NetworkPath: Hashable, Sendable {
     /// Who gave ``connectivity``: NetPath's own check or the system's (`nil` while unknown
     /// and unchecked).
     public var connectivitySource: Source?
-    /// The proxy NetPath's check reached the Internet through (`http://host:port`, without
-    /// credentials), when its verdict came through one (``ConnectivityCheck/proxy``); `nil`
+    /// The proxy NetPath's check reached the Internet through (`http://host:port`, or
+    /// `socks5h://host:port`, without credentials), when its verdict came through one (``ConnectivityCheck/proxy``); `nil`
     /// for a direct answer or another source's verdict.
     public var connectivityProxy: String?
     /// The DNS servers of a satisfied path, as the resolver files name them (Linux). Not

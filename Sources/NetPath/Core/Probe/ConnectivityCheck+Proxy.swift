@@ -145,7 +145,8 @@ package struct ProxyServer: Hashable, Sendable {
     /// Why it cannot be used (a SOCKS4 or HTTPS proxy, a malformed URL); `nil` when it can.
     package var unusable: String?
     /// A SOCKS5 proxy (RFC 1928: `socks5://` or `socks5h://`), which is asked for a
-    /// connection to the endpoint's host by name; else an HTTP proxy.
+    /// connection to the endpoint's host (by name, or its address when the URL holds one);
+    /// else an HTTP proxy.
     package var isSOCKS = false
 
     /// The port of a proxy URL that names none: curl's (`CURL_DEFAULT_PROXY_PORT`).

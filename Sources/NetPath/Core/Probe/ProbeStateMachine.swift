@@ -784,7 +784,7 @@ package struct ProbeStateMachine {
         case .success(let more): bytes = answer + more
         }
         let target = runs[index].endpoint.target
-        let parsed = stage == .connect ? SOCKS5.connectAnswer(bytes) : SOCKS5.twoByteAnswer(bytes, version: stage == .method ? 5 : 1)
+        let parsed = stage == .connect ? SOCKS5.connectAnswer(bytes) : SOCKS5.twoByteAnswer(bytes, version: stage == .method ? 5 : nil)
         let value: UInt8
         switch parsed {
         case .needMore:

@@ -44,11 +44,14 @@ package enum SOCKS5 {
         case invalid(String)
     }
 
-    /// The answer to the greeting (`version`, `method`) or to the authentication
-    /// (`version` 1, `status`): two bytes.
-    package static func twoByteAnswer(_ bytes: [UInt8], version: UInt8) -> Answer {
-        guard bytes.count >= 2 else { return bytes.first.map { $0 == version ? .needMore : .invalid("not a SOCKS5 answer") } ?? .needMore }
-        guard bytes[0] == version else { return .invalid("not a SOCKS5 answer") }
+    /// The answer to the greeting (`version` 5, `method`) or to the authentication
+    /// (`status` after a version byte that is not checked, `version` nil: some servers send
+    /// 5 there, and curl ignores it too): two bytes.
+    package static func twoByteAnswer(_ bytes: [UInt8], version: UInt8?) -> Answer {
+        guard bytes.count >= 2 else {
+            return bytes.first.map { version == nil || $0 == version ? .needMore : .invalid("not a SOCKS5 answer") } ?? .needMore
+        }
+        guard version == nil || bytes[0] == version else { return .invalid("not a SOCKS5 answer") }
         return bytes.count == 2 ? .complete(bytes[1]) : .invalid("more bytes than its answer")
     }
 
@@ -57,6 +60,8 @@ package enum SOCKS5 {
     package static func connectAnswer(_ bytes: [UInt8]) -> Answer {
         guard let version = bytes.first else { return .needMore }
         guard version == 5 else { return .invalid("not a SOCKS5 answer") }
+        // A failure is known from its code: the rest may be cut or odd.
+        if bytes.count >= 2, bytes[1] != 0 { return .complete(bytes[1]) }
         guard bytes.count >= 5 else { return .needMore }
         let addressLength: Int
         switch bytes[3] {
