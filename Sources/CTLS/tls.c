@@ -260,6 +260,23 @@ static int set_client_auth(SSL_CTX *ssl, int client_auth, const char *client_ca,
     return 1;
 }
 
+/// The settings both sides share, then the context around `ssl` (freed when that fails):
+/// writes may move and be partial (the sockets are non-blocking); no renegotiation (a peer
+/// could make the other side redo handshakes); a peer that closes without close_notify has
+/// merely closed.
+static ctls_context *wrap_context(SSL_CTX *ssl, char *error, size_t error_size) {
+    p_SSL_CTX_ctrl(ssl, CTLS_SSL_CTRL_MODE, CTLS_SSL_MODE_ENABLE_PARTIAL_WRITE | CTLS_SSL_MODE_ACCEPT_MOVING_WRITE_BUFFER, NULL);
+    p_SSL_CTX_set_options(ssl, CTLS_SSL_OP_NO_RENEGOTIATION | CTLS_SSL_OP_IGNORE_UNEXPECTED_EOF);
+    ctls_context *context = malloc(sizeof *context);
+    if (context == NULL) {
+        p_SSL_CTX_free(ssl);
+        snprintf(error, error_size, "out of memory");
+        return NULL;
+    }
+    context->ssl = ssl;
+    return context;
+}
+
 ctls_context *ctls_context_new(const char *certificate, const char *key, int min_version, int max_version,
                                int client_auth, const char *client_ca, char *error, size_t error_size) {
     if (!ctls_load(error, error_size)) return NULL;
@@ -297,19 +314,7 @@ ctls_context *ctls_context_new(const char *certificate, const char *key, int min
         p_SSL_CTX_free(ssl);
         return NULL;
     }
-    // Writes may move and be partial (the socket is non-blocking); no renegotiation (a
-    // client could make the server redo handshakes); a peer that closes without
-    // close_notify has merely closed.
-    p_SSL_CTX_ctrl(ssl, CTLS_SSL_CTRL_MODE, CTLS_SSL_MODE_ENABLE_PARTIAL_WRITE | CTLS_SSL_MODE_ACCEPT_MOVING_WRITE_BUFFER, NULL);
-    p_SSL_CTX_set_options(ssl, CTLS_SSL_OP_NO_RENEGOTIATION | CTLS_SSL_OP_IGNORE_UNEXPECTED_EOF);
-    ctls_context *context = malloc(sizeof *context);
-    if (context == NULL) {
-        p_SSL_CTX_free(ssl);
-        snprintf(error, error_size, "out of memory");
-        return NULL;
-    }
-    context->ssl = ssl;
-    return context;
+    return wrap_context(ssl, error, error_size);
 }
 
 void ctls_context_free(ctls_context *context) {
@@ -422,16 +427,7 @@ ctls_context *ctls_client_context_new(char *error, size_t error_size) {
         return NULL;
     }
     p_SSL_CTX_set_verify(ssl, CTLS_SSL_VERIFY_PEER, NULL);
-    p_SSL_CTX_ctrl(ssl, CTLS_SSL_CTRL_MODE, CTLS_SSL_MODE_ENABLE_PARTIAL_WRITE | CTLS_SSL_MODE_ACCEPT_MOVING_WRITE_BUFFER, NULL);
-    p_SSL_CTX_set_options(ssl, CTLS_SSL_OP_NO_RENEGOTIATION | CTLS_SSL_OP_IGNORE_UNEXPECTED_EOF);
-    ctls_context *context = malloc(sizeof *context);
-    if (context == NULL) {
-        p_SSL_CTX_free(ssl);
-        snprintf(error, error_size, "out of memory");
-        return NULL;
-    }
-    context->ssl = ssl;
-    return context;
+    return wrap_context(ssl, error, error_size);
 }
 
 ctls_session *ctls_client_session_new(ctls_context *context, int fd, const char *host, int host_is_address) {
