@@ -105,6 +105,9 @@ activated=$!
 for _ in $(seq 100); do grep -q "Listening on $address" "$log" && break; sleep 0.1; done
 metrics=$(curl -sS --max-time 15 "http://$address/metrics") || fail "no answer on $address: $(cat "$log")"
 grep -q '^netpath_path_status{netns="",status="satisfied"}' <<<"$metrics" || fail "the scrape has no netpath_path_status"
+# The ready line follows the servers' start, so the first scrape can be answered before it
+# is written: wait for it (at most 10 s) rather than read the log once.
+for _ in $(seq 100); do grep -q "netpath: serving http://$address/metrics" "$log" && break; sleep 0.1; done
 grep -q "netpath: serving http://$address/metrics" "$log" || fail "no ready line: $(cat "$log")"
 uid=$(awk '/^Uid:/ { print $2 }' "/proc/$activated/status")
 [ "$uid" = "$(id -u "$user")" ] || fail "serve runs as uid $uid, not $user"
