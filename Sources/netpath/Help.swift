@@ -17,7 +17,7 @@ enum Help {
         case .status:
             ("print the current path once; exit 0 if satisfied, 1 if not",
              "Prints the current network path once.",
-             "0 satisfied, 1 not satisfied, 2 usage error, 3 runtime error")
+             "0 satisfied, 1 not satisfied, 2 usage error, 3 runtime error; with --probe, 130 SIGINT,\n143 SIGTERM while the check runs")
         case .watch:
             ("print the current path, then one line per change, until Ctrl-C",
              "Prints the current path at once, then one line per change, flushed as written,\nuntil SIGINT/SIGTERM (exit 0) or --count lines.",
@@ -29,7 +29,7 @@ enum Help {
         case .probe:
             ("check now that the Internet answers (or a captive portal does); exit 0 if it does",
              "Checks once, now, that the Internet answers over the primary interface: HTTP\nGETs (https:// over verified TLS), redirects not followed, every endpoint at once. Results: full, portal (with the\nlogin URL), limited (no HTTP answer), local (no DNS), offline (no network path).",
-             "0 full, 1 otherwise (also on SIGINT/SIGTERM), 2 usage error, 3 runtime error")
+             "0 full, 1 otherwise, 2 usage error, 3 runtime error, 130 SIGINT, 143 SIGTERM")
         case .serve:
             ("export the path of this host and of namespaces as Prometheus metrics",
              "Serves the path of this host, and of every namespace asked for, as Prometheus metrics:\nGET /metrics on --listen and on the sockets systemd passes (--systemd-socket), and/or a\nfile for node_exporter's textfile collector (--textfile), rewritten on every change. With --web-config, HTTPS and basic auth as\nnode_exporter's --web.config.file has them; SIGHUP re-reads that file (a bad file is\nreported and the previous configuration kept). Runs until SIGINT/SIGTERM.",
@@ -40,7 +40,7 @@ enum Help {
     /// The usage and summary of `completions` and `manpage`, in ``Arguments/documentationWords``' order.
     static let documentation = [
         ("netpath completions " + Arguments.Shell.allCases.map(\.rawValue).joined(separator: "|"),
-         "print the shell's completion script (see the README for where to put it)"),
+         "print the shell's completion script (where to install it: the README, \"Completions\")"),
         ("netpath manpage", "print the manual page netpath(1), in roff (man -l <(netpath manpage))"),
     ]
 
@@ -72,8 +72,8 @@ enum Help {
             text += """
 
             TYPE is one of \(Arguments.typeList.joined(separator: ", ")).
-            Exit status: 0 satisfied/done, 1 not satisfied/timed out, 2 usage error, 3 runtime error;
-            wait ended by SIGINT/SIGTERM: 130/143.
+            Exit status: 0 satisfied/full/done, 1 not satisfied/not full/timed out, 2 usage error,
+            3 runtime error; wait, probe and status --probe ended by SIGINT/SIGTERM: 130/143.
             Run 'netpath COMMAND --help' for a command's options, 'netpath --version' for the version.
 
             """

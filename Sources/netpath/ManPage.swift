@@ -100,8 +100,8 @@ enum ManPage {
         runtime error: one line on standard error says why
         .TP
         .BR 130 ", " 143
-        .B wait
-        ended by SIGINT or SIGTERM
+        .BR wait ", " probe " or " "status \\-\\-probe"
+        ended by SIGINT or SIGTERM before its answer
         .SH ENVIRONMENT
         .TP
         .B NO_COLOR

@@ -36,21 +36,29 @@ enum Output {
             + (result.proxy.map { ",\"proxy\":\(quote($0))" } ?? "") + "}"
     }
 
-    /// One readable line for a check: the verdict, the endpoint, the answer or the error.
+    /// One readable line for a check: the verdict and what it means, why when it is not
+    /// `full`, then the endpoint that decided (its answer and time only when it answered).
+    ///
+    ///     13:40:00.000  full: Internet reachable  http://check.test/204 answered 204 in 3 ms
+    ///     13:40:00.000  local: DNS does not work — the name check.test did not resolve  endpoint http://check.test/204
     static func human(_ result: ConnectivityResult, time: String = timestamp(), color: Bool) -> String {
         let code = result.connectivity == .full ? "1;32" : result.connectivity == .portal ? "1;33" : "1;31"
-        var words = [color ? "\u{1B}[\(code)m\(result.connectivity.rawValue)\u{1B}[0m" : result.connectivity.rawValue,
-                     result.connectivity.explanation]
+        let verdict = result.connectivity.rawValue + ":"
+        var meaning = result.connectivity.explanation
+        if result.connectivity != .full, let failure = result.failure { meaning += " — " + NetworkPath.visible(failure.message) }
+        var words = [color ? "\u{1B}[\(code)m\(verdict)\u{1B}[0m \(meaning)" : verdict + " " + meaning]
         if let portal = result.portalURL { words.append("login at " + NetworkPath.visible(portal)) }
         if let url = result.url {
-            var answer = NetworkPath.visible(url)
-            if let status = result.httpStatus { answer += " answered \(status)" }
-            if let latency = result.latencyMilliseconds { answer += " in \(Int(latency.rounded())) ms" }
-            words.append(answer)
+            if let status = result.httpStatus {
+                var answer = NetworkPath.visible(url) + " answered \(status)"
+                if let latency = result.latencyMilliseconds { answer += " in \(Int(latency.rounded())) ms" }
+                words.append(answer)
+            } else {
+                words.append("endpoint " + NetworkPath.visible(url))
+            }
         }
         if let proxy = result.proxy { words.append("via proxy " + NetworkPath.visible(proxy)) }
         if let prefix = result.nat64Prefix { words.append("NAT64 " + prefix) }
-        if result.connectivity != .full, let failure = result.failure { words.append("— " + NetworkPath.visible(failure.message)) }
         return String(time.dropFirst(11).prefix(12)) + "  " + words.joined(separator: "  ")
     }
 

@@ -21,20 +21,24 @@ extension NetPathCommand {
         guard var path = monitor.currentPath else { throw CommandError("no path was reported", .runtime) }
         // No check runs on an ultra-constrained path unless allowed: nothing to wait for.
         let unchecked = path.isUltraConstrained && session.check?.allowsUltraConstrainedPaths != true
-        // A verdict, or the desktop's word that none comes (its check switched off).
-        if path.connectivity == .unknown, path.connectivitySource == nil, !unchecked {
-            // Wait for the verdict (it is time-bounded); the first path that has one.
+        // A verdict, or the desktop's word that none comes (its check switched off); where
+        // the desktop says `portal` without the address to log in at, the path that our one
+        // check gives it (what a script asks `status --probe` for), or at the timeout the
+        // desktop's verdict alone.
+        if !isAnswer(path), !unchecked {
             let verdict = Gate<NetworkPath>()
-            monitor.pathUpdateHandler = { path in
-                if path.connectivity != .unknown || path.connectivitySource != nil { verdict.open(path) }
+            let latest = Locked<NetworkPath?>(nil)
+            let take: @Sendable (NetworkPath) -> Void = { path in
+                guard hasVerdict(path) else { return }
+                latest.withLock { $0 = path }
+                if isAnswer(path) { verdict.open(path) }
             }
-            if let settled = monitor.currentPath, settled.connectivity != .unknown || settled.connectivitySource != nil {
-                verdict.open(settled)
-            }
+            monitor.pathUpdateHandler = take
+            if let settled = monitor.currentPath { take(settled) }
             switch session.signals.wait(for: verdict, timeout: (session.check?.timeoutSeconds ?? 5) + 2) {
             case .value(let settled): path = settled
             case .signal(let number): throw interrupted(by: number)
-            case .readerLeft, .timedOut: break
+            case .readerLeft, .timedOut: path = latest.withLock { $0 } ?? path
             }
         }
         if case .failure(let error) = ended.opened { throw error }
@@ -42,9 +46,22 @@ extension NetPathCommand {
         return path.status == .satisfied ? .success : .failure
     }
 
-    /// A command waiting for a check's verdict, ended by a signal: exit 1 with one line,
-    /// at once rather than at the check's timeout.
+    /// Whether a path carries a verdict, or the desktop's word that none comes.
+    private static func hasVerdict(_ path: NetworkPath) -> Bool {
+        path.connectivity != .unknown || path.connectivitySource != nil
+    }
+
+    /// Whether a path is what `status --probe` prints: a verdict, complete with the portal's
+    /// address unless the desktop said `portal` and our check has not found it yet.
+    private static func isAnswer(_ path: NetworkPath) -> Bool {
+        hasVerdict(path) && !(path.connectivity == .portal && path.portalURL == nil && path.connectivitySource != .check)
+    }
+
+    /// A command waiting for a check's verdict, ended by a signal: one line, at once rather
+    /// than at the check's timeout, and the shell's status for the signal (130, 143), as
+    /// `wait`'s: an interrupted check is no answer.
     static func interrupted(by number: Int32) -> CommandError {
-        CommandError("interrupted (\(number == SIGINT ? "SIGINT" : number == SIGTERM ? "SIGTERM" : "signal \(number)")) before the check finished", .failure)
+        CommandError("interrupted (\(number == SIGINT ? "SIGINT" : number == SIGTERM ? "SIGTERM" : "signal \(number)")) before the check finished",
+                     .ended(by: number))
     }
 }

@@ -25,7 +25,11 @@ extension NetPathCommand {
         }
         var goal = withConnectivity ? "the Internet to answer" : "a satisfied path"
         if let required = session.arguments.required { goal += " through \(required.rawValue)" }
-        let last = monitor.currentPath.map { $0.description + (withConnectivity ? "  (Internet: \($0.connectivity.rawValue))" : "") }
+        // A satisfied path's line names its verdict already; say it once.
+        let last = monitor.currentPath.map { path in
+            let named = path.status == .satisfied && path.connectivity != .unknown
+            return path.description + (withConnectivity && !named ? "  (Internet: \(path.connectivity.rawValue))" : "")
+        }
         throw CommandError("waited \(Help.seconds(timeout)) for \(goal); the path: \(last ?? "none reported")", .failure)
     }
 }

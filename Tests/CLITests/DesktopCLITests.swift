@@ -139,6 +139,19 @@ struct DesktopCLITests {
         #expect(try lab.lab("prop", "connectivity") == "2")
     }
 
+    /// The same asked once: `status --probe` waits for the address (within the check's
+    /// timeout) instead of printing NM's `portal` without it.
+    @Test func statusWithAProbeGivesNetworkManagersPortalItsAddress() throws {
+        let lab = try DesktopLabRun("up")
+        defer { lab.remove() }
+        try lab.lab("check", "portal")
+        let outcome = try #require(try lab.netpath(["status", "--probe", "--json"]).finish(seconds: 30))
+        let path = try jsonObject(try #require(outcome.lines.first, "\(outcome.standardError)"))
+        #expect(path["connectivity"] as? String == "portal" && path["portalURL"] as? String == "http://portal.test/login"
+                && path["connectivitySource"] as? String == "networkManager", "\(path)")
+        #expect(outcome.status == 0, "exit \(outcome.status): \(outcome.standardError)")
+    }
+
     @Test func endpointsOfOursAreAskedAnyway() throws {
         let lab = try DesktopLabRun("up", ["--check", "portal"])
         defer { lab.remove() }

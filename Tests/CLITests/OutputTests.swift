@@ -46,7 +46,12 @@ import Testing
         let result = ConnectivityResult(connectivity: .limited, url: "http://check.test/204", httpStatus: 404, latencyMilliseconds: 3,
                                         failure: ConnectivityFailure(.httpError, "HTTP 404: the endpoint is broken or gone"))
         #expect(Output.human(result, time: "2026-12-03T13:40:00.000Z", color: false)
-                == "13:40:00.000  limited  no Internet (no endpoint gave the expected answer)  http://check.test/204 answered 404 in 3 ms  — HTTP 404: the endpoint is broken or gone")
+                == "13:40:00.000  limited: no Internet (no endpoint gave the expected answer) — HTTP 404: the endpoint is broken or gone  http://check.test/204 answered 404 in 3 ms")
+        // No answer: the endpoint is named, with no time, apart from the verdict and its reason.
+        let unresolved = ConnectivityResult(connectivity: .local, url: "http://check.test/204", latencyMilliseconds: 1,
+                                            failure: ConnectivityFailure(.nameNotResolved, "the name check.test did not resolve"))
+        #expect(Output.human(unresolved, time: "2026-12-03T13:40:00.000Z", color: false)
+                == "13:40:00.000  local: DNS does not work — the name check.test did not resolve  endpoint http://check.test/204")
         let withPrefix = ConnectivityResult(connectivity: .full, url: "http://45.77.0.10/204", httpStatus: 204, latencyMilliseconds: 2,
                                             nat64Prefix: "64:ff9b::/96")
         #expect(Output.json(withPrefix, time: "t").hasSuffix(",\"error\":null,\"nat64Prefix\":\"64:ff9b::/96\"}"))

@@ -177,6 +177,30 @@ struct KernelDecisionTests {
         #expect(monitor.currentPath?.summary == "satisfied [eth0:wiredEthernet] gw 10.34.0.1 v4")
     }
 
+    /// An optimistic IPv6 address (`optimistic_dad`) is a source from the moment DAD
+    /// starts, but the kernel announces it (`RTM_NEWADDR`) only when DAD ends; its own
+    /// local route is the only message before that. DAD is made to last (60 probes, one a
+    /// second) so that the test reads the path while it runs.
+    @Test func anOptimisticAddressCountsBeforeItsDADEnds() async throws {
+        let ns = try TestNamespace("optdad"), peer = try TestNamespace("optpeer")
+        defer { ns.remove(); peer.remove() }
+        try ns.ip("link add eth0 type veth peer name p0 netns \(peer.name)")
+        try run(Kernel.ipPath, ["netns", "exec", ns.name, "sysctl", "-qw", "net.ipv6.conf.eth0.optimistic_dad=1",
+                                "net.ipv6.conf.eth0.dad_transmits=60", "net.ipv6.conf.eth0.accept_ra=0"])
+        try peer.ip("link set p0 up")
+        try ns.batch(["link set eth0 up", "route add ::/0 via fe80::1 dev eth0"])
+        let (monitor, recorder) = try startMonitor(ns)
+        defer { monitor.cancel() }
+        #expect(try await recorder.expectAgreement(ns).supportsIPv6 == false)
+        try ns.ip("addr add 2001:db8:36::2/64 dev eth0 optimistic")
+        // Still in DAD: the address is tentative and optimistic, and a socket sends from it.
+        #expect(try run(Kernel.ipPath, ["-n", ns.name, "addr", "show", "dev", "eth0"]).contains("optimistic tentative"))
+        let decision = try await recorder.expectAgreement(ns)
+        #expect(decision.supportsIPv6)
+        #expect(recorder.paths.last?.supportsIPv6 == true)
+        #expect(try run(Kernel.ipPath, ["-n", ns.name, "addr", "show", "dev", "eth0"]).contains("tentative"))
+    }
+
     @Test func anExpiringRouteStopsCountingWhenTheKernelStopsUsingIt() async throws {
         let ns = try TestNamespace("expire")
         defer { ns.remove() }

@@ -63,12 +63,9 @@ final class DesktopSource: PathSource {
     /// asked while the kernel is.
     static func snapshot(_ readKernel: () throws -> NetworkPath?) throws -> NetworkPath? {
         let start = SystemClock.monotonicNanoseconds()
-        let watcher = try? DesktopWatcher(once: true) { _ in }
-        defer { watcher?.stop() }
-        guard let path = try readKernel() else { return nil }
-        guard let watcher else { return path }
-        watcher.waitForFirstAnswer(authenticatedBy: start + authenticationWait, answeredBy: start + answerWait)
-        return watcher.knowledge.apply(to: path, connectivity: false)
+        let (path, knowledge) = try DesktopWatcher.askOnce(authenticatedBy: start + authenticationWait,
+                                                           answeredBy: start + answerWait, between: readKernel)
+        return path.map { knowledge.apply(to: $0, connectivity: false) }
     }
 
     private func attach(_ inner: any PathSource, watcher: DesktopWatcher?) {

@@ -38,6 +38,9 @@ package final class DesktopWatcher: Sendable {
                  onChange: @escaping @Sendable (DesktopKnowledge) -> Void) throws {
         let system = systemBus.map(DBusAddress.endpoints)
         let session = sessionBus.map(DBusAddress.endpoints)
+        // One answer (`status`): a failed bus is not tried again, and no file watch waits
+        // for a missing socket (closing an inotify instance costs an SRCU grace period).
+        let once = networkd == .once
         // networkd's files count as one more source to wait for (read at once).
         let storage = DesktopWatcherStorage(buses: (system == nil ? 0 : 1) + (session == nil ? 0 : 1) + (networkd == .none ? 0 : 1),
                                             onChange: onChange)
@@ -45,14 +48,14 @@ package final class DesktopWatcher: Sendable {
         let started = OwnThread.start(name: "netpath-desktop") {
             var connections: [any BusConnectionClosing] = []
             if let system {
-                let connection = BusConnection<NetworkManagerClient>(endpoints: system, loop: loop, storage: storage) { answer in
+                let connection = BusConnection<NetworkManagerClient>(endpoints: system, loop: loop, storage: storage, once: once) { answer in
                     storage.update { $0.networkManager = answer }
                 }
                 connections.append(connection)
                 connection.open()
             }
             if let session {
-                let connection = BusConnection<PortalClient>(endpoints: session, loop: loop, storage: storage) { answer in
+                let connection = BusConnection<PortalClient>(endpoints: session, loop: loop, storage: storage, once: once) { answer in
                     storage.update { $0.portal = answer }
                 }
                 connections.append(connection)
@@ -90,12 +93,44 @@ package final class DesktopWatcher: Sendable {
     /// - Parameter once: for one answer (`status`): networkd's files are read once, not
     ///   watched.
     package convenience init(once: Bool = false, onChange: @escaping @Sendable (DesktopKnowledge) -> Void) throws {
+        let (system, session) = DesktopWatcher.environmentBuses()
+        try self.init(systemBus: system, sessionBus: session, networkd: once ? .once : .watched, onChange: onChange)
+    }
+
+    /// The buses the environment names (see ``init(once:onChange:)``), `nil` for none.
+    package static func environmentBuses() -> (system: String?, session: String?) {
         let system = Syscall.environment("DBUS_SYSTEM_BUS_ADDRESS") ?? DBusAddress.defaultSystemBus
         // As GLib chooses its portal backend: inside a sandbox, or when asked to.
         let sandboxed = Syscall.exists("/.flatpak-info") || Syscall.environment("GTK_USE_PORTAL") == "1"
         let session = sandboxed ? Syscall.environment("DBUS_SESSION_BUS_ADDRESS") : nil
-        try self.init(systemBus: system.isEmpty ? nil : system, sessionBus: session?.isEmpty == false ? session : nil,
-                      networkd: once ? .once : .watched, onChange: onChange)
+        return (system.isEmpty ? nil : system, session?.isEmpty == false ? session : nil)
+    }
+
+    /// What the desktop knows, asked once (`status`): no thread at all where no bus the
+    /// environment names has a socket to connect to (a server, a container), only
+    /// networkd's files read; else a watcher for one answer, bounded by the deadlines, and
+    /// stopped without waiting for its thread to end.
+    /// - Parameters:
+    ///   - between: runs while the buses are asked (the kernel's dump).
+    package static func askOnce<T>(authenticatedBy: UInt64, answeredBy: UInt64,
+                                   between work: () throws -> T) rethrows -> (T, DesktopKnowledge) {
+        let (system, session) = environmentBuses()
+        let reachable = [system, session].compactMap { $0 }.contains { address in
+            DBusAddress.endpoints(address).contains { endpoint in
+                if case .path(let path) = endpoint { return Syscall.exists(path) }
+                return true
+            }
+        }
+        guard reachable, let watcher = try? DesktopWatcher(systemBus: system, sessionBus: session, networkd: .once, onChange: { _ in }) else {
+            let value = try work()
+            var knowledge = DesktopKnowledge()
+            knowledge.captivePortals = NetworkdLinks.read()
+            return (value, knowledge)
+        }
+        defer { watcher.stop(waiting: false) }
+        let value = try work()
+        watcher.waitForFirstAnswer(authenticatedBy: authenticatedBy, answeredBy: answeredBy)
+        return (value, watcher.knowledge)
     }
 
     deinit { stop() }
@@ -268,10 +303,13 @@ private final class BusConnection<Client: DesktopBusClient>: BusConnectionClosin
     private var backOff = BusConnection.initialBackOff
     private var hasSettled = false
     private var isClosed = false
+    /// For one answer: a failure is final (no watch, no reconnection).
+    private let once: Bool
 
-    init(endpoints: [DBusAddress.Endpoint], loop: EventLoop, storage: DesktopWatcherStorage,
+    init(endpoints: [DBusAddress.Endpoint], loop: EventLoop, storage: DesktopWatcherStorage, once: Bool,
          answer: @escaping (Client.Answer?) -> Void) {
         self.endpoints = endpoints
+        self.once = once
         self.loop = loop
         self.storage = storage
         self.answer = answer
@@ -442,10 +480,10 @@ private final class BusConnection<Client: DesktopBusClient>: BusConnectionClosin
     private func fail(_ reason: String, missing: String? = nil) {
         closeSocket()
         storage.recordFailure("\(endpoints.first.map { "\($0)" } ?? "a bus"): \(reason)")
-        let waiting = !isClosed && missing.map(waitForSocket) == true
+        let waiting = !isClosed && !once && missing.map(waitForSocket) == true
         answer(nil)
         settle()
-        guard !isClosed, !waiting else { return }
+        guard !isClosed, !once, !waiting else { return }
         reconnection = loop.schedule(at: SystemClock.monotonicNanoseconds() + backOff) { [weak self] in self?.reconnect() }
         backOff = min(backOff * 2, BusConnection.maximumBackOff)
     }

@@ -38,6 +38,11 @@ extension KernelState {
             addNexthop(nexthop)
         case .deleteNexthop(let nexthop):
             removeNexthop(id: nexthop.id)
+        case .localAddressRoute(let index):
+            // An address the kernel may pick as a source, on a link where none is known: an
+            // optimistic one, whose RTM_NEWADDR comes only after DAD. Beside a usable
+            // address, another changes nothing (an IPv6 address storm stays O(1)).
+            if !hasUsableAddress(index, family: IPAddress.inet6) { markStale(family: IPAddress.inet6) }
         case .netconf(let family):
             // A forwarding setting such as `ignore_routes_with_linkdown` changes the kernel's
             // choice without a route message.

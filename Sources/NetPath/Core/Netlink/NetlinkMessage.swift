@@ -122,6 +122,11 @@ package enum NetlinkMessage: Hashable, Sendable {
     case deleteRule(RuleMessage)
     case newNexthop(NexthopMessage)
     case deleteNexthop(NexthopMessage)
+    /// `RTM_NEWROUTE`/`RTM_DELROUTE` of an IPv6 address's own route (`RTN_LOCAL`, /128)
+    /// on the link `interfaceIndex`. The kernel adds it when an optimistic address
+    /// (`optimistic_dad`) starts its DAD, and sockets may send from that address from then
+    /// on, but announces the address itself (`RTM_NEWADDR`) only when DAD ends.
+    case localAddressRoute(interfaceIndex: Int32)
     /// `RTM_NEWNETCONF`/`RTM_DELNETCONF`: a forwarding setting of `family` changed.
     case netconf(family: UInt8)
     /// `NLMSG_DONE`: the end of a dump.

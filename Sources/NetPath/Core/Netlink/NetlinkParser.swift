@@ -49,7 +49,10 @@ package enum NetlinkParser {
             // Only a route whose prefix holds the Internet destination the monitor asks about
             // can change the kernel's answer: the others (the bulk of any dump or storm) are
             // skipped after a look at their destination.
-            guard coversInternet(payload), let route = decodeRoute(payload) else { return .other(type: type) }
+            guard coversInternet(payload) else {
+                return localIPv6Route(payload).map { .localAddressRoute(interfaceIndex: $0) } ?? .other(type: type)
+            }
+            guard let route = decodeRoute(payload) else { return .other(type: type) }
             return type == Netlink.MessageType.newRoute ? .newRoute(route) : .deleteRoute(route)
         case Netlink.MessageType.newRule, Netlink.MessageType.deleteRule:
             guard let rule = decodeRule(payload) else { return .other(type: type) }
@@ -220,6 +223,21 @@ package enum NetlinkParser {
             covers = destination.contains(Netlink.internetDestination(family: family), prefixLength: length)
         }
         return covers
+    }
+
+    /// The interface of an IPv6 address's own route (`RTN_LOCAL`, a /128 in the local
+    /// table), `nil` for any other route. Reads the header's family, length and type first,
+    /// so an IPv4 storm pays one comparison.
+    package static func localIPv6Route(_ payload: UnsafeRawBufferPointer) -> Int32? {
+        // struct rtmsg: family, dst_len, src_len, tos, table, protocol, scope, type (u8
+        // each), flags u32.
+        guard payload.count >= 12, payload[0] == IPAddress.inet6, payload[1] == 128,
+              payload[7] == Netlink.RouteType.local else { return nil }
+        var index: Int32?
+        forEachAttribute(UnsafeRawBufferPointer(rebasing: payload[12...])) { type, value in
+            if type == Netlink.RouteAttribute.outputInterface, value.count >= 4 { index = value.loadUnaligned(as: Int32.self) }
+        }
+        return index
     }
 
     package static func decodeRule(_ payload: UnsafeRawBufferPointer) -> RuleMessage? {
