@@ -201,7 +201,7 @@ final class Exporter: Sendable {
 
     /// Where the textfile is written before it is renamed over `file`: beside it, so the
     /// rename stays on one file system.
-    static func temporaryFile(for file: String) -> String { file + ".tmp.\(getpid())" }
+    static func temporaryFile(for file: String) -> String { file + ".tmp.\(Syscall.processID())" }
 
     /// Rewrites the textfile, if any: a temporary file beside it, then a rename, so that
     /// node_exporter never reads half a file. A failure is reported on standard error.

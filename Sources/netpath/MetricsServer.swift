@@ -31,7 +31,7 @@ final class MetricsServer: Sendable {
     /// Replaced by `reload`; each connection takes the one current when it is accepted.
     private let security: Locked<WebSecurity>
     /// The server thread, while it runs. (Its connections are the thread's own, in `run`.)
-    private let thread = Locked<pthread_t?>(nil)
+    private let thread = Locked<OwnThread.Handle?>(nil)
 
     private struct Connection {
         let fd: FileDescriptor
@@ -124,7 +124,7 @@ final class MetricsServer: Sendable {
     func stop() {
         loop.stop()
         if let running = thread.withLock({ thread in defer { thread = nil }; return thread }) {
-            pthread_join(running, nil)
+            running.join()
         } else {
             Syscall.close(listener)
             loop.close()
@@ -203,7 +203,7 @@ final class MetricsServer: Sendable {
     /// Takes the connection as far as it can go now: the TLS handshake, the request, the
     /// answer. Returns `false` when the connection is done.
     private func service(_ connection: inout Connection) -> Bool {
-        if let tls = connection.tls, !tls.handshaken {
+        if let tls = connection.tls, !tls.isHandshaken {
             if !connection.sniffed {
                 guard let first = peekFirstByte(connection.fd) else { return true }
                 guard first >= 0 else { return false }
@@ -292,7 +292,7 @@ final class MetricsServer: Sendable {
     private func receive(_ connection: inout Connection, into buffer: UnsafeMutableRawBufferPointer) -> TLSSession.Step {
         if let tls = connection.tls { return tls.read(into: buffer) }
         switch Syscall.receive(connection.fd, into: buffer) {
-        case .success(let count): return count == 0 ? .closed : .done(count)
+        case .success(let count): return count == 0 ? .closed("") : .done(count)
         case .failure(let error): return error == .wouldBlock ? .wantRead : .failed(error.description)
         }
     }

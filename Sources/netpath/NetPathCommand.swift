@@ -153,7 +153,7 @@ enum NetPathCommand {
         }
         let session = Session(
             arguments: arguments, check: check, namespace: arguments.namespace.map(resolvingProcessID),
-            color: Syscall.isTerminal(.standardOutput) && (getenv("NO_COLOR").map { $0.pointee == 0 } ?? true),
+            color: Syscall.isTerminal(.standardOutput) && (Syscall.environment("NO_COLOR")?.isEmpty ?? true),
             signals: signals
         )
         switch arguments.command {
@@ -218,6 +218,6 @@ enum NetPathCommand {
     /// nothing is lost; `_exit` avoids running exit handlers while another thread may be
     /// inside the monitor.
     static func finish(_ code: ExitCode) -> Never {
-        _exit(code.rawValue)
+        Syscall.exitNow(code.rawValue)
     }
 }

@@ -156,7 +156,7 @@ import Testing
         ended.wait()
         // Work handed over before the stop ran first.
         #expect(ran.withLock { $0 } == [1, 2, 3] && loop.isStopped)
-        if let thread { pthread_join(thread, nil) }
+        thread?.join()
     }
 }
 #endif

@@ -22,7 +22,7 @@ package final class DesktopWatcher: Sendable {
 
     private let storage: DesktopWatcherStorage
     private let loop: EventLoop
-    private let thread: Locked<pthread_t?>
+    private let thread: Locked<OwnThread.Handle?>
 
     /// Starts watching.
     /// - Parameters:
@@ -166,17 +166,13 @@ package final class DesktopWatcher: Sendable {
     /// `false` (a one-shot answer: closing an inotify instance can take the kernel tens of
     /// milliseconds, an SRCU grace period, which `status` need not wait for).
     package func stop(waiting: Bool = true) {
-        guard let running = thread.withLock({ thread -> pthread_t? in
+        guard let running = thread.withLock({ thread -> OwnThread.Handle? in
             defer { thread = nil }
             return thread
         }) else { return }
         loop.stop()
         storage.settleAll()
-        if !waiting || pthread_equal(running, pthread_self()) != 0 {
-            pthread_detach(running)
-        } else {
-            pthread_join(running, nil)
-        }
+        running.end(waiting: waiting)
     }
 }
 

@@ -254,7 +254,7 @@ final class LinuxPathSource: @unchecked Sendable {
     func startReading() -> Bool {
         shared.withLock { control in
             guard control.reader == nil, !control.stopped else { return false }
-            place.resyncsSeen = engine.counts.resyncs
+            place.resyncsSeen = engine.dumps.resyncCount
             control.publishedResyncs = place.resyncsSeen
             guard reader.attach(self) else { return false }
             control.reader = reader
@@ -405,8 +405,8 @@ final class LinuxPathSource: @unchecked Sendable {
             }
         }
         if shared.withLock({ $0.stopped }) { return false }
-        if engine.counts.resyncs != place.resyncsSeen {
-            place.resyncsSeen = engine.counts.resyncs
+        if engine.dumps.resyncCount != place.resyncsSeen {
+            place.resyncsSeen = engine.dumps.resyncCount
             shared.withLock { [seen = place.resyncsSeen] in $0.publishedResyncs = seen }
         }
         if let path { deliver.path(path) }
@@ -418,7 +418,7 @@ final class LinuxPathSource: @unchecked Sendable {
     var resyncCount: Int { shared.withLock { $0.publishedResyncs } }
 
     /// How many rounds of route lookups were asked. Read by tests after the reader settled.
-    var lookupRounds: Int { engine.counts.lookupRounds }
+    var lookupRounds: Int { engine.round.lookupRounds }
 
     /// Detaches the source from its reader, which closes its descriptors: waits for that
     /// (and, for a reader of its own, for its thread to end), unless called on the reader's

@@ -24,7 +24,7 @@ final class SharedReaderThread: Sendable {
         var members: [ObjectIdentifier: LinuxPathSource] = [:]
         /// The running loop and its thread, while any source is attached.
         var loop: EventLoop?
-        var thread: pthread_t?
+        var thread: OwnThread.Handle?
         /// The inotify instance of every attached source's resolver watch, made with the
         /// first one and kept for the reader's life.
         var hub: InotifyHub?
@@ -119,7 +119,7 @@ final class SharedReaderThread: Sendable {
     /// when it was the last source, until the thread has ended), unless called on the thread
     /// itself (from a path handler), where the source leaves after the current turn.
     func detach(_ source: LinuxPathSource) {
-        let removed = state.withLock { state -> (loop: EventLoop, thread: pthread_t, last: Bool, mounts: FileDescriptor?)? in
+        let removed = state.withLock { state -> (loop: EventLoop, thread: OwnThread.Handle, last: Bool, mounts: FileDescriptor?)? in
             guard state.members.removeValue(forKey: ObjectIdentifier(source)) != nil,
                   let loop = state.loop, let thread = state.thread else { return nil }
             let last = state.members.isEmpty
@@ -128,7 +128,7 @@ final class SharedReaderThread: Sendable {
             return (loop, thread, last, mounts)
         }
         guard let (loop, thread, last, mounts) = removed else { return }
-        let onThread = pthread_equal(thread, pthread_self()) != 0
+        let onThread = thread.isCurrent
         let done = onThread ? nil : DispatchSemaphore(value: 0)
         loop.execute {
             source.leave(loop)
@@ -138,17 +138,17 @@ final class SharedReaderThread: Sendable {
         }
         if last { loop.stop() }
         guard let done else {
-            if last { pthread_detach(thread) }
+            if last { thread.detach() }
             return
         }
         done.wait()
-        if last { pthread_join(thread, nil) }
+        if last { thread.join() }
     }
 
     /// A source that ended on its own (stopped, or its namespace deleted), on the loop's
     /// thread: it leaves, and the thread ends after the last one.
     private func sourceEnded(_ source: LinuxPathSource, _ loop: EventLoop) {
-        let (thread, mounts) = state.withLock { state -> (pthread_t?, FileDescriptor?) in
+        let (thread, mounts) = state.withLock { state -> (OwnThread.Handle?, FileDescriptor?) in
             guard state.members.removeValue(forKey: ObjectIdentifier(source)) != nil,
                   state.members.isEmpty, let thread = state.thread else { return (nil, nil) }
             defer { (state.loop, state.thread, state.mounts) = (nil, nil, nil) }
@@ -159,7 +159,7 @@ final class SharedReaderThread: Sendable {
         if let mounts { Syscall.close(mounts) }
         if let thread {
             loop.stop()
-            pthread_detach(thread)
+            thread.detach()
         }
     }
 }

@@ -87,7 +87,7 @@ extension ConnectivityCheck {
             completion(ConnectivityResult(connectivity: .unknown, failure: .init(.systemFailure, "cannot start a thread")))
             return nil
         }
-        pthread_detach(thread)
+        thread.detach()
         return handle
         #elseif canImport(Network)
         // Namespaces exist only on Linux; the interface is chosen by its type.

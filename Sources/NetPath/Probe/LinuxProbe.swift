@@ -55,7 +55,7 @@ struct LinuxProbe {
         /// The descriptors the last wait found ready.
         let ready = Ready()
         /// The TLS sessions of `https://` endpoints' connections, by their socket.
-        var sessions: [FileDescriptor: TLSClientSession] = [:]
+        var sessions: [FileDescriptor: TLSSession] = [:]
 
         final class Ready {
             var descriptors: Set<FileDescriptor> = []
@@ -146,19 +146,19 @@ struct LinuxProbe {
 
         /// A TLS session on `fd` (OpenSSL loaded now, the first time) and its first step.
         mutating func startTLS(_ fd: FileDescriptor, host: String, hostIsAddress: Bool) -> ProbeStateMachine.TLSStep {
-            let context: TLSClientContext
-            switch TLSClientContext.shared {
+            let context: TLSContext
+            switch TLSContext.client {
             case .success(let shared): context = shared
             case .failure(let error): return .unavailable(error.message)
             }
-            guard let session = TLSClientSession(context: context, descriptor: fd, host: host, hostIsAddress: hostIsAddress) else {
+            guard let session = TLSSession(context: context, descriptor: fd, role: .client(host: host, hostIsAddress: hostIsAddress)) else {
                 return .failed("OpenSSL refused a session for '\(host)'")
             }
             sessions[fd] = session
             return Self.handshakeStep(session.handshake())
         }
 
-        static func handshakeStep(_ step: TLSClientSession.Step) -> ProbeStateMachine.TLSStep {
+        static func handshakeStep(_ step: TLSSession.Step) -> ProbeStateMachine.TLSStep {
             switch step {
             case .done: .done
             case .wantRead: .wantRead
@@ -172,7 +172,7 @@ struct LinuxProbe {
         /// response's bytes, read until OpenSSL wants more (a record it holds would not make
         /// the socket readable again: OpenSSL reads no further ahead than one record, which
         /// one read takes whole), then the end or the failure that stopped it.
-        mutating func tlsEvents(of fd: FileDescriptor, _ session: TLSClientSession) -> [Event] {
+        mutating func tlsEvents(of fd: FileDescriptor, _ session: TLSSession) -> [Event] {
             guard session.isHandshaken else { return [.tlsStepped(fd: fd, Self.handshakeStep(session.handshake()))] }
             var bytes: [UInt8] = []
             var events: [Event] {

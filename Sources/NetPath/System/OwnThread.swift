@@ -22,11 +22,34 @@ package enum OwnThread {
         }
     }
 
+    /// A started thread: joined or detached exactly once by its owner. The pthread handle
+    /// stays inside the system target.
+    package struct Handle: @unchecked Sendable {
+        // `@unchecked`: a pthread_t is an integer (Linux) or a pointer (Darwin) naming the
+        // thread; it is only passed to pthread calls, which are thread-safe.
+        fileprivate let thread: pthread_t
+
+        /// Whether the calling thread is this one (`pthread_equal` with `pthread_self`).
+        package var isCurrent: Bool { pthread_equal(thread, pthread_self()) != 0 }
+
+        /// Waits for the thread to end (`pthread_join`). Not from the thread itself.
+        package func join() { pthread_join(thread, nil) }
+
+        /// Lets the thread end on its own (`pthread_detach`).
+        package func detach() { pthread_detach(thread) }
+
+        /// Joins the thread, or detaches it when called on the thread itself (a thread cannot
+        /// join itself) or when `waiting` is `false`.
+        package func end(waiting: Bool = true) {
+            if !waiting || isCurrent { detach() } else { join() }
+        }
+    }
+
     /// Starts `body` on a new joinable thread named `name` (at most 15 bytes show).
     ///
     /// - Returns: The thread, or `nil` when `pthread_create` failed (no memory, too many
     ///   threads).
-    package static func start(name: String, _ body: @escaping @Sendable () -> Void) -> pthread_t? {
+    package static func start(name: String, _ body: @escaping @Sendable () -> Void) -> Handle? {
         let box = Unmanaged.passRetained(Box(body, name: String(name.prefix(15)))).toOpaque()
         #if canImport(Darwin)
         var thread: pthread_t?
@@ -50,14 +73,18 @@ package enum OwnThread {
         #if os(Linux) || os(Android)
         _ = cnetlink_set_thread_name(thread, String(name.prefix(15)))
         #endif
-        return thread
+        #if canImport(Darwin)
+        return thread.map(Handle.init)
+        #else
+        return Handle(thread: thread)
+        #endif
     }
 
     /// Runs `body` on a short-lived thread of our own and returns its result.
     package static func run<T: Sendable>(name: String, _ body: @escaping @Sendable () -> T) -> T? {
         let result = ResultBox<T>()
         guard let thread = start(name: name, { result.value = body() }) else { return nil }
-        pthread_join(thread, nil)
+        thread.join()
         return result.value
     }
 

@@ -571,6 +571,10 @@ extension Syscall {
     /// This process's id (`getpid`): what systemd's `LISTEN_PID` names.
     package static func processID() -> Int32 { getpid() }
 
+    /// Ends the process at once with `status` (`_exit`): no exit handlers run, while other
+    /// threads may still be inside the library. Output written unbuffered is not lost.
+    package static func exitNow(_ status: Int32) -> Never { _exit(status) }
+
     /// Removes `name` from the environment (`unsetenv`), so that the programs this process
     /// starts do not take it as theirs (sd_listen_fds(3)'s `unset_environment`). Only
     /// before other threads exist: the C library's environment has no lock.

@@ -100,7 +100,9 @@ extension NetlinkEngine {
     /// When the reader must turn without a message (an expiry, an awaited reply taken as
     /// lost, a recheck, an optional dump's retry, the end of a pause), and whether it leaves
     /// the socket alone until then (paused after socket errors).
-    package func schedule(now: UInt64) -> (wake: UInt64?, paused: Bool) {
+    /// `mutating` only so that a caller holding the engine in a class property passes it
+    /// by reference: a non-mutating call would copy the whole engine (every table) first.
+    package mutating func schedule(now: UInt64) -> (wake: UInt64?, paused: Bool) {
         (wakeTime(now: now), timers.pauseEnd.map { $0 > now } ?? false)
     }
 
