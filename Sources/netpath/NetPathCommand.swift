@@ -179,7 +179,7 @@ enum NetPathCommand {
             guard let argument = CommandLine.unsafeArgv[index] else { return "" }
             var count = 0
             while argument[count] != 0 { count += 1 }
-            return FileName.decode(UnsafeRawBufferPointer(start: argument, count: count))
+            return FileName.decode(Array(UnsafeRawBufferPointer(start: argument, count: count)))
         }
     }
 

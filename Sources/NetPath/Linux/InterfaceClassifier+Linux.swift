@@ -14,7 +14,11 @@ extension InterfaceClassifier {
         let name = link.name ?? ""
         var isWireless = false
         var deviceType: String?
-        if link.hardwareType == Netlink.HardwareType.ether, !name.isEmpty {
+        // A link with a kind (IFLA_INFO_KIND: veth, bridge, macvlan, vlan, tun…) is a virtual
+        // device: never a radio, so none of the probes below (seven system calls a link).
+        // The wwan framework's own links say so in their kind.
+        if link.kind == "wwan" { deviceType = "wwan" }
+        if link.hardwareType == Netlink.HardwareType.ether, !name.isEmpty, link.kind == nil {
             if let ioctlSocket { isWireless = Syscall.isWireless(name, socket: ioctlSocket) }
             if !foreign && !name.contains("/") && !name.hasPrefix(".") {
                 let base = "/sys/class/net/" + name

@@ -522,7 +522,7 @@ extension Syscall {
         defer { closedir(directory) }
         var names: [String] = []
         while let entry = readdir(directory) {
-            let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in FileName.decode(raw.prefix { $0 != 0 }) }
+            let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in FileName.decode(Array(raw.prefix { $0 != 0 })) }
             if name != "." && name != ".." { names.append(name) }
         }
         return names

@@ -27,12 +27,18 @@ package enum DBusAddress {
     package static func endpoints(_ address: String) -> [Endpoint] {
         address.split(separator: ";").compactMap { entry in
             guard let colon = entry.firstIndex(of: ":"), entry[..<colon] == "unix" else { return nil }
-            var keys: [Substring: String] = [:]
+            // Only two keys matter: no dictionary (a one-shot `status` asks this once, and a
+            // dictionary's first use costs more than the parse).
+            var path: String?, abstract: String?
             for pair in entry[entry.index(after: colon)...].split(separator: ",") {
                 guard let equals = pair.firstIndex(of: "="), let value = unescaped(pair[pair.index(after: equals)...]) else { return nil }
-                keys[pair[..<equals]] = value
+                switch pair[..<equals] {
+                case "path": path = value
+                case "abstract": abstract = value
+                default: break
+                }
             }
-            switch (keys["path"], keys["abstract"]) {
+            switch (path, abstract) {
             case (let path?, nil) where !path.isEmpty: return .path(path)
             case (nil, let name?) where !name.isEmpty: return .abstract(name)
             default: return nil

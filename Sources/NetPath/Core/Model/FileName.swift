@@ -10,7 +10,12 @@ package enum FileName {
 
     /// The name in `bytes`, lossless.
     package static func decode<Bytes: Collection>(_ bytes: Bytes) -> String where Bytes.Element == UInt8 {
-        let bytes = Array(bytes)
+        decode(Array(bytes))
+    }
+
+    /// The name in `bytes`, lossless. (Not generic: the tool decodes its command line with
+    /// it at every start, where a generic's first use costs more than the decoding.)
+    package static func decode(_ bytes: [UInt8]) -> String {
         // A name that holds a scalar of the range itself has its bytes escaped too, so that
         // every name comes back as it was.
         if isValidUTF8(bytes[...]) {
