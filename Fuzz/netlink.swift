@@ -23,11 +23,13 @@ public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     // Every message both as an event and, through the questions asked before it, as the
     // kernel's answer to one (the first round's lookups take the first sequences).
     func round(_ engine: inout NetlinkEngine, at now: UInt64) {
-        let actions = engine.step(now: now)
-        for question in actions.questions {
-            engine.answer(question, now & 1 == 0 ? .connected(source: IPAddress(family: question.family, high: now, low: now)) : .refused(errno: Errno(Int32(now % 120))))
+        let questions = engine.handle(.step, at: now).compactMap { action -> RouteLookup? in
+            if case .ask(let question) = action { question } else { nil }
         }
-        _ = engine.step(now: now)
+        _ = engine.handle(.verdicts(questions.map { question in
+            (question, now & 1 == 0 ? .connected(source: IPAddress(family: question.family, high: now, low: now)) : .refused(errno: Errno(Int32(now % 120))))
+        }), at: now)
+        _ = engine.handle(.step, at: now)
     }
     round(&events, at: 0)
     round(&filtered, at: 0)
@@ -45,8 +47,8 @@ public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
         _ = filtered.path()
         _ = events.nextExpiry()
         round(&events, at: UInt64(envelope.sequence))
-        _ = events.wakeTime(now: UInt64(envelope.sequence))
-        _ = dumping.step(now: UInt64(envelope.port))
+        _ = events.schedule(now: UInt64(envelope.sequence))
+        _ = dumping.handle(.step, at: UInt64(envelope.port))
     }
     let path = events.path()
     // The rules the path must keep whatever the bytes (SPEC §2.5): a reason exactly when

@@ -132,48 +132,99 @@ struct Fixture {
 let upFlags: UInt32 = 0x1 | 0x40 | 0x10000
 
 extension NetlinkEngine {
-    /// An engine whose classifier uses only netlink facts (no ioctl, no sysfs).
-    static func pure(filter: InterfaceFilter = .none) -> NetlinkEngine {
-        NetlinkEngine(filter: filter) { link in
+    /// An engine whose classifier uses only netlink facts (no ioctl, no sysfs), under a
+    /// test's clock.
+    static func pure(filter: InterfaceFilter = .none, port: UInt32 = 0) -> EngineDriver {
+        EngineDriver(engine: NetlinkEngine(filter: filter, port: port) { link in
             InterfaceClassifier.classify(hardwareType: link.hardwareType, kind: link.kind, name: link.name ?? "",
                                          isWireless: false, deviceType: nil)
+        })
+    }
+}
+
+/// The engine under a test's manual clock, driven only through its events as the reader
+/// drives it: `now` is the time of what the test feeds next; everything else of the engine
+/// is read through it.
+@dynamicMemberLookup
+struct EngineDriver {
+    private(set) var engine: NetlinkEngine
+    /// The test's clock: when the next message is read, or the next step taken.
+    var now: UInt64 = 0
+
+    init(engine: NetlinkEngine) { self.engine = engine }
+
+    subscript<T>(dynamicMember keyPath: KeyPath<NetlinkEngine, T>) -> T { engine[keyPath: keyPath] }
+    func path() -> NetworkPath { engine.path() }
+    func nextExpiry() -> UInt64? { engine.nextExpiry() }
+
+    mutating func handle(_ event: NetlinkEngine.Event, at time: UInt64) -> [NetlinkEngine.Action] {
+        engine.handle(event, at: time)
+    }
+
+    mutating func schedule(now time: UInt64) -> (wake: UInt64?, paused: Bool) { engine.schedule(now: time) }
+
+    /// A step at `time` (the clock moves there), its actions by kind.
+    mutating func step(now time: UInt64) -> (questions: [RouteLookup], requests: [[UInt8]], path: NetworkPath?) {
+        now = time
+        var result: (questions: [RouteLookup], requests: [[UInt8]], path: NetworkPath?) = ([], [], nil)
+        for action in engine.handle(.step, at: time) {
+            switch action {
+            case .ask(let question): result.questions.append(question)
+            case .send(let bytes): result.requests.append(bytes)
+            case .deliver(let path): result.path = path
+            case .stopReading: break
+            }
         }
+        return result
+    }
+
+    /// An overrun now: the dump it starts, or `nil` while a dump is running (the kernel
+    /// runs one at a time: it starts over when that one ends).
+    mutating func resynchronize() -> NetlinkEngine.Request? {
+        let before = engine.dumps.dumpSequence
+        _ = engine.handle(.overrun, at: now)
+        _ = engine.handle(.batchEnded(full: true), at: now)  // the request goes out
+        guard engine.dumps.dumpSequence != before, let dump = engine.dumping else { return nil }
+        return NetlinkEngine.Request(dump: dump, sequence: engine.dumps.dumpSequence)
+    }
+
+    /// The clock moves past the expiry the answers depend on (and its margin): the next
+    /// step asks again.
+    mutating func passExpiry() {
+        now = (engine.nextExpiry() ?? now) + EngineTimers.expiryMargin
     }
 
     /// Starts a round: steps, gives every socket question `verdict` (by default: connected,
-    /// from the source the test's route answer will name, unknown here, so unspecified), and
-    /// steps again to send the route lookups. Returns the lookups in flight: for IPv6, the
+    /// from the source the test's route answer will name, unknown here, so unspecified),
+    /// which sends the route lookups. Returns the lookups in flight: for IPv6, the
     /// source-less one and the one from the source, each with its own sequence.
     mutating func startLookups(verdict: (RouteLookup) -> SocketVerdict = { .connected(source: IPAddress(family: $0.family, high: 0, low: 0)) })
         -> [(sequence: UInt32, lookup: RouteLookup)] {
-        let actions = step(now: now)
-        for question in actions.questions { answer(question, verdict(question)) }
-        if !actions.questions.isEmpty { _ = step(now: now) }
-        return round.pendingLookups.sorted { $0.key < $1.key }.map { ($0.key, $0.value.lookup) }
+        let questions = step(now: now).questions
+        if !questions.isEmpty { _ = engine.handle(.verdicts(questions.map { ($0, verdict($0)) }), at: now) }
+        return engine.round.pendingLookups.sorted { $0.key < $1.key }.map { ($0.key, $0.value.lookup) }
     }
 
     /// Answers the round of lookups the engine asks for with `answer` (the bytes of the
     /// kernel's reply to each, given its sequence; `nil`: network unreachable, as the socket
     /// says too), then steps to take the answers.
     mutating func ask(_ answer: (RouteLookup, UInt32) -> [UInt8]?) {
-        let actions = step(now: now)
-        for question in actions.questions {
-            // The socket's verdict: what the kernel's answer says.
-            let reply = answer(question, 0).map(NetlinkParser.parse)?.first?.message
-            switch reply {
+        let questions = step(now: now).questions
+        // The socket's verdict: what the kernel's answer says.
+        let verdicts = questions.map { question -> (RouteLookup, SocketVerdict) in
+            switch answer(question, 0).map(NetlinkParser.parse)?.first?.message {
             case .newRoute(let route)?:
                 if Netlink.RouteType.refuses(route.type) {
-                    self.answer(question, .refused(errno: route.type == Netlink.RouteType.unreachable ? Errno.hostUnreachable
+                    return (question, .refused(errno: route.type == Netlink.RouteType.unreachable ? Errno.hostUnreachable
                         : route.type == Netlink.RouteType.prohibit ? Errno.permissionDenied : Errno.invalidArgument))
-                } else {
-                    self.answer(question, .connected(source: route.source ?? IPAddress(family: question.family, high: 0, low: 0)))
                 }
-            case .error(let code)?: self.answer(question, .refused(errno: Errno(-code)))
-            default: self.answer(question, .refused(errno: Errno.networkUnreachable))
+                return (question, .connected(source: route.source ?? IPAddress(family: question.family, high: 0, low: 0)))
+            case .error(let code)?: return (question, .refused(errno: Errno(-code)))
+            default: return (question, .refused(errno: Errno.networkUnreachable))
             }
         }
-        if !actions.questions.isEmpty { _ = step(now: now) }
-        for (sequence, pending) in round.pendingLookups.sorted(by: { $0.key < $1.key }) {
+        if !verdicts.isEmpty { _ = engine.handle(.verdicts(verdicts), at: now) }
+        for (sequence, pending) in engine.round.pendingLookups.sorted(by: { $0.key < $1.key }) {
             feed(answer(pending.lookup, sequence) ?? Fixture.error(-101, sequence: sequence))
         }
         _ = step(now: now)
@@ -188,16 +239,19 @@ extension NetlinkEngine {
         }
     }
 
-    /// Feeds every message of `bytes`; returns the dump requests it queued.
+    /// Feeds every message of `bytes`, read at `now`, as one batch; returns the dump
+    /// requests it queued.
     @discardableResult
-    mutating func feed(_ bytes: [UInt8]) -> [Request] {
-        var requests: [Request] = []
+    mutating func feed(_ bytes: [UInt8]) -> [NetlinkEngine.Request] {
+        var requests: [NetlinkEngine.Request] = []
         for envelope in NetlinkParser.parse(bytes) {
-            let before = dumps.dumpSequence
-            handle(envelope, at: now)
-            if let dump = dumping, dumps.dumpSequence != before { requests.append(Request(dump: dump, sequence: dumps.dumpSequence)) }
+            let before = engine.dumps.dumpSequence
+            engine.handle(envelope, at: now)
+            if let dump = engine.dumping, engine.dumps.dumpSequence != before {
+                requests.append(NetlinkEngine.Request(dump: dump, sequence: engine.dumps.dumpSequence))
+            }
         }
-        _ = takeRequests(now: now)
+        _ = engine.handle(.batchEnded(full: true), at: now)
         return requests
     }
 }

@@ -8,7 +8,7 @@ import Testing
 /// the real kernel's answers.)
 @Suite struct KernelStateTests {
     /// An engine with a finished (empty) dump, ready for events.
-    func settled(filter: InterfaceFilter = .none) -> NetlinkEngine {
+    func settled(filter: InterfaceFilter = .none) -> EngineDriver {
         var engine = NetlinkEngine.pure(filter: filter)
         var request = engine.resynchronize()
         while let current = request {
@@ -20,7 +20,7 @@ import Testing
 
     /// A settled engine at 1 s with eth0 up and a global IPv6 address on it: ready for
     /// IPv6 default routes through fe80::1 or fe80::2.
-    func eth0WithIPv6(filter: InterfaceFilter = .none) -> NetlinkEngine {
+    func eth0WithIPv6(filter: InterfaceFilter = .none) -> EngineDriver {
         var engine = settled(filter: filter)
         engine.now = 1_000_000_000
         engine.feed(Fixture.link(index: 2, flags: upFlags, name: "eth0"))
@@ -33,7 +33,7 @@ import Testing
         Fixture.answer(family: IPAddress.inet6, metric: 1024, oif: 2, gateway: gateway, source: "2001:db8::2", sequence: sequence)
     }
 
-    func summary(_ engine: NetlinkEngine) -> String {
+    func summary(_ engine: EngineDriver) -> String {
         let path = engine.path()
         var text = path.status == .satisfied ? "satisfied" : "\(path.status.rawValue)/\(path.diagnosis!.rawValue)"
         text += " [" + path.availableInterfaces.map(\.name).joined(separator: ",") + "]"
@@ -241,7 +241,6 @@ import Testing
         let lookups = engine.startLookups().map(\.lookup)
         // IPv4 from its source; IPv6 without and from it; then the same bound to wwan0.
         #expect(lookups.map(\.interfaceIndex) == [nil, nil, nil, 3, 3, 3])
-        engine.abandonLookups()
         // Bound to wwan0 there is no route: the kernel guesses "on link" (table 0).
         engine.ask { lookup, sequence in
             guard lookup.family == IPAddress.inet else { return nil }
@@ -333,7 +332,7 @@ import Testing
         // Only the route the answer came from counts: 3 s after the message.
         #expect(engine.nextExpiry() == 4_000_000_000)
         // When it passes, the lookup round also asks for the table entry (its lifetime now).
-        engine.expiryPassed()
+        engine.passExpiry()
         let lookups = engine.startLookups()
         #expect(lookups.contains { $0.lookup.tableEntry })
         engine.now = 4_100_000_000
@@ -387,7 +386,7 @@ import Testing
         engine.ask(v6: { ipv6Answer(via: "fe80::1", sequence: $0) })
         // fe80::1 carries the traffic and ends first (the last message was fe80::2's).
         #expect(engine.nextExpiry() == 4_000_000_000)
-        engine.expiryPassed()
+        engine.passExpiry()
         engine.now = 4_100_000_000
         engine.ask { lookup, sequence in
             if lookup.tableEntry {
@@ -418,7 +417,7 @@ import Testing
                 : nil
         }
         #expect(engine.nextExpiry() == 4_000_000_000)
-        engine.expiryPassed()
+        engine.passExpiry()
         let entries = engine.startLookups().map(\.lookup).filter(\.tableEntry)
         // The unbound question (asked too: it tells `filtered` apart) and the bound one.
         #expect(Set(entries) == [RouteLookup(family: IPAddress.inet6, tableEntry: true),
@@ -513,8 +512,7 @@ import Testing
     }
 
     @Test func answersAreTakenOnlyFromOurPortAndSequence() {
-        var engine = NetlinkEngine.pure()
-        engine.context.port = 4242
+        var engine = NetlinkEngine.pure(port: 4242)
         var request = engine.resynchronize()
         while let current = request {
             var done = Fixture.done(sequence: current.sequence)
@@ -551,7 +549,7 @@ import Testing
 
     /// Dumps the tables up to `optional` (rules or nexthops), answering the others with DONE;
     /// returns the request for it.
-    func dumped(upTo optional: NetlinkEngine.Dump, _ engine: inout NetlinkEngine) -> NetlinkEngine.Request {
+    func dumped(upTo optional: NetlinkEngine.Dump, _ engine: inout EngineDriver) -> NetlinkEngine.Request {
         var request = engine.resynchronize()!
         while request.dump != optional { request = engine.feed(Fixture.done(sequence: request.sequence))[0] }
         return request
@@ -568,7 +566,7 @@ import Testing
         #expect(engine.feed(Fixture.done(sequence: nexthops[0].sequence)).isEmpty)
         #expect(engine.isSettled && !engine.state.rulesKnown)
         #expect(engine.dumps.optionalDumps[.rules] == .init(failures: 1, retryAt: 100_000_000))
-        #expect(engine.wakeTime(now: 0) == 100_000_000)
+        #expect(engine.schedule(now: 0).wake == 100_000_000)
         #expect(engine.step(now: 99_000_000).requests.isEmpty && engine.dumping == nil)
         #expect(engine.step(now: 100_000_000).requests.count == 1 && engine.dumping == .rules)
         #expect(engine.feed(Fixture.error(-16, sequence: engine.dumps.dumpSequence)).isEmpty)
@@ -578,7 +576,7 @@ import Testing
         let sequence = engine.dumps.dumpSequence
         engine.feed(Fixture.rule(action: Netlink.Rule.toTable, priority: 0, table: 255, sequence: sequence) + Fixture.done(sequence: sequence))
         #expect(engine.isSettled && engine.state.rulesKnown && engine.state.rules.count == 1)
-        #expect(engine.dumps.optionalDumps.isEmpty && engine.state.answerStale && engine.wakeTime(now: 300_000_000) == nil)
+        #expect(engine.dumps.optionalDumps.isEmpty && engine.state.answerStale && engine.schedule(now: 300_000_000).wake == nil)
         #expect(engine.dumps.resyncCount == 0)
     }
 
@@ -603,7 +601,7 @@ import Testing
         #expect(engine.feed(Fixture.error(-95, sequence: nexthops[0].sequence)).isEmpty)
         #expect(engine.isSettled && !engine.state.rulesKnown)
         #expect(engine.dumps.optionalDumps == [.rules: .init(unsupported: true), .nexthops: .init(unsupported: true)])
-        #expect(engine.wakeTime(now: 0) == nil)
+        #expect(engine.schedule(now: 0).wake == nil)
         #expect(engine.step(now: 3_600_000_000_000).requests.isEmpty && engine.dumping == nil)
         var dumps: [NetlinkEngine.Dump] = []
         var request = engine.resynchronize()

@@ -190,20 +190,25 @@ final class LinuxPathSource: @unchecked Sendable {
     private func settle() throws -> NetworkPath? {
         var delivered: NetworkPath?
         for _ in 0..<32 {
-            var asked = false, sent = false
-            for action in engine.handle(.step, at: SystemClock.monotonicNanoseconds()) {
-                switch action {
-                case .ask(let question):
-                    asked = true
-                    _ = engine.handle(.verdict(question, socket.questions.ask(question)), at: SystemClock.monotonicNanoseconds())
-                case .send(let request):
-                    sent = true
-                    try socket.send(request)
-                case .deliver(let path):
-                    delivered = path
-                case .stopReading:
-                    break
+            let now = SystemClock.monotonicNanoseconds()
+            var questions: [RouteLookup] = [], asked = false, sent = false
+            var actions = engine.handle(.step, at: now)
+            while !actions.isEmpty {
+                for action in actions {
+                    switch action {
+                    case .ask(let question):
+                        asked = true
+                        questions.append(question)
+                    case .send(let request):
+                        sent = true
+                        try socket.send(request)
+                    case .deliver(let path): delivered = path
+                    case .stopReading: break
+                    }
                 }
+                // A step's questions are asked together; their verdicts send the lookups.
+                actions = questions.isEmpty ? [] : engine.handle(.verdicts(questions.map { ($0, socket.questions.ask($0)) }), at: now)
+                questions = []
             }
             if !asked && !sent { break }
             if sent { try drain(blocking: false) }

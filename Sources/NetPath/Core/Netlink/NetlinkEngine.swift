@@ -6,31 +6,30 @@
 /// and nexthop objects; a dump interrupted by a concurrent change (`NLM_F_DUMP_INTR`) or a
 /// receive-buffer overrun (`ENOBUFS`) starts over from an empty state. Then the question
 /// protocol: once the tables are complete and something that can change the kernel's
-/// decision changed, ``step(now:)`` names the socket questions to ask (a UDP `connect()` per
-/// family and bound interface); their verdicts come back through ``answer(_:_:)``, and the
-/// next step sends one datagram of route lookups from the sources the kernel picked; their
-/// answers come back through ``handle(_:)``. Then its timing rules: an awaited reply that does
+/// decision changed, a step (``Event/step``) names the socket questions to ask (a UDP
+/// `connect()` per family and bound interface); their verdicts come back together
+/// (``Event/verdicts(_:)``), which sends one datagram of route lookups from the sources the
+/// kernel picked; their answers come back as messages (``handle(_:at:)``). Then its timing rules: an awaited reply that does
 /// not come is taken as lost; a route's expiry is asked about again; an answer that
 /// contradicts the tables read (the kernel announces some changes just before making them)
 /// is asked again shortly; socket errors in a row pause the reader. It does no I/O and
 /// reads no clock, so it is tested with byte fixtures and a manual clock.
+///
+/// Driven only through events (``handle(_:at:)-(Event,_)``), each with the time it was seen;
+/// the rest of its surface reads.
 package struct NetlinkEngine {
     package typealias Dump = DumpMachine.Dump
-    package typealias OptionalDump = DumpMachine.OptionalDump
     package typealias Request = DumpMachine.Request
-    package typealias LookupKind = QuestionRound.LookupKind
-    package typealias PendingLookup = QuestionRound.PendingLookup
+    private typealias PendingLookup = QuestionRound.PendingLookup
 
-    /// What the reader must do after a step, in this order: ask the socket questions (and
-    /// pass each verdict to ``answer(_:_:)``, then step again), send the datagrams, deliver
-    /// the path; then wait for a message, or until ``wakeTime(now:)``.
-    package struct Actions: Equatable, Sendable {
-        package var questions: [RouteLookup] = []
-        package var requests: [[UInt8]] = []
-        package var path: NetworkPath?
+    /// What a step gives, in this order: the socket questions, the datagrams, the path.
+    private struct StepActions {
+        var questions: [RouteLookup] = []
+        var requests: [[UInt8]] = []
+        var path: NetworkPath?
     }
 
-    package internal(set) var state = KernelState()
+    package private(set) var state = KernelState()
     /// The dump protocol, and the numbering of requests.
     package private(set) var dumps = DumpMachine()
     /// The dump in progress, or `nil` when the state is complete and current.
@@ -47,10 +46,9 @@ package struct NetlinkEngine {
         /// The monitor's effective uid (`uidrange` rules, in the diagnosis).
         package var uid: UInt32 = 0
     }
-    package var context: Context
-    /// When the messages being handled were read (CLOCK_MONOTONIC nanoseconds), for
-    /// route lifetimes. The reader sets it before each batch; a step sets it too.
-    package var now: UInt64 = 0
+    package let context: Context
+    /// When the last event was seen (CLOCK_MONOTONIC nanoseconds): every event sets it.
+    package private(set) var now: UInt64 = 0
 
     /// The question protocol: socket questions, route lookups, the answers.
     package private(set) var round = QuestionRound()
@@ -58,7 +56,7 @@ package struct NetlinkEngine {
     private var outbox: [[UInt8]] = []
 
     /// The timing rules: the reply clock, expiries, rechecks, the pause after socket errors.
-    package internal(set) var timers = EngineTimers()
+    package private(set) var timers = EngineTimers()
     /// The last path handed out, `nil` before the first.
     package private(set) var lastDelivered: NetworkPath?
 
@@ -74,7 +72,7 @@ package struct NetlinkEngine {
     package var isAnswered: Bool { isSettled && round.isIdle && !state.answerStale }
 
     /// Whether a reply from the kernel is awaited (a dump, or lookups).
-    package var isAwaitingReply: Bool { dumping != nil || !round.pendingLookups.isEmpty }
+    private var isAwaitingReply: Bool { dumping != nil || !round.pendingLookups.isEmpty }
 
     /// The path from the last complete answers.
     package func path() -> NetworkPath {
@@ -94,17 +92,19 @@ package struct NetlinkEngine {
 
     /// The kernel dropped events (`ENOBUFS`): everything is dumped again (after the dump in
     /// progress, if one is: the kernel runs one at a time).
-    package mutating func overrun() {
+    private mutating func overrun() {
         if let request = resynchronize() { outbox.append(NetlinkRequest.encode(request)) }
     }
 
-    /// The verdict of a socket question that the last step named.
-    package mutating func answer(_ lookup: RouteLookup, _ verdict: SocketVerdict) {
-        round.answer(lookup, verdict)
+    /// The verdicts of the socket questions the last step named; once every one is in,
+    /// the route lookups go out.
+    private mutating func answer(_ verdicts: [(RouteLookup, SocketVerdict)]) {
+        for (lookup, verdict) in verdicts { round.answer(lookup, verdict) }
+        if isSettled, round.pendingLookups.isEmpty, !round.questions.isEmpty, round.hasEveryVerdict { sendLookups() }
     }
 
     /// Takes the datagrams queued for sending (the reader sends them at once).
-    package mutating func takeRequests(now: UInt64) -> [[UInt8]] {
+    private mutating func takeRequests(now: UInt64) -> [[UInt8]] {
         guard !outbox.isEmpty else { return [] }
         timers.sent(at: now)
         defer { outbox = [] }
@@ -114,9 +114,9 @@ package struct NetlinkEngine {
     /// Applies the timing rules at `now` and moves the question protocol on.
     ///
     /// - Returns: What the reader must do now.
-    package mutating func step(now: UInt64) -> Actions {
+    private mutating func step(now: UInt64) -> StepActions {
         self.now = now
-        var actions = Actions()
+        var actions = StepActions()
         // A request still in the outbox has not been sent: it cannot have been lost.
         if isAwaitingReply, outbox.isEmpty, timers.isReplyLost(at: now) {
             // Waiting for a reply that did not come: ask for everything again.
@@ -163,7 +163,7 @@ package struct NetlinkEngine {
     /// When the reader must step without a message (monotonic nanoseconds), or `nil` to wait
     /// for one: the timers' next deadline (``EngineTimers/wakeTime(now:awaitingReply:answered:)``),
     /// or an optional dump's retry.
-    package func wakeTime(now: UInt64) -> UInt64? {
+    private func wakeTime(now: UInt64) -> UInt64? {
         var wake = timers.wakeTime(now: now, awaitingReply: isAwaitingReply, answered: isAnswered)
         if let at = dumps.nextRetry(now: now) { wake = min(wake ?? at, at) }
         return wake
@@ -197,16 +197,8 @@ package struct NetlinkEngine {
         state.changed = true
     }
 
-    /// Forgets questions and lookups whose answers did not come and marks the answer
-    /// stale, so the next round asks again.
-    package mutating func abandonLookups() {
-        round.abandon()
-        state.answerStale = true
-    }
-
-
     /// An expiry passed: ask the kernel again, and for the lifetimes now in force.
-    package mutating func expiryPassed() {
+    private mutating func expiryPassed() {
         round.refreshLifetimesNext()
         state.answerStale = true
     }
@@ -215,13 +207,13 @@ package struct NetlinkEngine {
     /// (the kernel allows one at a time), marks it to start over when that one ends.
     ///
     /// - Returns: The request to send now, if any.
-    package mutating func resynchronize() -> Request? {
+    private mutating func resynchronize() -> Request? {
         dumps.startOverWhenFree() ? startDump() : nil
     }
 
     /// Abandons a dump or lookups whose answers never came (the request did not reach the
     /// kernel, or its reply was dropped) and starts a full dump afresh.
-    package mutating func restart() -> Request {
+    private mutating func restart() -> Request {
         dumps.abandon()
         return startDump()
     }
@@ -297,4 +289,120 @@ package struct NetlinkEngine {
         }
     }
 
+}
+
+/// The engine as its reader drives it (STYLE: `handle(event, at:) -> [Action]`): every
+/// event the reader sees goes in with the time it was seen, and what the reader must do
+/// comes out, in order. Nothing else changes it: the reader (``LinuxPathSource``) uses
+/// ``schedule(now:)``, ``counts`` and, for each message read, ``handle(_:at:)`` (the event
+/// without its copy).
+extension NetlinkEngine {
+    /// What the reader tells the engine.
+    package enum Event: Sendable {
+        /// The monitor starts: dump the tables, then ask the kernel.
+        case start
+        /// A message read from the socket.
+        case message(NetlinkEnvelope)
+        /// Events were lost (`ENOBUFS`, or a datagram larger than its slot): dump everything
+        /// again.
+        case overrun
+        /// A batch read was applied; `full` when it filled every slot (more may be queued).
+        case batchEnded(full: Bool)
+        /// A read found the queue empty (`true`), or the reader stopped at its batch limit.
+        case readEnded(emptied: Bool)
+        /// The verdicts of the socket questions the engine asked for, all of one step's:
+        /// the route lookups from their sources follow at once (``Action/send(_:)``).
+        case verdicts([(RouteLookup, SocketVerdict)])
+        /// The time passed, or something was answered: apply the timing rules and move the
+        /// protocols on.
+        case step
+        /// An IPsec policy changed (no rtnetlink message says so).
+        case policiesChanged
+        /// The resolver files were read again: the servers they name, in order.
+        case resolverRead(servers: [String])
+        /// The watched namespace was deleted: a last path.
+        case namespaceDeleted
+        /// A turn of the reader ended, with a socket error or without.
+        case turnEnded(socketFailed: Bool)
+    }
+
+    /// What the reader must do, in order.
+    package enum Action: Equatable, Sendable {
+        /// Ask what an app's socket gets for this lookup; pass the verdicts of a step's asks
+        /// back together.
+        case ask(RouteLookup)
+        /// Send this datagram to the kernel.
+        case send([UInt8])
+        /// Deliver this path (it differs from the last one delivered).
+        case deliver(NetworkPath)
+        /// The queue is empty: stop reading until the socket is readable again.
+        case stopReading
+    }
+
+    /// Takes one event seen at `now` (monotonic nanoseconds).
+    ///
+    /// - Returns: What the reader must do now.
+    package mutating func handle(_ event: Event, at now: UInt64) -> [Action] {
+        self.now = now
+        switch event {
+        case .start:
+            // The tables are dumped, then the kernel asked.
+            overrun()
+        case .message(let envelope):
+            handle(envelope, at: now)
+        case .overrun:
+            overrun()
+        case .batchEnded(let full):
+            let sends = takeRequests(now: now).map(Action.send)
+            // A batch that did not fill every slot emptied the queue: back to waiting, without
+            // a read that would only say EAGAIN (a storm is mostly single events).
+            guard !full && isSettled else { return sends }
+            timers.readEnded(emptied: true)
+            return sends + [.stopReading]
+        case .readEnded(let emptied):
+            // Only after an empty read can an awaited reply be missing rather than queued.
+            timers.readEnded(emptied: emptied)
+        case .verdicts(let verdicts):
+            answer(verdicts)
+            return takeRequests(now: now).map(Action.send)
+        case .step:
+            let actions = step(now: now)
+            return actions.questions.map(Action.ask) + actions.requests.map(Action.send) + (actions.path.map { [.deliver($0)] } ?? [])
+        case .policiesChanged:
+            // Ask both families again.
+            state.answerStale = true
+        case .resolverRead(let servers):
+            // A change of servers alone makes a path that differs only in them: a check in
+            // flight starts over with the new servers.
+            state.dnsServers = servers
+        case .namespaceDeleted:
+            // Its interfaces are gone for everyone else.
+            let gone = NetworkPath(status: .unsatisfied, unsatisfiedReason: .notAvailable, diagnosis: .noInterface)
+            return gone.isIdentical(to: lastDelivered) ? [] : [.deliver(gone)]
+        case .turnEnded(let socketFailed):
+            guard socketFailed else {
+                timers.turnSucceeded()
+                return []
+            }
+            // Resynchronise, as after an overrun; while errors persist, the reader pauses 1 ms
+            // doubling to about 1 s between turns, so a broken socket cannot spin it.
+            timers.socketFailed(at: now)
+            overrun()
+            return takeRequests(now: now).map(Action.send)
+        }
+        return []
+    }
+
+    /// When the reader must turn without a message (an expiry, an awaited reply taken as
+    /// lost, a recheck, an optional dump's retry, the end of a pause), and whether it leaves
+    /// the socket alone until then (paused after socket errors).
+    /// `mutating` only so that a caller holding the engine in a class property passes it
+    /// by reference: a non-mutating call would copy the whole engine (every table) first.
+    package mutating func schedule(now: UInt64) -> (wake: UInt64?, paused: Bool) {
+        (wakeTime(now: now), timers.pauseEnd.map { $0 > now } ?? false)
+    }
+
+    /// How many times the tables were dumped again, and how many rounds of questions were
+    /// asked (tests check the coalescing).
+    package var counts: (resyncs: Int, lookupRounds: Int) { (dumps.resyncCount, round.lookupRounds) }
 }
