@@ -57,6 +57,11 @@ package final class EventLoop: @unchecked Sendable {
     /// Work for the end of the current batch of events (``deferred(_:)``).
     private var deferredWork: [() -> Void] = []
     private let inbox = Locked(Inbox())
+    #if DEBUG
+    /// The thread that runs the loop, from its first turn (debug builds check that the
+    /// loop-only calls come from it).
+    private var owner: pthread_t?
+    #endif
     private struct Inbox {
         package var tasks: [@Sendable () -> Void] = []
         package var stopped = false
@@ -76,6 +81,7 @@ package final class EventLoop: @unchecked Sendable {
     /// (or hangs up, or fails).
     @discardableResult
     package func register(_ descriptor: FileDescriptor, for events: Events, _ handler: @escaping (Events) -> Void) -> Registration {
+        assertOnLoopThread()
         let id = takeID()
         entries[id] = Entry(descriptor: descriptor, events: events, handler: handler)
         selector.add(descriptor, id: id, events: events)
@@ -85,6 +91,7 @@ package final class EventLoop: @unchecked Sendable {
     /// Waits for `events` of a registered descriptor from now on (none: it stays registered
     /// but silent).
     package func change(_ registration: Registration, to events: Events) {
+        assertOnLoopThread()
         guard var entry = entries[registration.id], entry.events != events else { return }
         entry.events = events
         entries[registration.id] = entry
@@ -94,6 +101,7 @@ package final class EventLoop: @unchecked Sendable {
     /// Forgets a descriptor; events already taken for it are dropped. Call it before
     /// closing the descriptor (its number may name another one next).
     package func deregister(_ registration: Registration) {
+        assertOnLoopThread()
         guard let entry = entries.removeValue(forKey: registration.id) else { return }
         selector.remove(entry.descriptor)
     }
@@ -102,6 +110,7 @@ package final class EventLoop: @unchecked Sendable {
     /// (nanoseconds, ``SystemClock/monotonicNanoseconds()``).
     @discardableResult
     package func schedule(at deadline: UInt64, _ handler: @escaping () -> Void) -> Timer {
+        assertOnLoopThread()
         let id = takeID()
         timerHandlers[id] = handler
         timers.insert(deadline: deadline, id: id)
@@ -110,6 +119,7 @@ package final class EventLoop: @unchecked Sendable {
 
     /// Cancels a timer that has not fired (a fired one is ignored).
     package func cancel(_ timer: Timer) {
+        assertOnLoopThread()
         timerHandlers[timer.id] = nil
         // A cancelled deadline stays in the heap until it comes up; one far off (a route's
         // lifetime) re-armed at every turn would pile up: past twice the live timers, the
@@ -120,7 +130,19 @@ package final class EventLoop: @unchecked Sendable {
     /// Runs `work` on the loop's thread after the handlers of the current batch of events:
     /// several events of one batch that each need the same follow-up ask for it once.
     package func deferred(_ work: @escaping () -> Void) {
+        assertOnLoopThread()
         deferredWork.append(work)
+    }
+
+    /// Debug builds stop the process when a loop-only call comes from a thread other than
+    /// the one that runs the loop (before its first turn, any thread may set it up).
+    @inline(__always)
+    private func assertOnLoopThread(_ function: StaticString = #function) {
+        #if DEBUG
+        if let owner, pthread_equal(owner, pthread_self()) == 0 {
+            preconditionFailure("EventLoop.\(function) called off the loop's thread")
+        }
+        #endif
     }
 
     /// Waits and dispatches until ``stop()``.
@@ -134,6 +156,10 @@ package final class EventLoop: @unchecked Sendable {
     /// - Returns: `false` once the loop is stopped.
     @discardableResult
     package func runOnce(until deadline: UInt64?) -> Bool {
+        #if DEBUG
+        if owner == nil { owner = pthread_self() }
+        assertOnLoopThread()
+        #endif
         guard takeInbox() else { return false }
         // No clock read and no allocation on a turn without timers (a reader's usual turn).
         var next = deadline
