@@ -188,19 +188,29 @@ package struct ProbeStateMachine {
     /// Which answer of a SOCKS5 proxy is awaited.
     private enum SOCKSStage { case method, authentication, connect }
 
+    /// Where an endpoint's connection is on its way to the response, once it won: straight
+    /// to the endpoint or through its proxy (a `CONNECT` tunnel, a SOCKS5 negotiation), then
+    /// TLS for an `https://` endpoint, then the request and the response.
+    private enum Way: Equatable {
+        /// The proxy of an `https://` endpoint was sent `CONNECT`: its answer read so far.
+        case tunnel(head: [UInt8])
+        /// The SOCKS5 proxy's negotiation: the answer awaited and its bytes so far.
+        case socks(SOCKSStage, answer: [UInt8])
+        /// The TLS handshake, waiting for `interest`.
+        case handshake(Interest)
+        /// The request is being sent (in the clear, or in the TLS session).
+        case request
+        /// The response is read.
+        case response
+    }
+
     private enum Role {
         /// A DNS query (for `ipv4only.arpa` when its endpoint is ``discoveryEndpoint``).
         case query(Asked)
+        /// One of an endpoint's connections in progress (its addresses race).
         case connect(endpoint: Int, address: IPAddress)
-        /// A connection of an `https://` endpoint in its TLS handshake, waiting for `interest`.
-        case handshake(endpoint: Int, address: IPAddress, interest: Interest)
-        /// A connection to the proxy of an `https://` endpoint, its `CONNECT` sent and the
-        /// proxy's answer read so far in `head`.
-        case tunnel(endpoint: Int, address: IPAddress, head: [UInt8])
-        /// A connection to an endpoint's SOCKS5 proxy in its negotiation: the answer awaited
-        /// and its bytes so far.
-        case socks(endpoint: Int, address: IPAddress, stage: SOCKSStage, answer: [UInt8])
-        case read(endpoint: Int)
+        /// The connection that won, on its way (``Way``).
+        case way(endpoint: Int, address: IPAddress, Way)
     }
 
     private let check: ConnectivityCheck
@@ -273,7 +283,7 @@ package struct ProbeStateMachine {
         roles.values.contains {
             switch $0 {
             case .query: true
-            case .connect, .handshake, .tunnel, .socks, .read: false
+            case .connect, .way: false
             }
         }
     }
@@ -303,11 +313,11 @@ package struct ProbeStateMachine {
         case .received(let fd, let received):
             switch roles[fd] {
             case .query(let asked)?: return queryReceived(fd, asked, received, now: now)
-            case .read(let index)?: return responded(endpoint: index, received, now: now)
-            case .tunnel(let index, let address, let head)?: return tunnelAnswered(fd: fd, index, address, head, received, now: now)
-            case .socks(let index, let address, let stage, let answer)?:
+            case .way(let index, _, .response)?: return responded(endpoint: index, received, now: now)
+            case .way(let index, let address, .tunnel(let head))?: return tunnelAnswered(fd: fd, index, address, head, received, now: now)
+            case .way(let index, let address, .socks(let stage, let answer))?:
                 return socksAnswered(fd: fd, index, address, stage, answer, received, now: now)
-            case .connect?, .handshake?, nil: return []
+            case .connect?, .way?, nil: return []
             }
         case .tlsStepped(let fd, let step):
             return tlsStepped(fd: fd, step, now: now)
@@ -330,9 +340,9 @@ package struct ProbeStateMachine {
         }
         let watching = roles.keys.sorted().map { fd in
             switch roles[fd] {
-            case .connect?: Watch(fd: fd, interest: .writable)
+            case .connect?, .way(_, _, .request)?: Watch(fd: fd, interest: .writable)
             case .query(let asked)? where asked.query.overTCP && !asked.sent: Watch(fd: fd, interest: .writable)
-            case .handshake(_, _, let interest)?: Watch(fd: fd, interest: interest)
+            case .way(_, _, .handshake(let interest))?: Watch(fd: fd, interest: interest)
             default: Watch(fd: fd, interest: .readable)
             }
         }
@@ -677,48 +687,56 @@ package struct ProbeStateMachine {
         var actions: [Action] = []
         for other in runs[index].connecting where roles.removeValue(forKey: other) != nil { actions.append(.close(fd: other)) }
         runs[index].connecting.removeAll()
+        // Active from now: addresses that resolve later are not connected to.
+        runs[index].active = fd
         let target = runs[index].endpoint.target
         if let proxy = runs[index].proxy, proxy.isSOCKS {
             // A SOCKS5 proxy: its negotiation first, then HTTP or TLS through it.
-            runs[index].active = fd
-            roles[fd] = .socks(endpoint: index, address: address, stage: .method, answer: [])
+            roles[fd] = .way(endpoint: index, address: address, .socks(.method, answer: []))
             return actions + [.send(fd: fd, request: SOCKS5.greeting(credentials: proxy.credentials))]
         }
         if target.isTLS, let proxy = runs[index].proxy {
             // Through the proxy: a tunnel first, then TLS inside it.
-            runs[index].active = fd
-            roles[fd] = .tunnel(endpoint: index, address: address, head: [])
+            roles[fd] = .way(endpoint: index, address: address, .tunnel(head: []))
             return actions + [.send(fd: fd, request: target.connectRequest(via: proxy))]
         }
+        return actions + opened(fd: fd, index, address)
+    }
+
+    /// The way to the endpoint is open (connected to it, or through its proxy's tunnel or
+    /// SOCKS5 negotiation): TLS for an `https://` endpoint, else the request, in absolute
+    /// form to an HTTP proxy.
+    private mutating func opened(fd: FileDescriptor, _ index: Int, _ address: IPAddress) -> [Action] {
+        let target = runs[index].endpoint.target
         if target.isTLS {
-            // Active from now: addresses that resolve later are not connected to.
-            runs[index].active = fd
-            roles[fd] = .handshake(endpoint: index, address: address, interest: .readable)
-            return actions + [.startTLS(fd: fd, host: target.host, hostIsAddress: target.address != nil)]
+            roles[fd] = .way(endpoint: index, address: address, .handshake(.readable))
+            return [.startTLS(fd: fd, host: target.host, hostIsAddress: target.address != nil)]
         }
-        return actions + [.send(fd: fd, request: target.request(via: runs[index].proxy))]
+        roles[fd] = .way(endpoint: index, address: address, .request)
+        let proxy = runs[index].proxy.flatMap { $0.isSOCKS ? nil : $0 }
+        return [.send(fd: fd, request: target.request(via: proxy))]
     }
 
     /// A TLS handshake step: wait for what it wants, send the request once it is done, or
     /// end the endpoint. While the response is read, a TLS error ends it as malformed.
     private mutating func tlsStepped(fd: FileDescriptor, _ step: TLSStep, now: UInt64) -> [Action] {
-        if case .read(let index)? = roles[fd] {
+        if case .way(let index, _, .response)? = roles[fd] {
             guard case .failed(let reason) = step else { return [] }
             return finish(index, .init(.malformedAnswer, "reading the response failed: \(reason)"), now: now)
         }
-        guard case .handshake(let index, let address, _)? = roles[fd] else { return [] }
+        guard case .way(let index, let address, .handshake)? = roles[fd] else { return [] }
         let target = runs[index].endpoint.target
         let named = runs[index].proxy.map { "\(target.host) port \(target.port) through \($0.named)" } ?? "\(address) port \(target.port)"
         switch step {
         case .wantRead:
-            roles[fd] = .handshake(endpoint: index, address: address, interest: .readable)
+            roles[fd] = .way(endpoint: index, address: address, .handshake(.readable))
             return []
         case .wantWrite:
-            roles[fd] = .handshake(endpoint: index, address: address, interest: .writable)
+            roles[fd] = .way(endpoint: index, address: address, .handshake(.writable))
             return []
         case .done:
             // `requestSent` takes it from here, as for a plain connection.
-            roles[fd] = .connect(endpoint: index, address: address)
+            roles[fd] = .way(endpoint: index, address: address, .request)
             return [.send(fd: fd, request: runs[index].endpoint.target.request)]
         case .closed(let reason):
             return finish(index, .init(.connectionFailed, "\(named): \(reason)"), now: now)
@@ -749,7 +767,7 @@ package struct ProbeStateMachine {
         }
         switch HTTPResponseClassifier.parseHead(bytes, limit: Self.tunnelHeadLimit) {
         case nil:
-            roles[fd] = .tunnel(endpoint: index, address: address, head: bytes)
+            roles[fd] = .way(endpoint: index, address: address, .tunnel(head: bytes))
             return []
         case .invalid(let reason)?:
             return finish(index, .init(.proxyFailed, "\(proxy.named) answered CONNECT with \(reason)"), now: now)
@@ -761,9 +779,7 @@ package struct ProbeStateMachine {
                 // The endpoint's TLS cannot have spoken before its ClientHello went out.
                 return finish(index, .init(.proxyFailed, "\(proxy.named) sent data after opening the tunnel"), now: now)
             }
-            let target = runs[index].endpoint.target
-            roles[fd] = .handshake(endpoint: index, address: address, interest: .readable)
-            return [.startTLS(fd: fd, host: target.host, hostIsAddress: target.address != nil)]
+            return opened(fd: fd, index, address)
         }
     }
 
@@ -788,7 +804,7 @@ package struct ProbeStateMachine {
         let value: UInt8
         switch parsed {
         case .needMore:
-            roles[fd] = .socks(endpoint: index, address: address, stage: stage, answer: bytes)
+            roles[fd] = .way(endpoint: index, address: address, .socks(stage, answer: bytes))
             return []
         case .invalid(let reason): return failed("answered with \(reason)")
         case .complete(let code): value = code
@@ -807,16 +823,10 @@ package struct ProbeStateMachine {
             next = SOCKS5.connect(to: target).map { (.connect, $0) }
         case .connect:
             guard value == 0 else { return failed("cannot reach \(target.hostHeader): \(SOCKS5.reason(value))") }
-            if target.isTLS {
-                roles[fd] = .handshake(endpoint: index, address: address, interest: .readable)
-                return [.startTLS(fd: fd, host: target.host, hostIsAddress: target.address != nil)]
-            }
-            // `requestSent` takes it from here, as for a direct connection.
-            roles[fd] = .connect(endpoint: index, address: address)
-            return [.send(fd: fd, request: target.request)]
+            return opened(fd: fd, index, address)
         }
         guard let (stage, message) = next else { return failed("cannot be asked for '\(target.host)'") }
-        roles[fd] = .socks(endpoint: index, address: address, stage: stage, answer: [])
+        roles[fd] = .way(endpoint: index, address: address, .socks(stage, answer: []))
         return [.send(fd: fd, request: message)]
     }
 
@@ -840,20 +850,20 @@ package struct ProbeStateMachine {
             roles[fd] = .query(asked)
             return []
         }
-        if case .tunnel(let index, let address, _)? = roles[fd] {
+        if case .way(let index, let address, .tunnel)? = roles[fd] {
             // CONNECT is out: the proxy's answer is read (the role stays).
             return complete ? [] : finish(index, .init(.proxyFailed, "cannot send CONNECT to \(runs[index].naming(address))"), now: now)
         }
-        if case .socks(let index, let address, _, _)? = roles[fd] {
+        if case .way(let index, let address, .socks)? = roles[fd] {
             return complete ? [] : finish(index, .init(.proxyFailed, "cannot send to \(runs[index].naming(address))"), now: now)
         }
-        guard case .connect(let index, let address)? = roles[fd] else { return [] }
+        guard case .way(let index, let address, .request)? = roles[fd] else { return [] }
         guard complete else {
             roles[fd] = nil
             return [.close(fd: fd)] + finish(index, .init(runs[index].proxy == nil ? .connectionFailed : .proxyFailed,
                                                           "cannot send the request to \(runs[index].naming(address))"), now: now)
         }
-        roles[fd] = .read(endpoint: index)
+        roles[fd] = .way(endpoint: index, address: address, .response)
         runs[index].active = fd
         runs[index].phase = .reading
         return []
@@ -930,6 +940,12 @@ package struct ProbeStateMachine {
         return actions
     }
 
+    /// Where endpoint `index`'s winning connection is, if it has one.
+    private func way(of index: Int) -> Way? {
+        guard let fd = runs[index].active, case .way(_, _, let way)? = roles[fd] else { return nil }
+        return way
+    }
+
     /// Ends the check: the endpoints still running with what they were waiting for, every
     /// descriptor closed, and the result.
     private mutating func finishAll(now: UInt64) -> [Action] {
@@ -939,11 +955,11 @@ package struct ProbeStateMachine {
             case .resolving where runs[index].lookup.awaitsPrefix:
                 .init(.noNAT64, "the path has no IPv4, and no NAT64 prefix was found in time (RFC 7050)")
             case .resolving: .init(.resolutionTimedOut, "name resolution timed out")
-            case .connecting where runs[index].active.map({ if case .handshake? = roles[$0] { true } else { false } }) == true:
+            case .connecting where way(of: index).map({ if case .handshake = $0 { true } else { false } }) == true:
                 .init(.timedOut, "no TLS handshake with \(runs[index].endpoint.target.host) within \(check.timeout)")
-            case .connecting where runs[index].active.map({ if case .tunnel? = roles[$0] { true } else { false } }) == true:
+            case .connecting where way(of: index).map({ if case .tunnel = $0 { true } else { false } }) == true:
                 .init(.proxyFailed, "no answer to CONNECT from \(runs[index].proxy.map(\.named) ?? "the proxy") within \(check.timeout)")
-            case .connecting where runs[index].active.map({ if case .socks? = roles[$0] { true } else { false } }) == true:
+            case .connecting where way(of: index).map({ if case .socks = $0 { true } else { false } }) == true:
                 .init(.proxyFailed, "no SOCKS5 answer from \(runs[index].proxy.map(\.named) ?? "the proxy") within \(check.timeout)")
             case .connecting: .init(.timedOut, "no connection \(runs[index].proxy.map { "to \($0.named) " } ?? "")within \(check.timeout)")
             case .reading, .done: .init(.timedOut, "no answer \(runs[index].proxy.map { "through \($0.named) " } ?? "")within \(check.timeout)")
