@@ -76,7 +76,7 @@ let package = Package(
                              .when(platforms: [.linux], configuration: .release)),
             ]
         ),
-        .testTarget(name: "NetPathTests", dependencies: ["NetPathCore", "NetPathSystem", "NetPath", "NetPathTestKit", "NetPathPrometheus", "KernelTestSupport"]),
+        .testTarget(name: "NetPathTests", dependencies: ["NetPathCore", "NetPathSystem", "NetPath", "NetPathTestKit", "NetPathPrometheus"]),
         // Shared by the kernel and CLI tests: namespaces, `ip`, a path recorder. Not a product.
         .target(name: "CTestSupport", path: "Tests/CTestSupport"),
         .target(name: "KernelTestSupport", dependencies: ["NetPath", "NetPathSystem", "CTestSupport"], path: "Tests/Support", exclude: ["probe_server.py", "dns_server.py", "nat64-lab.sh", "desktop-lab.sh", "desktop-lab-portal.py", "proxy_server.py", "https_server.py"]),

@@ -1,4 +1,3 @@
-import KernelTestSupport
 import Dispatch
 import Testing
 @testable import NetPath
@@ -9,7 +8,7 @@ import Testing
 final class ManualSource: PathSource {
     let initialPath: NetworkPath?
     let deliver: @Sendable (NetworkPath) -> Void
-    let stopped = Shared(false)
+    let stopped = Locked(false)
 
     init(initialPath: NetworkPath?, deliver: @escaping @Sendable (NetworkPath) -> Void) {
         self.initialPath = initialPath
@@ -22,7 +21,7 @@ final class ManualSource: PathSource {
 
 /// Hands out manual sources and remembers them.
 final class ManualBackend: Sendable {
-    let sources = Shared<[ManualSource]>([])
+    let sources = Locked<[ManualSource]>([])
     let initial: NetworkPath
 
     init(initial: NetworkPath = offline) { self.initial = initial }
@@ -59,8 +58,8 @@ let onlineTwo = NetworkPath(status: .satisfied, availableInterfaces: [NetworkInt
         let queue = DispatchQueue(label: "test.handler")
         let key = DispatchSpecificKey<Int>()
         queue.setSpecific(key: key, value: 7)
-        let received = Shared<[NetworkPath]>([])
-        let onQueue = Shared(true)
+        let received = Locked<[NetworkPath]>([])
+        let onQueue = Locked(true)
         await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
             monitor.pathUpdateHandler = { path in
                 if DispatchQueue.getSpecific(key: key) != 7 { onQueue.withLock { $0 = false } }
@@ -84,7 +83,7 @@ let onlineTwo = NetworkPath(status: .satisfied, availableInterfaces: [NetworkInt
         try monitor.start()
         let subscribers = 50
         let results = await withTaskGroup(of: [NetworkPath].self) { group in
-            let ready = Shared(0)
+            let ready = Locked(0)
             for _ in 0..<subscribers {
                 group.addTask {
                     var seen: [NetworkPath] = []

@@ -1,4 +1,3 @@
-import KernelTestSupport
 import Testing
 @testable import NetPath
 @testable import NetPathCore
@@ -197,13 +196,13 @@ import NetPathTestKit
 /// The check's schedule, with a hand-driven clock and checker: no sleeps, no network.
 @Suite struct ConnectivityScheduleTests {
     final class ManualClock: ProbeClock, @unchecked Sendable {
-        struct Timer { var at: Double; var work: @Sendable () -> Void; var cancelled: Shared<Bool> }
+        struct Timer { var at: Double; var work: @Sendable () -> Void; var cancelled: Locked<Bool> }
         // Guarded by `mutex`.
-        private let mutex = Shared<(now: Double, timers: [Timer])>((0, []))
-        final class Handle: ScheduledWork { let flag: Shared<Bool>; init(_ f: Shared<Bool>) { flag = f }; func cancel() { flag.withLock { $0 = true } } }
+        private let mutex = Locked<(now: Double, timers: [Timer])>((0, []))
+        final class Handle: ScheduledWork { let flag: Locked<Bool>; init(_ f: Locked<Bool>) { flag = f }; func cancel() { flag.withLock { $0 = true } } }
 
         func schedule(after seconds: Double, _ work: @escaping @Sendable () -> Void) -> any ScheduledWork {
-            let flag = Shared(false)
+            let flag = Locked(false)
             mutex.withLock { $0.timers.append(Timer(at: $0.now + seconds, work: work, cancelled: flag)) }
             return Handle(flag)
         }
@@ -226,10 +225,10 @@ import NetPathTestKit
 
     final class ManualChecker: @unchecked Sendable {
         // Guarded by `mutex`.
-        private let mutex = Shared<[(path: NetworkPath, completion: @Sendable (ConnectivityResult) -> Void, cancelled: Shared<Bool>)]>([])
+        private let mutex = Locked<[(path: NetworkPath, completion: @Sendable (ConnectivityResult) -> Void, cancelled: Locked<Bool>)]>([])
         var checker: ConnectivityChecker {
             { [self] path, completion in
-                let flag = Shared(false)
+                let flag = Locked(false)
                 mutex.withLock { $0.append((path, completion, flag)) }
                 return ManualClock.Handle(flag)
             }
@@ -243,7 +242,7 @@ import NetPathTestKit
     }
 
     func make(interval: Double? = nil, allowingUltraConstrained: Bool = false, costs: InterfaceCosts = InterfaceCosts())
-        throws -> (PathMonitor, SimulatedNetwork, ManualClock, ManualChecker, Shared<[NetworkPath]>) {
+        throws -> (PathMonitor, SimulatedNetwork, ManualClock, ManualChecker, Locked<[NetworkPath]>) {
         let network = SimulatedNetwork(.online(.wifi))
         let clock = ManualClock(), checker = ManualChecker()
         let check = try ConnectivityCheck(interval: interval.map { Duration.seconds($0) },
@@ -253,7 +252,7 @@ import NetPathTestKit
             ultraConstrainedInterfaces: costs.ultraConstrained
         )
         let monitor = PathMonitor(configuration: configuration, backend: network.factory, clock: clock, checker: checker.checker)
-        let seen = Shared<[NetworkPath]>([])
+        let seen = Locked<[NetworkPath]>([])
         monitor.pathUpdateHandler = { path in seen.withLock { $0.append(path) } }
         try monitor.start()
         return (monitor, network, clock, checker, seen)
