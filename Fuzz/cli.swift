@@ -15,7 +15,7 @@ public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     do {
         guard case .run(let arguments) = try Arguments.parse(size == 0 ? [] : words) else { return 0 }
         // Interface patterns: never empty; a plain name matches itself and nothing longer.
-        for pattern in arguments.metered + arguments.constrained {
+        for pattern in arguments.paths.metered + arguments.paths.constrained {
             guard !pattern.isEmpty, !pattern.contains(","), !pattern.contains("/") else { fatalError("a bad pattern accepted: \(pattern)") }
             if !pattern.contains("*") && !pattern.contains("?") {
                 guard InterfaceCosts.matches(pattern, pattern), !InterfaceCosts.matches(pattern, pattern + "0") else {

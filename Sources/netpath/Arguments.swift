@@ -8,35 +8,74 @@ struct Arguments: Equatable, Sendable {
     }
 
     var command: Command
+    /// `--help`: the command's help rather than a run (``parse(_:)`` answers ``Request/help(_:)``).
     var help = false
+    /// `--json`: JSON Lines rather than words.
     var json = false
-    var probe = false
-    var namespace: NetworkNamespace?
-    /// `serve`: every `--netns`, in order.
-    var namespaces: [NetworkNamespace] = []
-    var allNamespaces = false
-    /// `serve`: every `--listen` (or `--web.listen-address`), in order.
-    var listen: [String] = []
-    /// `serve --systemd-socket`: also the listening sockets systemd passes.
-    var systemdSocket = false
-    var textfile: String?
-    var webConfig: String?
-    var required: NetworkInterface.InterfaceType?
-    var prohibited: [NetworkInterface.InterfaceType] = []
-    var metered: [String] = []
-    var constrained: [String] = []
-    var ultraConstrained: [String] = []
-    var ignoresDesktop = false
-    /// `serve --textfile`: the longest time between two writes, in seconds.
-    var textfileInterval: Double = 60
-    var allowUltraConstrained = false
+    /// `watch --count`: the lines to print before ending.
     var count: Int?
+    /// `wait --timeout`: the seconds to wait.
     var timeout: Double?
-    var urls: [String] = []
-    var expectStatus: Int?
-    var expectBody: String?
-    var probeTimeout: Double?
-    var noProxy = false
+    /// The paths watched, and how they are judged.
+    var paths = Paths()
+    /// The connectivity check, if one is asked for.
+    var check = Check()
+    /// Where `serve` exports the metrics.
+    var serving = Serving()
+
+    /// The paths watched, and how they are judged: `--netns`, `--require`, `--metered`…
+    struct Paths: Equatable, Sendable {
+        /// `--netns` of `status`, `watch`, `wait` and `probe`: the one namespace watched, instead of ours.
+        var namespace: NetworkNamespace?
+        /// `serve --netns`: every namespace watched as well as ours, in order.
+        var namespaces: [NetworkNamespace] = []
+        /// `serve --all-namespaces`: every namespace in /run/netns too, as they come and go.
+        var allNamespaces = false
+        /// `--require`: the one interface type considered.
+        var required: NetworkInterface.InterfaceType?
+        /// `--prohibit`: interface types ignored.
+        var prohibited: [NetworkInterface.InterfaceType] = []
+        /// `--metered`: interface names and patterns (`enx*`) through which a path is expensive.
+        var metered: [String] = []
+        /// `--constrained`: the same for constrained paths.
+        var constrained: [String] = []
+        /// `--ultra-constrained`: the same for ultra-constrained paths.
+        var ultraConstrained: [String] = []
+        /// `--ignore-desktop`: the kernel's path only (no NetworkManager, networkd or portal).
+        var ignoresDesktop = false
+    }
+
+    /// The connectivity check: `--probe` and the options that shape it (`probe` always checks).
+    struct Check: Equatable, Sendable {
+        /// `--probe`: check that the Internet answers.
+        var requested = false
+        /// `--url`: the endpoints, in order; none for the default endpoints.
+        var urls: [String] = []
+        /// `--expect-status`
+        var expectStatus: Int?
+        /// `--expect-body`: the text the bodies must start with.
+        var expectBody: String?
+        /// `--probe-timeout`, or `probe --timeout`: the bound on each check, in seconds.
+        var timeout: Double?
+        /// `--no-proxy`: requests sent directly, whatever the environment names.
+        var noProxy = false
+        /// `--allow-ultra-constrained`: checks on ultra-constrained paths too.
+        var allowUltraConstrained = false
+    }
+
+    /// Where `serve` exports the metrics: HTTP addresses, systemd's sockets, a textfile.
+    struct Serving: Equatable, Sendable {
+        /// Every `--listen` (or `--web.listen-address`), in order.
+        var listen: [String] = []
+        /// `--systemd-socket`: also the listening sockets systemd passes.
+        var systemdSocket = false
+        /// `--textfile`: the `.prom` file rewritten on every change.
+        var textfile: String?
+        /// `--textfile-interval`: the longest time between two writes, in seconds.
+        var textfileInterval: Double = 60
+        /// `--web-config`: exporter-toolkit's web configuration file.
+        var webConfig: String?
+    }
 
     /// A usage error: one line that names the bad word; exit status 2.
     struct UsageError: Error, Equatable {
@@ -94,25 +133,25 @@ struct Arguments: Equatable, Sendable {
         Option(name: "--probe", commands: [.status],
                help: ["also check once that the Internet answers and print the verdict (adds",
                       "connectivity and portalURL); waits at most --probe-timeout + 2 s for it"]) { result, _, _ in
-            result.probe = true
+            result.check.requested = true
         },
         Option(name: "--probe", commands: [.watch, .wait, .serve],
                help: ["also check that the Internet answers (adds connectivity and portalURL), on",
                       "every change and, while not full, again after 1 s, doubling to 5 min"]) { result, _, _ in
-            result.probe = true
+            result.check.requested = true
         },
         Option(name: "--netns", value: "NAME|PATH", commands: [.status, .watch, .wait, .probe],
                help: ["the network namespace NAME (ip netns), namespace file PATH",
                       "(/proc/PID/ns/net: a container's) or process PID, instead of our own"]) { result, value, option in
-            result.namespace = try namespace(value, option: option)
+            result.paths.namespace = try namespace(value, option: option)
         },
         Option(name: "--netns", value: "NAME|PATH", commands: [.serve], repeatable: true,
                help: ["also watch the network namespace NAME (ip netns) or namespace file PATH"]) { result, value, option in
-            result.namespaces.append(try namespace(value, option: option))
+            result.paths.namespaces.append(try namespace(value, option: option))
         },
         Option(name: "--all-namespaces", commands: [.serve],
                help: ["also watch every namespace in /run/netns (ip netns), as they come and go"]) { result, _, _ in
-            result.allNamespaces = true
+            result.paths.allNamespaces = true
         },
         // exporter-toolkit's name too, for a unit written for node_exporter.
         Option(name: "--listen", aliases: ["--web.listen-address"], value: "ADDR:PORT", commands: [.serve], repeatable: true,
@@ -120,14 +159,14 @@ struct Arguments: Equatable, Sendable {
             guard ListenAddress.parse(value) != nil else {
                 throw UsageError(message: "invalid address '\(value)' for '\(option)' (HOST:PORT, [IPV6]:PORT or :PORT)")
             }
-            result.listen.append(value)
+            result.serving.listen.append(value)
         },
         // exporter-toolkit's name too; as there, the sockets are the .socket unit's
         // ListenStream= (sd_listen_fds(3)); unlike there, with --listen both serve.
         Option(name: "--systemd-socket", aliases: ["--web.systemd-socket"], commands: [.serve],
                help: ["serve /metrics on the listening sockets systemd passes (socket activation:",
                       "LISTEN_FDS, LISTEN_PID), as well as at every --listen"]) { result, _, _ in
-            result.systemdSocket = true
+            result.serving.systemdSocket = true
         },
         Option(name: "--textfile", value: "FILE", commands: [.serve],
                help: ["write the metrics to FILE on every change, atomically (node_exporter's",
@@ -135,47 +174,47 @@ struct Arguments: Equatable, Sendable {
             guard value.hasSuffix(".prom"), !value.hasSuffix("/") else {
                 throw UsageError(message: "invalid file '\(value)' for '\(option)' (a file name ending in .prom, as node_exporter reads)")
             }
-            result.textfile = value
+            result.serving.textfile = value
         },
         Option(name: "--textfile-interval", value: "SECONDS", commands: [.serve],
                help: ["rewrite the textfile at least this often (default 60), so that its",
                       "node_textfile_mtime_seconds shows netpath is alive"]) { result, value, option in
-            result.textfileInterval = try number(value, option: option, in: 1...maximumSeconds, what: "seconds")
+            result.serving.textfileInterval = try number(value, option: option, in: 1...maximumSeconds, what: "seconds")
         },
         Option(name: "--web-config", value: "FILE", commands: [.serve],
                help: ["TLS and basic auth for --listen and --systemd-socket, from exporter-toolkit's",
                       "web configuration file (node_exporter's --web.config.file); SIGHUP re-reads it"]) { result, value, _ in
-            result.webConfig = value
+            result.serving.webConfig = value
         },
         Option(name: "--require", value: "TYPE", commands: watching, help: ["consider only interfaces of TYPE"]) { result, value, option in
-            result.required = try interfaceType(value, option: option)
+            result.paths.required = try interfaceType(value, option: option)
         },
         Option(name: "--prohibit", value: "TYPE", commands: [.status, .watch], repeatable: true,
                help: ["ignore interfaces of TYPE"]) { result, value, option in
-            result.prohibited.append(try interfaceType(value, option: option))
+            result.paths.prohibited.append(try interfaceType(value, option: option))
         },
         Option(name: "--metered", value: "NAMES", commands: [.status, .watch, .serve], repeatable: true,
                help: ["interfaces that are metered, comma-separated names or patterns",
                       "('enx*', 'usb?'): a path through one is expensive"]) { result, value, option in
-            result.metered += try interfacePatterns(value, option: option)
+            result.paths.metered += try interfacePatterns(value, option: option)
         },
         Option(name: "--constrained", value: "NAMES", commands: [.status, .watch, .serve], repeatable: true,
                help: ["the same for constrained paths"]) { result, value, option in
-            result.constrained += try interfacePatterns(value, option: option)
+            result.paths.constrained += try interfacePatterns(value, option: option)
         },
         Option(name: "--ultra-constrained", value: "NAMES", commands: checking, repeatable: true,
                help: ["the same for ultra-constrained paths (satellite links): no check runs",
                       "on them unless --allow-ultra-constrained"]) { result, value, option in
-            result.ultraConstrained += try interfacePatterns(value, option: option)
+            result.paths.ultraConstrained += try interfacePatterns(value, option: option)
         },
         Option(name: "--ignore-desktop", commands: [.status, .watch, .wait, .serve],
                help: ["read neither NetworkManager, networkd nor the Flatpak portal: the",
                       "kernel's path only, and --probe sends its own requests"]) { result, _, _ in
-            result.ignoresDesktop = true
+            result.paths.ignoresDesktop = true
         },
         Option(name: "--allow-ultra-constrained", commands: checking,
                help: ["run the --probe check on ultra-constrained paths too"]) { result, _, _ in
-            result.allowUltraConstrained = true
+            result.check.allowUltraConstrained = true
         },
         Option(name: "--count", value: "N", commands: [.watch], help: ["stop after N lines"]) { result, value, option in
             result.count = Int(try number(value, option: option, in: 1...1_000_000_000, what: "a whole number of lines", whole: true))
@@ -186,29 +225,29 @@ struct Arguments: Equatable, Sendable {
         },
         Option(name: "--timeout", value: "SECONDS", commands: [.probe],
                help: ["bound on the check (default 5, at most 300)"]) { result, value, option in
-            result.timeout = try number(value, option: option, in: 0...maximumCheckSeconds, what: "the check's seconds", aboveLower: true)
+            result.check.timeout = try number(value, option: option, in: 0...maximumCheckSeconds, what: "the check's seconds", aboveLower: true)
         },
         Option(name: "--url", value: "URL", commands: allCommands, repeatable: true,
                help: ["an http:// or https:// endpoint for the check; default: five operators' over HTTP and Google's over HTTPS"]) { result, value, _ in
-            result.urls.append(value)
+            result.check.urls.append(value)
         },
         Option(name: "--expect-status", value: "N", commands: allCommands,
                help: ["the status the endpoints must answer (default: 204, or 200 with an empty body)"]) { result, value, option in
-            result.expectStatus = Int(try number(value, option: option, in: 100...599, what: "an HTTP status", whole: true))
+            result.check.expectStatus = Int(try number(value, option: option, in: 100...599, what: "an HTTP status", whole: true))
         },
         Option(name: "--expect-body", value: "TEXT", commands: allCommands,
                help: ["text the endpoints' bodies must start with"]) { result, value, _ in
-            result.expectBody = value
+            result.check.expectBody = value
         },
         Option(name: "--probe-timeout", value: "SECONDS", commands: checking,
                help: ["bound on each check (default 5, at most 300)"]) { result, value, option in
-            result.probeTimeout = try number(value, option: option, in: 0...maximumCheckSeconds, what: "the check's seconds", aboveLower: true)
+            result.check.timeout = try number(value, option: option, in: 0...maximumCheckSeconds, what: "the check's seconds", aboveLower: true)
         },
         Option(name: "--no-proxy", commands: allCommands,
                help: ["send the check's requests directly, never through the proxy that",
                       "http_proxy, https_proxy or all_proxy names (they are honoured as curl",
                       "does, with no_proxy; http:// and SOCKS5 proxies)"]) { result, _, _ in
-            result.noProxy = true
+            result.check.noProxy = true
         },
         Option(name: "--help", aliases: ["-h"], commands: allCommands, help: ["this text"]) { result, _, _ in
             result.help = true
@@ -229,12 +268,31 @@ struct Arguments: Equatable, Sendable {
         guard let first = words.first else {
             throw UsageError(message: "missing command (status, watch, wait, probe or serve); see 'netpath --help'")
         }
-        if first == "--help" || first == "-h" || first == "help" {
+        if let request = try textRequest(words) { return request }
+        guard let command = Command(rawValue: first) else {
+            if first.hasPrefix("-") {
+                throw UsageError(message: "unknown option '\(first)': a command comes first (status, watch, wait, probe or serve)")
+            }
+            throw UsageError(message: "unknown command '\(first)' (expected status, watch, wait, probe or serve)")
+        }
+        let result = try options(words.dropFirst(), of: command)
+        if result.help { return .help(command) }
+        try result.validate()
+        return .run(result)
+    }
+
+    /// The request `words` make when they ask for one of the tool's own texts (help, version,
+    /// completion script, manual page), or `nil` when they name a command.
+    ///
+    /// - Throws: ``UsageError`` for a missing or unknown shell, or a word too many.
+    static func textRequest(_ words: [String]) throws -> Request? {
+        switch words[0] {
+        case "--help", "-h", "help":
             if words.count > 1, let command = Command(rawValue: words[1]) { return .help(command) }
             return .help(nil)
-        }
-        if first == "--version" { return .version }
-        if first == "completions" {
+        case "--version":
+            return .version
+        case "completions":
             let shells = Shell.allCases.map(\.rawValue).joined(separator: ", ")
             guard words.count > 1 else { throw UsageError(message: "'netpath completions' needs a shell (\(shells))") }
             guard let shell = Shell(rawValue: words[1]) else {
@@ -242,20 +300,22 @@ struct Arguments: Equatable, Sendable {
             }
             guard words.count == 2 else { throw UsageError(message: "unexpected argument '\(words[2])' for 'netpath completions'") }
             return .completions(shell)
-        }
-        if first == "manpage" {
+        case "manpage":
             guard words.count == 1 else { throw UsageError(message: "unexpected argument '\(words[1])' for 'netpath manpage'") }
             return .manpage
+        default:
+            return nil
         }
-        guard let command = Command(rawValue: first) else {
-            if first.hasPrefix("-") {
-                throw UsageError(message: "unknown option '\(first)': a command comes first (status, watch, wait, probe or serve)")
-            }
-            throw UsageError(message: "unknown command '\(first)' (expected status, watch, wait, probe or serve)")
-        }
+    }
+
+    /// `command`'s options, each applied in turn from the table.
+    ///
+    /// - Throws: ``UsageError`` for a word that is no option of `command`, an option given
+    ///   twice, a missing or unexpected value, or a value the option refuses.
+    static func options(_ words: ArraySlice<String>, of command: Command) throws -> Arguments {
         var result = Arguments(command: command)
         var given: [String] = []
-        var rest = words.dropFirst()
+        var rest = words
         while let word = rest.popFirst() {
             let (name, inlineValue) = split(word)
             guard name.hasPrefix("-") else {
@@ -271,30 +331,32 @@ struct Arguments: Equatable, Sendable {
                 throw UsageError(message: "option '\(option.name)' given twice")
             }
             given.append(option.name)
-            var value = ""
-            if option.value != nil {
-                if let inlineValue {
-                    value = inlineValue
-                } else {
-                    guard let next = rest.popFirst() else { throw UsageError(message: "option '\(name)' needs a value") }
-                    value = next
-                }
-            } else if inlineValue != nil {
-                throw UsageError(message: "option '\(name)' takes no value")
+            let value: String
+            if option.value == nil {
+                guard inlineValue == nil else { throw UsageError(message: "option '\(name)' takes no value") }
+                value = ""
+            } else {
+                guard let next = inlineValue ?? rest.popFirst() else { throw UsageError(message: "option '\(name)' needs a value") }
+                value = next
             }
             try option.apply(&result, value, option.name)
         }
-        if result.help { return .help(command) }
-        if command == .serve && result.listen.isEmpty && !result.systemdSocket && result.textfile == nil {
+        return result
+    }
+
+    /// The rules between options, which no one option can check.
+    ///
+    /// - Throws: ``UsageError`` naming the options that do not go together.
+    func validate() throws {
+        if command == .serve && serving.listen.isEmpty && !serving.systemdSocket && serving.textfile == nil {
             throw UsageError(message: "'netpath serve' needs '--listen ADDR:PORT', '--systemd-socket' or '--textfile FILE' (or several)")
         }
-        if result.webConfig != nil && result.listen.isEmpty && !result.systemdSocket {
+        if serving.webConfig != nil && serving.listen.isEmpty && !serving.systemdSocket {
             throw UsageError(message: "'--web-config' applies to '--listen' and '--systemd-socket', neither of which is given")
         }
-        if let required = result.required, result.prohibited.contains(required) {
+        if let required = paths.required, paths.prohibited.contains(required) {
             throw UsageError(message: "interface type '\(required.rawValue)' is both required and prohibited")
         }
-        return .run(result)
     }
 
     /// `--name=value` as its two parts; any other word whole.
@@ -345,31 +407,30 @@ struct Arguments: Equatable, Sendable {
     ///
     /// - Throws: ``UsageError`` naming a malformed URL or an expectation without `--url`.
     func connectivityCheck() throws -> ConnectivityCheck? {
-        guard command == .probe || probe else {
-            if !urls.isEmpty || expectStatus != nil || expectBody != nil || probeTimeout != nil || noProxy {
+        guard command == .probe || check.requested else {
+            if !check.urls.isEmpty || check.expectStatus != nil || check.expectBody != nil || check.timeout != nil || check.noProxy {
                 throw UsageError(message: "'--url', '--expect-status', '--expect-body', '--probe-timeout' and '--no-proxy' need '--probe'")
             }
             return nil
         }
-        if urls.isEmpty && (expectStatus != nil || expectBody != nil) {
+        if check.urls.isEmpty && (check.expectStatus != nil || check.expectBody != nil) {
             throw UsageError(message: "'--expect-status' and '--expect-body' need '--url' (the default endpoints have their own answers)")
         }
-        let expectation = ConnectivityCheck.Expectation(status: expectStatus, bodyPrefix: expectBody)
+        let expectation = ConnectivityCheck.Expectation(status: check.expectStatus, bodyPrefix: check.expectBody)
         var endpoints: [ConnectivityCheck.Endpoint] = []
-        for url in urls {
+        for url in check.urls {
             do {
                 endpoints.append(try ConnectivityCheck.Endpoint(url, expecting: expectation))
             } catch let error as NetPathError {
                 throw UsageError(message: error.message)
             }
         }
-        let seconds = (command == .probe ? timeout : probeTimeout) ?? 5
         do {
             // The option's range was checked where it was parsed; the library checks again.
             return try ConnectivityCheck(endpoints: endpoints.isEmpty ? ConnectivityCheck.defaultEndpoints : endpoints,
-                                         timeout: .seconds(seconds), allowsUltraConstrainedPaths: allowUltraConstrained,
+                                         timeout: .seconds(check.timeout ?? 5), allowsUltraConstrainedPaths: check.allowUltraConstrained,
                                          // The environment, read once, at the first check, as curl reads it.
-                                         proxy: noProxy ? .none : .environment)
+                                         proxy: check.noProxy ? .none : .environment)
         } catch let error as NetPathError {
             throw UsageError(message: error.message)
         }

@@ -111,7 +111,19 @@ enum Completions {
             case $prev in
 
         """
-        // One branch per kind of value, naming every option that takes it.
+        text += bashValueBranches()
+        text += """
+            esac
+            mapfile -t COMPREPLY < <(compgen -W "$options" -- "$cur")
+        }
+        complete -F _netpath netpath
+
+        """
+        return text
+    }
+
+    /// The `case $prev` branches: one per kind of value, naming every option that takes it.
+    static func bashValueBranches() -> String {
         var branches: [(names: [String], value: Value)] = []
         var seen: Set<String> = []
         for option in Arguments.options where seen.insert(option.name).inserted {
@@ -122,6 +134,7 @@ enum Completions {
                 branches.append((names(of: option), value))
             }
         }
+        var text = ""
         for (names, value) in branches {
             let action = switch value {
             case .free: "return"
@@ -132,13 +145,6 @@ enum Completions {
             }
             text += "        \(names.joined(separator: "|"))) \(action) ;;\n"
         }
-        text += """
-            esac
-            mapfile -t COMPREPLY < <(compgen -W "$options" -- "$cur")
-        }
-        complete -F _netpath netpath
-
-        """
         return text
     }
 
@@ -188,27 +194,7 @@ enum Completions {
           case $command in
 
         """
-        for command in Arguments.Command.allCases {
-            text += "    \(command.rawValue))\n      _arguments -s -S"
-            for option in options(of: command) {
-                let explanation = "[" + zshEscaped(summary(of: option)) + "]"
-                var argument = ""
-                if let value = value(of: option), let placeholder = option.value {
-                    let message = ":" + zshEscaped(placeholder) + ":"
-                    argument = switch value {
-                    case .free: message + " "
-                    case .words(let words): message + "(" + words.joined(separator: " ") + ")"
-                    case .files: message + "_files"
-                    case .namespaces: message + "_netpath_namespaces"
-                    }
-                }
-                for name in names(of: option) {
-                    let spec = (option.repeatable ? "*" : "") + name + (option.value != nil && name.hasPrefix("--") ? "=" : "")
-                    text += " \\\n        " + shellQuoted(spec + explanation + argument)
-                }
-            }
-            text += "\n      ;;\n"
-        }
+        for command in Arguments.Command.allCases { text += zshBranch(command) }
         text += """
             completions) _arguments \(shellQuoted("1:shell:(" + shells.joined(separator: " ") + ")")) ;;
             help) _arguments \(shellQuoted("1:command:(" + commands.joined(separator: " ") + ")")) ;;
@@ -223,6 +209,29 @@ enum Completions {
 
         """
         return text
+    }
+
+    /// `command`'s branch of the `case`: an `_arguments` call with a spec per option name.
+    static func zshBranch(_ command: Arguments.Command) -> String {
+        var text = "    \(command.rawValue))\n      _arguments -s -S"
+        for option in options(of: command) {
+            let explanation = "[" + zshEscaped(summary(of: option)) + "]"
+            var argument = ""
+            if let value = value(of: option), let placeholder = option.value {
+                let message = ":" + zshEscaped(placeholder) + ":"
+                argument = switch value {
+                case .free: message + " "
+                case .words(let words): message + "(" + words.joined(separator: " ") + ")"
+                case .files: message + "_files"
+                case .namespaces: message + "_netpath_namespaces"
+                }
+            }
+            for name in names(of: option) {
+                let spec = (option.repeatable ? "*" : "") + name + (option.value != nil && name.hasPrefix("--") ? "=" : "")
+                text += " \\\n        " + shellQuoted(spec + explanation + argument)
+            }
+        }
+        return text + "\n      ;;\n"
     }
 
     // MARK: fish

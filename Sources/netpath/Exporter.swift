@@ -166,7 +166,7 @@ final class Exporter: Sendable {
             return .some(entry.namespace)
         }
         guard let namespace else { return }
-        watch(namespace, discovered: namespace != nil && !session.arguments.namespaces.contains { $0 == namespace })
+        watch(namespace, discovered: namespace != nil && !session.arguments.paths.namespaces.contains { $0 == namespace })
     }
 
     /// The exposition text now.
@@ -216,7 +216,7 @@ final class Exporter: Sendable {
     }
 
     private func writeTextfile(starting: Bool) -> String? {
-        guard let file = session.arguments.textfile else { return nil }
+        guard let file = session.arguments.serving.textfile else { return nil }
         return fileWrites.withLock { started -> String? in
             guard started || starting else { return nil }
             let temporary = Exporter.temporaryFile(for: file)

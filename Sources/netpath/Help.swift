@@ -57,33 +57,42 @@ enum Help {
         text + String(repeating: " ", count: max(0, width - text.count))
     }
 
+    /// `netpath --help` without a command: the overview; with one, the command's help.
     static func text(for command: Arguments.Command?) -> String {
-        guard let command else {
-            var text = "netpath — network path status, in real time, from the kernel\n\nUsage:\n"
-            for command in Arguments.Command.allCases { text += "  " + usage(command) + "\n" }
-            for (usage, _) in documentation { text += "  " + usage + "\n" }
-            text += "\nCommands:\n"
-            for command in Arguments.Command.allCases {
-                text += "  " + pad(command.rawValue, to: 13) + summary(command).line + "\n"
-            }
-            for (word, (_, line)) in zip(Arguments.documentationWords, documentation) {
-                text += "  " + pad(word, to: 13) + line + "\n"
-            }
-            text += """
+        command.map(text(of:)) ?? overview()
+    }
 
-            TYPE is one of \(Arguments.typeList.joined(separator: ", ")).
-            Exit status: 0 satisfied/full/done, 1 not satisfied/not full/timed out, 2 usage error,
-            3 runtime error; wait, probe and status --probe ended by SIGINT/SIGTERM: 130/143.
-            Run 'netpath COMMAND --help' for a command's options, 'netpath --version' for the version.
-
-            """
-            return text
+    /// Every command's usage and summary, and what they share (types, exit statuses).
+    static func overview() -> String {
+        var text = "netpath — network path status, in real time, from the kernel\n\nUsage:\n"
+        for command in Arguments.Command.allCases { text += "  " + usage(command) + "\n" }
+        for (usage, _) in documentation { text += "  " + usage + "\n" }
+        text += "\nCommands:\n"
+        for command in Arguments.Command.allCases {
+            text += "  " + pad(command.rawValue, to: 13) + summary(command).line + "\n"
         }
+        for (word, (_, line)) in zip(Arguments.documentationWords, documentation) {
+            text += "  " + pad(word, to: 13) + line + "\n"
+        }
+        text += """
+
+        TYPE is one of \(Arguments.typeList.joined(separator: ", ")).
+        Exit status: 0 satisfied/full/done, 1 not satisfied/not full/timed out, 2 usage error,
+        3 runtime error; wait, probe and status --probe ended by SIGINT/SIGTERM: 130/143.
+        Run 'netpath COMMAND --help' for a command's options, 'netpath --version' for the version.
+
+        """
+        return text
+    }
+
+    /// `netpath COMMAND --help`: its usage, what it does, every option it takes (names and
+    /// value in a column of 24, the help beside or under them), and its exit statuses.
+    static func text(of command: Arguments.Command) -> String {
         let about = summary(command)
         var text = "Usage: " + usage(command) + "\n\n" + about.text + "\n"
+        let indent = String(repeating: " ", count: 24)
         for option in Arguments.options where option.takes(command) {
             let head = "  " + ([option.name] + option.aliases).joined(separator: ", ") + (option.value.map { " " + $0 } ?? "")
-            let indent = String(repeating: " ", count: 24)
             for (position, line) in option.help.enumerated() {
                 let prefix = position == 0 ? (head.count < 24 ? pad(head, to: 24) : head + "\n" + indent) : indent
                 text += prefix + line + (position == option.help.count - 1 && option.repeatable ? " (repeatable)" : "") + "\n"

@@ -1,7 +1,8 @@
 import NetPath
 
-/// `netpath manpage`: netpath(1) in roff (the man(7) macros), made from ``Arguments/options``
-/// and the texts of ``Help``, so that the page lists what the parser takes.
+/// `netpath manpage`: netpath(1) in roff (the man(7) macros), made from ``Arguments/options``,
+/// the texts of ``Help`` and the table of ``sections``, so that the page lists what the
+/// parser takes.
 enum ManPage {
     /// `text` as roff input: backslashes and hyphens escaped (`\-` is the minus an option
     /// is typed with), and a line that would start with a control character made plain.
@@ -42,6 +43,7 @@ enum ManPage {
         return text
     }
 
+    /// netpath(1): the title, then the sections in man-pages(7)'s order.
     static func page() -> String {
         var text = """
         .\\" netpath(1), made by `netpath manpage` from the tool's option table.
@@ -50,15 +52,22 @@ enum ManPage {
         .nh
         .SH NAME
         netpath \\- network path status, in real time, from the kernel
-        .SH SYNOPSIS
-        .ad l
 
         """
+        text += synopsisSection() + description + commandsSection()
+        for section in sections { text += section.roff }
+        return text
+    }
+
+    /// SYNOPSIS: a synopsis per command, then the words that print the tool's own files.
+    static func synopsisSection() -> String {
+        var text = ".SH SYNOPSIS\n.ad l\n"
         for command in Arguments.Command.allCases { text += synopsis(command) }
         for (usage, _) in Help.documentation { text += ".B " + escaped(usage) + "\n.br\n" }
-        text += ".B netpath\n[\\fB\\-\\-help\\fR | \\fB\\-\\-version\\fR]\n"
-        text += """
-        .ad
+        return text + ".B netpath\n[\\fB\\-\\-help\\fR | \\fB\\-\\-version\\fR]\n.ad\n"
+    }
+
+    static let description = """
         .SH DESCRIPTION
         .B netpath
         says whether this host, or a network namespace, can reach the network, over what kind of
@@ -70,9 +79,13 @@ enum ManPage {
         it also checks that the Internet answers, or that a captive portal does.
         .B serve
         exports the paths as Prometheus metrics.
-        .SH COMMANDS
 
         """
+
+    /// COMMANDS: a subsection per command, with every option it takes and its exit statuses,
+    /// then one per word that prints the tool's own files.
+    static func commandsSection() -> String {
+        var text = ".SH COMMANDS\n"
         for command in Arguments.Command.allCases {
             let about = Help.summary(command)
             text += ".SS " + escaped(command.rawValue) + "\n" + paragraph(about.text) + "\n"
@@ -82,45 +95,66 @@ enum ManPage {
         for (word, (usage, summary)) in zip(Arguments.documentationWords, Help.documentation) {
             text += ".SS " + escaped(word) + "\n.B " + escaped(usage) + "\n.br\n" + escaped(summary.prefix(1).uppercased() + summary.dropFirst()) + ".\n"
         }
-        text += """
-        .SH "INTERFACE TYPES"
-        TYPE is one of \(escaped(Arguments.typeList.joined(separator: ", "))).
-        .SH "EXIT STATUS"
-        .TP
-        .B 0
-        satisfied, or done
-        .TP
-        .B 1
-        not satisfied, or timed out
-        .TP
-        .B 2
-        usage error: one line on standard error names the word that is wrong
-        .TP
-        .B 3
-        runtime error: one line on standard error says why
-        .TP
-        .BR 130 ", " 143
-        .BR wait ", " probe " or " "status \\-\\-probe"
-        ended by SIGINT or SIGTERM before its answer
-        .SH ENVIRONMENT
-        .TP
-        .B NO_COLOR
-        when set and not empty, the human output has no colour (it has colour only on a terminal)
-        .SH FILES
-        .TP
-        .I /run/netns
-        the namespaces that
-        .B ip netns
-        names, for
-        .B \\-\\-netns NAME
-        and
-        .B serve \\-\\-all\\-namespaces
-        .SH "SEE ALSO"
-        .BR ip\\-netns (8),
-        .BR systemd.service (5),
-        .BR prometheus (1)
-
-        """
         return text
+    }
+
+    /// A section after the commands: a paragraph, or tagged paragraphs (`.TP`), or both.
+    struct Section: Sendable {
+        var heading: String
+        /// Text in ``ManPage/marked(_:)``'s markup; empty for none.
+        var text = ""
+        var entries: [Entry] = []
+
+        /// One tagged paragraph: the names it is about, and what they mean.
+        struct Entry: Sendable {
+            /// Set in bold (what is typed: a status, a variable), or in italics (a file),
+            /// as man-pages(7) sets them; several are separated by commas in roman.
+            var terms: [String]
+            var italic = false
+            /// Text in ``ManPage/marked(_:)``'s markup.
+            var text: String
+        }
+
+        var roff: String {
+            var roff = ".SH " + (heading.contains(" ") ? "\"" + heading + "\"" : heading) + "\n"
+            if !text.isEmpty { roff += marked(text) + "\n" }
+            for entry in entries {
+                let font = entry.italic ? "I" : "B"
+                // A macro's arguments are separated by spaces: a term with one is quoted.
+                let terms = entry.terms.map { $0.contains(" ") ? "\"" + escaped($0) + "\"" : escaped($0) }
+                let tag = "." + font + (terms.count == 1 ? " " + terms[0] : "R " + terms.joined(separator: " \", \" "))
+                roff += ".TP\n" + tag + "\n" + marked(entry.text) + "\n"
+            }
+            return roff
+        }
+    }
+
+    /// The sections after the commands, in order: a new exit status, variable or file is
+    /// one entry here.
+    static let sections = [
+        Section(heading: "INTERFACE TYPES", text: "TYPE is one of " + Arguments.typeList.joined(separator: ", ") + "."),
+        Section(heading: "EXIT STATUS", entries: [
+            .init(terms: ["0"], text: "satisfied, or done"),
+            .init(terms: ["1"], text: "not satisfied, or timed out"),
+            .init(terms: ["2"], text: "usage error: one line on standard error names the word that is wrong"),
+            .init(terms: ["3"], text: "runtime error: one line on standard error says why"),
+            .init(terms: ["130", "143"], text: "`wait`, `probe` or `status --probe` ended by SIGINT or SIGTERM before its answer"),
+        ]),
+        Section(heading: "ENVIRONMENT", entries: [
+            .init(terms: ["NO_COLOR"], text: "when set and not empty, the human output has no colour (it has colour only on a terminal)"),
+        ]),
+        Section(heading: "FILES", entries: [
+            .init(terms: ["/run/netns"], italic: true,
+                  text: "the namespaces that `ip netns` names, for `--netns NAME` and `serve --all-namespaces`"),
+        ]),
+        Section(heading: "SEE ALSO", text: "`ip-netns`(8), `systemd.service`(5), `prometheus`(1)"),
+    ]
+
+    /// `text` as roff input, with a word or words between backquotes in bold: a command or
+    /// an option as typed.
+    static func marked(_ text: String) -> String {
+        escaped(text).split(separator: "`", omittingEmptySubsequences: false).enumerated().map { index, part in
+            index % 2 == 1 ? "\\fB" + part + "\\fR" : String(part)
+        }.joined()
     }
 }

@@ -94,7 +94,7 @@ enum NetPathCommand {
             // the main thread takes them. SIGHUP re-reads `serve --web-config`; elsewhere it
             // keeps its default (the process ends).
             var numbers = [SIGINT, SIGTERM]
-            if arguments.command == .serve && arguments.webConfig != nil { numbers.append(SIGHUP) }
+            if arguments.command == .serve && arguments.serving.webConfig != nil { numbers.append(SIGHUP) }
             let signals: Signals
             do {
                 signals = try Signals(numbers)
@@ -126,11 +126,11 @@ enum NetPathCommand {
         /// The monitor's settings from the arguments, for `namespace`.
         func configuration(namespace: NetworkNamespace?) -> PathMonitor.Configuration {
             var configuration = PathMonitor.Configuration(
-                requiredInterfaceType: arguments.required, prohibitedInterfaceTypes: arguments.prohibited,
-                namespace: namespace, connectivityCheck: check, meteredInterfaces: arguments.metered,
-                constrainedInterfaces: arguments.constrained, ultraConstrainedInterfaces: arguments.ultraConstrained
+                requiredInterfaceType: arguments.paths.required, prohibitedInterfaceTypes: arguments.paths.prohibited,
+                namespace: namespace, connectivityCheck: check, meteredInterfaces: arguments.paths.metered,
+                constrainedInterfaces: arguments.paths.constrained, ultraConstrainedInterfaces: arguments.paths.ultraConstrained
             )
-            configuration.ignoresDesktop = arguments.ignoresDesktop
+            configuration.ignoresDesktop = arguments.paths.ignoresDesktop
             return configuration
         }
 
@@ -152,7 +152,7 @@ enum NetPathCommand {
             throw CommandError.usage(error)
         }
         let session = Session(
-            arguments: arguments, check: check, namespace: arguments.namespace.map(resolvingProcessID),
+            arguments: arguments, check: check, namespace: arguments.paths.namespace.map(resolvingProcessID),
             color: Syscall.isTerminal(.standardOutput) && (Syscall.environment("NO_COLOR")?.isEmpty ?? true),
             signals: signals
         )

@@ -6,18 +6,19 @@ import NetPathPrometheus
 extension NetPathCommand {
     /// `serve`: metrics until SIGINT/SIGTERM; SIGHUP re-reads `--web-config`.
     static func serve(_ session: Session) throws(CommandError) -> ExitCode {
+        let serving = session.arguments.serving
         // First, while the process has one thread: it changes the environment.
         var passed: [(FileDescriptor, ListenAddress)] = []
-        if session.arguments.systemdSocket {
+        if serving.systemdSocket {
             do {
                 passed = try SocketActivation.listeningSockets()
             } catch {
                 throw CommandError(error.message, .runtime)
             }
         }
-        if let file = session.arguments.textfile, let problem = Exporter.textfileProblem(file) { throw CommandError(problem, .runtime) }
+        if let file = serving.textfile, let problem = Exporter.textfileProblem(file) { throw CommandError(problem, .runtime) }
         var security = WebSecurity.plain
-        if let file = session.arguments.webConfig {
+        if let file = serving.webConfig {
             do {
                 security = try WebSecurity.load(file)
             } catch {
@@ -36,7 +37,7 @@ extension NetPathCommand {
             for (fd, address) in passed {
                 servers.append(try MetricsServer(listening: fd, at: address, security: security, contentType: PrometheusExposition.contentType, render: render))
             }
-            for address in session.arguments.listen.compactMap(ListenAddress.parse) {
+            for address in serving.listen.compactMap(ListenAddress.parse) {
                 servers.append(try MetricsServer(address, security: security, contentType: PrometheusExposition.contentType, render: render))
             }
         } catch {
@@ -44,20 +45,20 @@ extension NetPathCommand {
             throw CommandError((error as? ListenFailure)?.message ?? "\(error)", .runtime)
         }
         exporter.watch(nil)
-        for namespace in session.arguments.namespaces { exporter.watch(resolvingProcessID(namespace)) }
-        if session.arguments.allNamespaces { try followAllNamespaces(session, exporter: exporter) }
+        for namespace in session.arguments.paths.namespaces { exporter.watch(resolvingProcessID(namespace)) }
+        if session.arguments.paths.allNamespaces { try followAllNamespaces(session, exporter: exporter) }
         if let problem = exporter.startTextfile() { throw CommandError(problem, .runtime) }
-        if session.arguments.textfile != nil { rewriteTextfile(exporter, every: session.arguments.textfileInterval, on: session.signals.loop) }
+        if serving.textfile != nil { rewriteTextfile(exporter, every: serving.textfileInterval, on: session.signals.loop) }
         for server in servers where !server.start() { throw CommandError("cannot start the HTTP server's thread", .runtime) }
         // One line when ready, as exporters log it (tests wait for it; port 0 shows the port).
         var ready: [String] = []
         if !servers.isEmpty { ready.append("serving " + servers.map(\.url).joined(separator: " and ")) }
-        if let file = session.arguments.textfile { ready.append("writing \(file)") }
+        if let file = serving.textfile { ready.append("writing \(file)") }
         Terminal.write("netpath: " + ready.joined(separator: ", ") + "\n")
         // Nothing opens this gate: only signals end `serve`.
         let never = Gate<Never>()
         while case .signal(SIGHUP) = session.signals.wait(for: never, timeout: nil) {
-            if !servers.isEmpty, let file = session.arguments.webConfig { reload(file, into: servers) }
+            if !servers.isEmpty, let file = serving.webConfig { reload(file, into: servers) }
         }
         for server in servers { server.stop() }
         exporter.stopAll()
@@ -90,7 +91,7 @@ extension NetPathCommand {
 
     /// `--all-namespaces`: every name in `/run/netns` watched as it comes, forgotten as it goes.
     static func followAllNamespaces(_ session: Session, exporter: Exporter) throws(CommandError) {
-        let named = Set(session.arguments.namespaces.compactMap(\.name))
+        let named = Set(session.arguments.paths.namespaces.compactMap(\.name))
         let watched = Locked<Set<String>>([])
         let watcher = NamespaceDirectoryWatcher { names in
             let removed = watched.withLock { watched -> Set<String> in

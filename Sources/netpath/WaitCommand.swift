@@ -24,7 +24,7 @@ extension NetPathCommand {
         case .readerLeft, .timedOut: break
         }
         var goal = withConnectivity ? "the Internet to answer" : "a satisfied path"
-        if let required = session.arguments.required { goal += " through \(required.rawValue)" }
+        if let required = session.arguments.paths.required { goal += " through \(required.rawValue)" }
         // A satisfied path's line names its verdict already; say it once.
         let last = monitor.currentPath.map { path in
             let named = path.status == .satisfied && path.connectivity != .unknown
