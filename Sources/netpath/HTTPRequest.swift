@@ -65,17 +65,24 @@ enum HTTPRequest: Equatable {
                 authorization = String(decoding: header[(colon + 1)...], as: UTF8.self).trimmingSpaces()
             }
         }
-        let target = String(decoding: words[1], as: UTF8.self)
-        // Origin form (`/metrics?x`), or absolute form (`http://host/metrics`).
+        guard let path = path(of: String(decoding: words[1], as: UTF8.self)) else {
+            return .invalid(status: 400, reason: "a request target that is not a path")
+        }
+        return .head(method: String(decoding: words[0], as: UTF8.self), path: path, authorization: authorization)
+    }
+
+    /// The path of a request target in origin form (`/metrics?x`) or absolute form
+    /// (`http://host/metrics`), without its query; `nil` for anything else.
+    private static func path(of target: String) -> String? {
         var path = target
         let lower = target.lowercased()
         if lower.hasPrefix("http://") || lower.hasPrefix("https://") {
             let rest = target.drop { $0 != ":" }.dropFirst(3)
             path = rest.firstIndex(of: "/").map { String(rest[$0...]) } ?? "/"
         }
-        guard path.hasPrefix("/") else { return .invalid(status: 400, reason: "a request target that is not a path") }
+        guard path.hasPrefix("/") else { return nil }
         if let query = path.firstIndex(where: { $0 == "?" || $0 == "#" }) { path = String(path[..<query]) }
-        return .head(method: String(decoding: words[0], as: UTF8.self), path: path, authorization: authorization)
+        return path
     }
 
     /// Printable ASCII, space and tab: what a request head may hold besides line ends.
