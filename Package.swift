@@ -61,7 +61,7 @@ let package = Package(
         ),
         .executableTarget(
             name: "netpath",
-            dependencies: ["NetPath", "NetPathPrometheus", .target(name: "CNetlink", condition: .when(platforms: [.linux, .android])),
+            dependencies: ["NetPath", "NetPathCore", "NetPathPrometheus", .target(name: "CNetlink", condition: .when(platforms: [.linux, .android])),
                            .target(name: "CTLS", condition: .when(platforms: [.linux]))],
             exclude: ["StaticLink"],
             swiftSettings: strict,

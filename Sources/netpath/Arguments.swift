@@ -1,4 +1,10 @@
+// The pure core is all the parser needs: the fuzzer compiles this file against it alone.
+// (Where NetPath is compiled as one module, as Apple's SDK check does, that module.)
+#if canImport(NetPathCore)
+import NetPathCore
+#else
 import NetPath
+#endif
 
 /// The command line, parsed: a command and its options. Pure, so it is fuzzed and tested
 /// without running anything.
