@@ -25,7 +25,7 @@ public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     func round(_ engine: inout NetlinkEngine, at now: UInt64) {
         let actions = engine.step(now: now)
         for question in actions.questions {
-            engine.answer(question, now & 1 == 0 ? .connected(source: IPAddress(family: question.family, high: now, low: now)) : .refused(errno: Errno(Int32(now % 120))))
+            engine.answer(question, now & 1 == 0 ? .connected(source: IPAddress(family: question.family, high: now, low: now)) : .refused(errno: LinuxErrno(Int32(now % 120))))
         }
         _ = engine.step(now: now)
     }

@@ -163,13 +163,13 @@ extension NetlinkEngine {
             switch reply {
             case .newRoute(let route)?:
                 if Netlink.RouteType.refuses(route.type) {
-                    self.answer(question, .refused(errno: route.type == Netlink.RouteType.unreachable ? Errno.hostUnreachable
-                        : route.type == Netlink.RouteType.prohibit ? Errno.permissionDenied : Errno.invalidArgument))
+                    self.answer(question, .refused(errno: route.type == Netlink.RouteType.unreachable ? LinuxErrno.hostUnreachable
+                        : route.type == Netlink.RouteType.prohibit ? LinuxErrno.permissionDenied : LinuxErrno.invalidArgument))
                 } else {
                     self.answer(question, .connected(source: route.source ?? IPAddress(family: question.family, high: 0, low: 0)))
                 }
-            case .error(let code)?: self.answer(question, .refused(errno: Errno(-code)))
-            default: self.answer(question, .refused(errno: Errno.networkUnreachable))
+            case .error(let code)?: self.answer(question, .refused(errno: LinuxErrno(-code)))
+            default: self.answer(question, .refused(errno: LinuxErrno.networkUnreachable))
             }
         }
         if !actions.questions.isEmpty { _ = step(now: now) }
