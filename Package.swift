@@ -36,6 +36,8 @@ let package = Package(
         // bytes and values in, values and actions out. Re-exported by NetPath.
         .target(name: "NetPathCore", path: "Sources/NetPath/Core", swiftSettings: strict),
         // The system: the one syscall layer, the clock, the lock, threads and the event loop.
+        // NetPath and the tool do not depend on the shims: they reach the C library through
+        // this target (scripts/check-syscalls.py).
         .target(
             name: "NetPathSystem",
             dependencies: ["NetPathCore", .target(name: "CNetlink", condition: .when(platforms: [.linux, .android])),
@@ -45,8 +47,7 @@ let package = Package(
         ),
         .target(
             name: "NetPath",
-            dependencies: ["NetPathCore", "NetPathSystem",
-                           .target(name: "CNetlink", condition: .when(platforms: [.linux, .android]))],
+            dependencies: ["NetPathCore", "NetPathSystem"],
             exclude: ["Core", "System"],
             swiftSettings: strict
         ),
@@ -61,8 +62,7 @@ let package = Package(
         ),
         .executableTarget(
             name: "netpath",
-            dependencies: ["NetPath", "NetPathCore", "NetPathPrometheus", .target(name: "CNetlink", condition: .when(platforms: [.linux, .android])),
-                           .target(name: "CTLS", condition: .when(platforms: [.linux]))],
+            dependencies: ["NetPath", "NetPathCore", "NetPathPrometheus"],
             exclude: ["StaticLink"],
             swiftSettings: strict,
             // Start-up of the release tool on Linux (BENCHMARKS.md, "Start-up"): no PIE, so

@@ -27,7 +27,7 @@ public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
             if case .ask(let question) = action { question } else { nil }
         }
         _ = engine.handle(.verdicts(questions.map { question in
-            (question, now & 1 == 0 ? .connected(source: IPAddress(family: question.family, high: now, low: now)) : .refused(errno: Errno(Int32(now % 120))))
+            (question, now & 1 == 0 ? .connected(source: IPAddress(family: question.family, high: now, low: now)) : .refused(errno: LinuxErrno(Int32(now % 120))))
         }), at: now)
         _ = engine.handle(.step, at: now)
     }

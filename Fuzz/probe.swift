@@ -117,7 +117,7 @@ public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
                 }
             case .connect(let endpoint, let address, _):
                 switch script.byte() % 8 {
-                case 6: outcome = .connectStarted(endpoint: endpoint, address: address, .connectFailed(Errno(101)))
+                case 6: outcome = .connectStarted(endpoint: endpoint, address: address, .connectFailed(Errno(101), noRoute: true))
                 case 7: outcome = .connectStarted(endpoint: endpoint, address: address, .socketFailed(Errno(24)))
                 default: outcome = .connectStarted(endpoint: endpoint, address: address, .started(fd: newDescriptor()))
                 }

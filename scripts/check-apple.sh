@@ -28,13 +28,13 @@ for platform in iOS macOS tvOS watchOS visionOS; do
   package_swiftc -warnings-as-errors -typecheck -I "$variant" -I "$out" -I "$out/CNetlink" "$variant"/ui/*.swift "$out/BundleModule.swift"
 done
 
-# The tool and the POSIX part of NetPathSystem it uses (syscalls, the poll selector, the lock), with
+# The tool and the POSIX part of NetPathSystem it uses (syscalls, errno and signal names, the poll selector, the lock), with
 # their Darwin branches taken, against a Darwin with only Apple's libc: a Glibc-only call fails here.
 echo "== the netpath tool and the syscall layer's POSIX part as compiled for macOS"
 darwin='s/canImport\((Glibc|Musl|CNetlink)\)/false/g; s/os\((Linux|Android)\)/false/g; s/canImport\(Darwin\)|os\(macOS\)/true/g'
 package_swiftc -emit-module -module-name Darwin scripts/apple-stubs/Darwin.swift -emit-module-path "$out/darwin/Darwin.swiftmodule"
 swapped "$darwin" "$out/darwin/cli" Sources/netpath/*.swift
 package_swiftc -warnings-as-errors -typecheck -module-name netpath -I "$out/darwin" -I "$out" -I "$out/CNetlink" "$out"/darwin/cli/*.swift
-swapped "$darwin" "$out/darwin/system" Sources/NetPath/System/{Core,Syscalls,EventLoop,Lock}.swift
+swapped "$darwin" "$out/darwin/system" Sources/NetPath/System/{Core,Syscalls,Errno+System,Signal,EventLoop,Lock}.swift
 package_swiftc -warnings-as-errors -typecheck -module-name NetPathSystem -I "$out/darwin" -I "$out" "$out"/darwin/system/*.swift
 echo "Apple code type-checks."

@@ -1,5 +1,4 @@
 #if os(Linux)
-import Glibc
 import NetPath
 import NetPathPrometheus
 
@@ -189,7 +188,7 @@ final class Exporter: Sendable {
     /// (exit 3) before it says it is ready, not with an error at every change.
     static func textfileProblem(_ file: String) -> String? {
         let temporary = temporaryFile(for: file)
-        switch Syscall.open(temporary, O_WRONLY | O_CREAT | O_TRUNC) {
+        switch Syscall.open(temporary, .writeOnly, options: [.create, .truncate]) {
         case .success(let fd):
             Syscall.close(fd)
             Syscall.unlink(temporary)
@@ -222,7 +221,7 @@ final class Exporter: Sendable {
             let temporary = Exporter.temporaryFile(for: file)
             let bytes = Array(render().utf8)
             let fd: FileDescriptor
-            switch Syscall.open(temporary, O_WRONLY | O_CREAT | O_TRUNC) {
+            switch Syscall.open(temporary, .writeOnly, options: [.create, .truncate]) {
             case .success(let opened): fd = opened
             case .failure(let error): return "cannot write \(temporary): \(error)"
             }

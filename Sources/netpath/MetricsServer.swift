@@ -1,5 +1,4 @@
 #if os(Linux)
-import Glibc
 import NetPath
 
 /// Why the server could not start: one line naming the address; exit status 3.
@@ -90,11 +89,11 @@ final class MetricsServer: Sendable {
 
     /// A non-blocking socket listening at `local`; with `everyAddress` (`::`), IPv4 too.
     private static func listen(at local: SocketAddress, everyAddress: Bool) -> Result<FileDescriptor, Errno> {
-        let opened = Syscall.socket(local.isIPv6 ? AF_INET6 : AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_NONBLOCK.rawValue))
+        let opened = Syscall.socket(local.isIPv6 ? .ipv6 : .ipv4, .stream, nonBlocking: true)
         guard case .success(let fd) = opened else { return opened }
-        _ = Syscall.setOption(fd, SOL_SOCKET, SO_REUSEADDR, 1)
+        _ = Syscall.setOption(fd, .reuseAddress, 1)
         // Every address: one IPv6 socket that takes IPv4 as well.
-        if everyAddress { _ = Syscall.setOption(fd, Int32(IPPROTO_IPV6), IPV6_V6ONLY, 0) }
+        if everyAddress { _ = Syscall.setOption(fd, .ipv6Only, 0) }
         let listening = Syscall.bind(fd, to: local).flatMap { _ in Syscall.listen(fd, backlog: MetricsServer.backlog) }
         if case .failure(let error) = listening {
             Syscall.close(fd)
@@ -233,7 +232,7 @@ final class MetricsServer: Sendable {
     /// -1 when the client left or the socket failed.
     private func peekFirstByte(_ fd: FileDescriptor) -> Int? {
         var byte: UInt8 = 0
-        switch withUnsafeMutableBytes(of: &byte, { Syscall.receive(fd, into: $0, flags: Int32(MSG_PEEK)) }) {
+        switch withUnsafeMutableBytes(of: &byte, { Syscall.receive(fd, into: $0, flags: .peek) }) {
         case .success(let count): return count == 1 ? Int(byte) : -1
         case .failure(let error): return error == .wouldBlock ? nil : -1
         }
@@ -299,7 +298,7 @@ final class MetricsServer: Sendable {
 
     private func transmit(_ connection: inout Connection, _ bytes: ArraySlice<UInt8>) -> TLSSession.Step {
         if let tls = connection.tls { return tls.write(bytes) }
-        let sent = bytes.withUnsafeBytes { Syscall.send(connection.fd, $0, flags: Int32(MSG_NOSIGNAL)) }
+        let sent = bytes.withUnsafeBytes { Syscall.send(connection.fd, $0, flags: .noSignal) }
         switch sent {
         case .success(let count): return .done(count)
         case .failure(let error): return error == .wouldBlock ? .wantWrite : .failed(error.description)

@@ -1,5 +1,4 @@
 #if os(Linux)
-import Glibc
 import NetPath
 
 /// Follows `/run/netns` (the `ip netns` directory) on a thread of its own, on an
@@ -21,7 +20,7 @@ final class NamespaceDirectoryWatcher: Sendable {
             loop.close()
             return nil
         }
-        guard case .success(let mounts) = Syscall.open("/proc/self/mountinfo", O_RDONLY) else {
+        guard case .success(let mounts) = Syscall.open("/proc/self/mountinfo", .readOnly) else {
             inotify.close()
             loop.close()
             return nil
@@ -43,7 +42,7 @@ final class NamespaceDirectoryWatcher: Sendable {
     }
 
     private func layWatch() {
-        let mask = UInt32(IN_CREATE | IN_DELETE | IN_MOVED_TO | IN_MOVED_FROM | IN_DELETE_SELF | IN_ONLYDIR)
+        let mask: Inotify.Mask = [.create, .delete, .movedTo, .movedFrom, .deleteSelf, .onlyDirectory]
         if case .success = inotify.watch(NamespaceDirectoryWatcher.directory, mask: mask) { return }
         Syscall.makeDirectory(NamespaceDirectoryWatcher.directory)
         inotify.watch(NamespaceDirectoryWatcher.directory, mask: mask)

@@ -1,12 +1,4 @@
-#if os(Linux)
-import CNetlink
-#endif
 import NetPath
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 
 /// `netpath`: network path status from the shell (SPEC §4).
 ///
@@ -23,7 +15,7 @@ enum NetPathCommand {
         case interrupted = 130, terminated = 143
 
         /// The status of a command that a signal ended before it was done.
-        static func ended(by signal: Int32) -> ExitCode { signal == SIGTERM ? .terminated : .interrupted }
+        static func ended(by signal: Signal) -> ExitCode { signal == .terminate ? .terminated : .interrupted }
     }
 
     /// Why a command ends early: one line for stderr, and the status.
@@ -48,7 +40,7 @@ enum NetPathCommand {
     }
 
     static func main() {
-        Syscall.ignoreSignal(SIGPIPE)
+        Syscall.ignoreSignal(.brokenPipe)
         #if os(Linux)
         // One malloc arena: the monitor's thread would otherwise get one of its own, whose
         // pages stay resident after an event storm. Two threads (main, reader), mostly
@@ -93,8 +85,8 @@ enum NetPathCommand {
             // Blocked before any thread exists, so every thread inherits the mask and only
             // the main thread takes them. SIGHUP re-reads `serve --web-config`; elsewhere it
             // keeps its default (the process ends).
-            var numbers = [SIGINT, SIGTERM]
-            if arguments.command == .serve && arguments.serving.webConfig != nil { numbers.append(SIGHUP) }
+            var numbers: [Signal] = [.interrupt, .terminate]
+            if arguments.command == .serve && arguments.serving.webConfig != nil { numbers.append(.hangUp) }
             let signals: Signals
             do {
                 signals = try Signals(numbers)

@@ -1,9 +1,4 @@
 import NetPath
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 
 /// Turns paths into the lines `netpath` prints: JSON Lines (SPEC §4) or one readable line.
 enum Output {

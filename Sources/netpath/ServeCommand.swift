@@ -1,5 +1,4 @@
 #if os(Linux)
-import Glibc
 import NetPath
 import NetPathPrometheus
 
@@ -57,7 +56,7 @@ extension NetPathCommand {
         Terminal.write("netpath: " + ready.joined(separator: ", ") + "\n")
         // Nothing opens this gate: only signals end `serve`.
         let never = Gate<Never>()
-        while case .signal(SIGHUP) = session.signals.wait(for: never, timeout: nil) {
+        while case .signal(.hangUp) = session.signals.wait(for: never, timeout: nil) {
             if !servers.isEmpty, let file = serving.webConfig { reload(file, into: servers) }
         }
         for server in servers { server.stop() }

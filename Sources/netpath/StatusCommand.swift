@@ -1,9 +1,4 @@
 import NetPath
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 
 extension NetPathCommand {
     /// `status`: the path read once.
@@ -60,8 +55,8 @@ extension NetPathCommand {
     /// A command waiting for a check's verdict, ended by a signal: one line, at once rather
     /// than at the check's timeout, and the shell's status for the signal (130, 143), as
     /// `wait`'s: an interrupted check is no answer.
-    static func interrupted(by number: Int32) -> CommandError {
-        CommandError("interrupted (\(number == SIGINT ? "SIGINT" : number == SIGTERM ? "SIGTERM" : "signal \(number)")) before the check finished",
+    static func interrupted(by number: Signal) -> CommandError {
+        CommandError("interrupted (\(number == .interrupt ? "SIGINT" : number == .terminate ? "SIGTERM" : "signal \(number.rawValue)")) before the check finished",
                      .ended(by: number))
     }
 }

@@ -1,12 +1,4 @@
-#if os(Linux)
-import CNetlink
-#endif
 import NetPath
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 
 /// Hands one value from another thread (the monitor's reader, a check's task) to the main
 /// thread, which waits for it in ``Signals/wait(for:timeout:endWhenReaderLeaves:)`` together
@@ -36,7 +28,7 @@ final class Gate<Value: Sendable>: Sendable {
 /// What a wait on the main thread ended with.
 enum Waited<Value> {
     case value(Value)
-    case signal(Int32)
+    case signal(Signal)
     /// The reader of standard output went away (`netpath watch | head -1`).
     case readerLeft
     case timedOut
@@ -56,7 +48,7 @@ final class Signals: Sendable {
     /// Blocks `numbers` in the calling thread (and the threads it will start).
     ///
     /// - Throws: The errno of the event loop's descriptors (none left).
-    init(_ numbers: [Int32]) throws {
+    init(_ numbers: [Signal]) throws {
         loop = try EventLoop()
         let set = Syscall.blockSignals(numbers)
         #if os(Linux)
@@ -77,21 +69,22 @@ final class Signals: Sendable {
     private static func startWaiting(for waited: Syscall.SignalSet, writingTo writeEnd: FileDescriptor) {
         _ = OwnThread.start(name: "netpath-signal") {
             while true {
-                guard case .success(var received) = Syscall.waitForSignal(in: waited) else { continue }
-                _ = withUnsafeBytes(of: &received) { Syscall.write(writeEnd, $0) }
+                guard case .success(let received) = Syscall.waitForSignal(in: waited) else { continue }
+                var number = received.rawValue
+                _ = withUnsafeBytes(of: &number) { Syscall.write(writeEnd, $0) }
             }
         }
     }
     #endif
 
     /// The next signal, read from the source (it is ready).
-    private func take() -> Int32 {
+    private func take() -> Signal {
         // A signalfd gives struct signalfd_siginfo (128 bytes), which begins with ssi_signo;
         // the pipe gives the number alone.
         var bytes = [UInt8](repeating: 0, count: 128)
         guard let descriptor, case .success(let count) = bytes.withUnsafeMutableBytes({ Syscall.read(descriptor, into: $0) }), count >= 4
-        else { return SIGINT }
-        return Int32(bytes[0]) | Int32(bytes[1]) << 8 | Int32(bytes[2]) << 16 | Int32(bytes[3]) << 24
+        else { return .interrupt }
+        return Signal(rawValue: Int32(bytes[0]) | Int32(bytes[1]) << 8 | Int32(bytes[2]) << 16 | Int32(bytes[3]) << 24)
     }
 
     /// Waits on the main thread for whichever comes first: the gate's value, a signal, the

@@ -230,7 +230,7 @@ struct CLIOutputSafetyTests {
     func aWriteThatFailsIsExitThree(command: [String]) throws {
         let line = ([netpathBinary] + command + ["--ignore-desktop"]).filter { !(command[0] == "probe" && $0 == "--ignore-desktop") }
         let outcome = try #require(try runTool("/bin/sh", ["-c", line.joined(separator: " ") + " > /dev/full"]))
-        #expect(outcome.status == 3 && outcome.standardError == "netpath: cannot write to standard output: No space left on device\n",
+        #expect(outcome.status == 3 && outcome.standardError == "netpath: cannot write to standard output: write: No space left on device\n",
                 "\(outcome.standardError)")
     }
 

@@ -294,7 +294,7 @@ struct ServeTests {
         #expect(serving.nextLine(seconds: 15) == "netpath: writing \(directory)/netpath.prom")
         let inotify = try Inotify()
         defer { inotify.close() }
-        _ = inotify.watch(directory, mask: UInt32(IN_MOVED_TO))
+        _ = inotify.watch(directory, mask: .movedTo)
         var renames = 0
         for _ in 0..<3 {
             var ready = [Syscall.PollEntry(inotify.descriptor, events: Int16(POLLIN))]
@@ -431,14 +431,14 @@ struct ServeTests {
             #expect(answer.status == 200 && answer.body.contains("netpath_path_status"), "\(port)")
         }
         let taken = try #require(try netpath("serve", "--listen", "127.0.0.1:0", "--web.listen-address", "127.0.0.1:\(ports[1])"))
-        #expect(taken.status == 3 && taken.standardError == "netpath: cannot listen on 127.0.0.1:\(ports[1]): Address already in use\n")
+        #expect(taken.status == 3 && taken.standardError == "netpath: cannot listen on 127.0.0.1:\(ports[1]): bind: Address already in use\n")
     }
 
     @Test func badAddressesAndFlags() throws {
         let inUse = try Serving([])
         defer { _ = inUse.stop() }
         let taken = try #require(try netpath("serve", "--listen", "127.0.0.1:\(inUse.port)"))
-        #expect(taken.status == 3 && taken.standardError == "netpath: cannot listen on 127.0.0.1:\(inUse.port): Address already in use\n")
+        #expect(taken.status == 3 && taken.standardError == "netpath: cannot listen on 127.0.0.1:\(inUse.port): bind: Address already in use\n")
         let foreign = try #require(try netpath("serve", "--listen", "192.0.2.1:9737"))
         #expect(foreign.status == 3 && foreign.standardError.hasPrefix("netpath: cannot listen on 192.0.2.1:9737: "))
         let notAnAddress = try #require(try netpath("serve", "--listen", "localhost:9737"))
@@ -447,7 +447,7 @@ struct ServeTests {
         // on: exit 3 before the ready line, not an error at every change.
         let noDirectory = try #require(try netpath("serve", "--textfile", "/nonexistent/dir/x.prom"))
         #expect(noDirectory.status == 3 && noDirectory.standardOutput.isEmpty
-                && noDirectory.standardError == "netpath: cannot write /nonexistent/dir/x.prom: No such file or directory\n")
+                && noDirectory.standardError == "netpath: cannot write /nonexistent/dir/x.prom: open: No such file or directory\n")
         // A full disk: the directory is writable, the first real write is not (it said
         // "writing" and ran with no file before).
         let full = try #require(try runTool("/usr/bin/unshare", ["-m", "/bin/sh", "-c", """
@@ -455,7 +455,7 @@ struct ServeTests {
             && exec \(netpathBinary) serve --textfile /mnt/netpath.prom --ignore-desktop
             """]))
         #expect(full.status == 3 && full.standardOutput.isEmpty
-                && full.standardError == "netpath: cannot write /mnt/netpath.prom: No space left on device\n", "\(full.standardError)")
+                && full.standardError == "netpath: cannot write /mnt/netpath.prom: write: No space left on device\n", "\(full.standardError)")
         for (arguments, word) in [(["serve"], "--listen"), (["serve", "--listen", "9737"], "9737"), (["serve", "--listen", "[::1:9737"], "[::1:9737"),
                                   (["serve", "--textfile", "metrics.txt"], "metrics.txt"), (["serve", "--json", "--listen", ":0"], "--json")] {
             let outcome = try #require(try runTool(netpathBinary, arguments))

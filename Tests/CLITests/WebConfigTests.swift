@@ -327,7 +327,7 @@ struct WebConfigServeTests {
         let lab = try TLSLab("bad")
         defer { lab.remove() }
         let cases: [(String, String)] = [
-            (TLSLab.configuration(certificate: "missing.crt"), "netpath: cannot read cert_file \(lab.path("missing.crt")): No such file or directory"),
+            (TLSLab.configuration(certificate: "missing.crt"), "netpath: cannot read cert_file \(lab.path("missing.crt")): open: No such file or directory"),
             (TLSLab.configuration(certificate: "server.csr"), "netpath: cannot load cert_file \(lab.path("server.csr")): "),
             ("tls_server_config:\n  cert_file: client.crt\n  key_file: server.key\n",
              "netpath: key_file \(lab.path("server.key")) is not the key of cert_file \(lab.path("client.crt"))"),
@@ -340,7 +340,7 @@ struct WebConfigServeTests {
             #expect(outcome.standardError.hasPrefix(message) && outcome.standardError.split(separator: "\n").count == 1, "\(outcome.standardError)")
         }
         let absent = try #require(try netpath("serve", "--listen", "127.0.0.1:0", "--web-config", lab.path("absent.yml")))
-        #expect(absent.status == 3 && absent.standardError == "netpath: cannot read \(lab.path("absent.yml")): No such file or directory\n")
+        #expect(absent.status == 3 && absent.standardError == "netpath: cannot read \(lab.path("absent.yml")): open: No such file or directory\n")
         let usage = try #require(try netpath("serve", "--textfile", lab.path("x.prom"), "--web-config", lab.path("web.yml")))
         #expect(usage.status == 2 && usage.standardError == "netpath: '--web-config' applies to '--listen' and '--systemd-socket', neither of which is given\n")
     }

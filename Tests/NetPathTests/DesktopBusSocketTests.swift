@@ -13,7 +13,7 @@ import Testing
 @Suite struct DesktopBusSocketTests {
     /// A listening Unix socket bound to `name` (abstract: a leading NUL byte).
     func listener(_ name: String, abstract: Bool) throws -> FileDescriptor {
-        let socket = try Syscall.socket(AF_UNIX, Int32(SOCK_STREAM.rawValue)).get()
+        let socket = try Syscall.socket(.unix, .stream).get()
         var address = sockaddr_un()
         address.sun_family = sa_family_t(AF_UNIX)
         let bytes = (abstract ? [0] : []) + Array(name.utf8)
@@ -28,7 +28,7 @@ import Testing
     }
 
     func client() throws -> FileDescriptor {
-        try Syscall.socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_NONBLOCK.rawValue)).get()
+        try Syscall.socket(.unix, .stream, nonBlocking: true).get()
     }
 
     @Test func aSocketFileAndAnAbstractNameAreReached() throws {

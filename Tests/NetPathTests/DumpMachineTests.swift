@@ -7,7 +7,7 @@ import Testing
     typealias End = DumpMachine.End
 
     /// Runs a synchronisation to its end, each dump answered by `answer` (nil: DONE).
-    func synchronise(_ machine: inout DumpMachine, answer: (NetlinkEngine.Dump) -> Errno? = { _ in nil }) -> [NetlinkEngine.Dump] {
+    func synchronise(_ machine: inout DumpMachine, answer: (NetlinkEngine.Dump) -> LinuxErrno? = { _ in nil }) -> [NetlinkEngine.Dump] {
         var asked = [machine.start().dump]
         while let current = machine.current {
             let refusal = answer(current)
@@ -45,13 +45,13 @@ import Testing
 
     @Test func aFailedOptionalDumpIsAskedAgainAloneWithBackOff() {
         var machine = DumpMachine()
-        _ = synchronise(&machine) { $0 == .rules ? Errno(16) : nil }
+        _ = synchronise(&machine) { $0 == .rules ? LinuxErrno(16) : nil }
         let retry = DumpMachine.dumpRetryDelay(afterFailures: 1)
         #expect(machine.nextRetry(now: 0) == retry)
         let early = machine.dueOptionalDump(now: retry - 1)
         let again = machine.dueOptionalDump(now: retry)
         #expect(early == nil && again?.dump == .rules)
-        let refusedAgain = machine.finish(refusedWith: Errno(16), failed: false, now: retry)
+        let refusedAgain = machine.finish(refusedWith: LinuxErrno(16), failed: false, now: retry)
         #expect(refusedAgain == .aloneEnded(refused: true))
         #expect(machine.nextRetry(now: retry) == retry + DumpMachine.dumpRetryDelay(afterFailures: 2))
         _ = machine.dueOptionalDump(now: 10_000_000_000)

@@ -215,12 +215,12 @@ struct EngineDriver {
             switch answer(question, 0).map(NetlinkParser.parse)?.first?.message {
             case .newRoute(let route)?:
                 if Netlink.RouteType.refuses(route.type) {
-                    return (question, .refused(errno: route.type == Netlink.RouteType.unreachable ? Errno.hostUnreachable
-                        : route.type == Netlink.RouteType.prohibit ? Errno.permissionDenied : Errno.invalidArgument))
+                    return (question, .refused(errno: route.type == Netlink.RouteType.unreachable ? LinuxErrno.hostUnreachable
+                        : route.type == Netlink.RouteType.prohibit ? LinuxErrno.permissionDenied : LinuxErrno.invalidArgument))
                 }
                 return (question, .connected(source: route.source ?? IPAddress(family: question.family, high: 0, low: 0)))
-            case .error(let code)?: return (question, .refused(errno: Errno(-code)))
-            default: return (question, .refused(errno: Errno.networkUnreachable))
+            case .error(let code)?: return (question, .refused(errno: LinuxErrno(-code)))
+            default: return (question, .refused(errno: LinuxErrno.networkUnreachable))
             }
         }
         if !verdicts.isEmpty { _ = engine.handle(.verdicts(verdicts), at: now) }

@@ -647,7 +647,7 @@ import Testing
         engine.feed(Fixture.address(index: 2, "10.0.0.2"))
         engine.feed(Fixture.route(oif: 2, gateway: "10.0.0.1"))
         let noSource: (RouteLookup) -> SocketVerdict = { lookup in
-            lookup.family == IPAddress.inet ? .refused(errno: Errno.networkUnreachable) : .refused(errno: Errno.addressNotAvailable)
+            lookup.family == IPAddress.inet ? .refused(errno: LinuxErrno.networkUnreachable) : .refused(errno: LinuxErrno.addressNotAvailable)
         }
         for (sequence, _) in engine.startLookups(verdict: noSource) { engine.feed(Fixture.error(-101, sequence: sequence)) }
         _ = engine.step(now: engine.now)

@@ -14,7 +14,7 @@ import Testing
 @Suite struct SyscallTests {
     @Test func eintrIsRetriedAndTheCallsOwnErrnoIsKept() {
         var calls = 0
-        let interrupted = Syscall.retrying { () -> Int32 in
+        let interrupted = Syscall.retrying("test") { () -> Int32 in
             calls += 1
             guard calls < 3 else { return 7 }
             errno = EINTR
@@ -23,7 +23,7 @@ import Testing
         #expect(interrupted == .success(7) && calls == 3)
         // The errno is the failing call's, even when code after the call (here, in the same
         // closure) would have changed it had it been read later.
-        let failed = Syscall.retrying { () -> Int32 in
+        let failed = Syscall.retrying("test") { () -> Int32 in
             errno = ENOENT
             return -1
         }
@@ -33,7 +33,7 @@ import Testing
 
     @Test func realCallsReportTheirErrno() throws {
         // A refused non-blocking connection: SO_ERROR says ECONNREFUSED once, then nothing.
-        let listener = try #require(try? Syscall.socket(AF_INET, Int32(SOCK_STREAM.rawValue)).get())
+        let listener = try #require(try? Syscall.socket(.ipv4, .stream).get())
         defer { Syscall.close(listener) }
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
@@ -47,7 +47,7 @@ import Testing
             return pointer.pointee.sin_port
         }
         // Bound but not listening: a connection to it is refused.
-        let client = try #require(try? Syscall.socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_NONBLOCK.rawValue)).get())
+        let client = try #require(try? Syscall.socket(.ipv4, .stream, nonBlocking: true).get())
         defer { Syscall.close(client) }
         address.sin_port = port
         let connected = withUnsafePointer(to: &address) {
@@ -63,10 +63,31 @@ import Testing
         }
         // Receiving on an unconnected stream socket: ENOTCONN, from the call itself.
         var byte: UInt8 = 0
-        let received = withUnsafeMutableBytes(of: &byte) { Syscall.receive(listener, into: $0, flags: Int32(MSG_DONTWAIT)) }
+        let received = withUnsafeMutableBytes(of: &byte) { Syscall.receive(listener, into: $0, flags: .dontWait) }
         #expect(received == .failure(Errno(ENOTCONN)))
         #expect(Syscall.readFile("/nonexistent/netpath") == nil)
         #expect(Syscall.readFile("/proc/self/stat", limit: 5)?.count == 5)
+    }
+
+    /// An error of the layer names the call that failed before the system's words, as
+    /// messages show it; it equals the named value of its number whichever call met it.
+    @Test func errorsNameTheCallThatFailed() throws {
+        guard case .failure(let opened) = Syscall.open("/nonexistent/netpath", .readOnly) else {
+            Issue.record("opened /nonexistent/netpath")
+            return
+        }
+        #expect("\(opened)" == "open: No such file or directory" && opened == .noSuchFile)
+        let inotify = try Inotify()
+        defer { inotify.close() }
+        guard case .failure(let watched) = inotify.watch("/nonexistent/netpath", mask: .create) else {
+            Issue.record("watched /nonexistent/netpath")
+            return
+        }
+        #expect("\(watched)" == "inotify_add_watch: No such file or directory" && watched == opened)
+        // Made by the layer's caller without a call (a named value): the words alone.
+        #expect("\(Errno.brokenPipe)" == "Broken pipe")
+        let error = NetPathError(.namespaceNotFound, "network namespace 'x' does not exist", opened)
+        #expect(error.description == "network namespace 'x' does not exist: open: No such file or directory" && error.errno == ENOENT)
     }
 
     /// The one address encoder: IPAddress.bytes in a sockaddr, read back the same.
@@ -82,7 +103,7 @@ import Testing
         #expect(SocketAddress(text: "127.0.0.1", port: 9)?.address == IPAddress("127.0.0.1"))
         #expect(SocketAddress(text: "localhost", port: 9) == nil && SocketAddress(text: "1.2.3", port: 9) == nil)
         // Bound to port 0, the socket reports the address and the port the kernel chose.
-        let socket = try #require(try? Syscall.socket(AF_INET, Int32(SOCK_DGRAM.rawValue)).get())
+        let socket = try #require(try? Syscall.socket(.ipv4, .datagram).get())
         defer { Syscall.close(socket) }
         #expect(Syscall.bind(socket, to: SocketAddress(try #require(IPAddress("127.0.0.1")), port: 0)) == .success(0))
         let local = try #require(try? Syscall.localAddress(socket).get())
@@ -97,8 +118,8 @@ import Testing
                 + withUnsafeBytes(of: UInt32(padded.count)) { Array($0) } + padded
         }
         let bytes = event(1, UInt32(IN_CREATE), "resolv.conf") + event(2, UInt32(IN_DELETE_SELF), "") + [1, 2, 3]
-        #expect(Inotify.parse(bytes[...]) == [Inotify.Event(watch: 1, mask: UInt32(IN_CREATE), name: "resolv.conf"),
-                                             Inotify.Event(watch: 2, mask: UInt32(IN_DELETE_SELF), name: "")])
+        #expect(Inotify.parse(bytes[...]) == [Inotify.Event(watch: 1, mask: .create, name: "resolv.conf"),
+                                             Inotify.Event(watch: 2, mask: .deleteSelf, name: "")])
     }
 
     /// A signal makes the descriptor readable until it is cleared.

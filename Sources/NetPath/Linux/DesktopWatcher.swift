@@ -1,10 +1,5 @@
 #if os(Linux) || os(Android)
 import Dispatch
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#endif
 
 /// What the desktop knows about the network (``DesktopKnowledge``), kept up to date from
 /// its message buses: NetworkManager on the system bus, the Flatpak portal on the session
@@ -30,8 +25,8 @@ package final class DesktopWatcher: Sendable {
     ///     watches no system bus.
     ///   - sessionBus: the session bus's address, for the Flatpak portal; `nil` watches none.
     ///   - onChange: called on the watcher's thread with the knowledge each time it changes.
-    /// - Throws: The ``Errno`` of the event loop's making, or ``Errno/wouldBlock`` when no
-    ///   thread can be started.
+    /// - Throws: The ``Errno`` of the event loop's making, or `pthread_create`'s `EAGAIN`
+    ///   when no thread can be started.
     ///   - networkd: read systemd-networkd's link files (``NetworkdLinks``): not at all,
     ///     once, or watched.
     package init(systemBus: String?, sessionBus: String?, networkd: NetworkdReading = .none,
@@ -73,7 +68,7 @@ package final class DesktopWatcher: Sendable {
         }
         guard let started else {
             loop.close()
-            throw Errno.wouldBlock
+            throw Errno(Errno.wouldBlock.rawValue, call: "pthread_create")
         }
         self.storage = storage
         self.loop = loop
@@ -322,10 +317,10 @@ private final class BusConnection<Client: DesktopBusClient>: BusConnectionClosin
         var missing: [String] = []
         for endpoint in endpoints {
             let descriptor: FileDescriptor
-            switch Syscall.socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_NONBLOCK.rawValue)) {
+            switch Syscall.socket(.unix, .stream, nonBlocking: true) {
             case .success(let made): descriptor = made
             case .failure(let error):
-                failure = "cannot make a socket: \(error)"
+                failure = "\(error)"
                 continue
             }
             let connected = switch endpoint {
@@ -369,7 +364,7 @@ private final class BusConnection<Client: DesktopBusClient>: BusConnectionClosin
     private func ready(_ events: EventLoop.Events) {
         guard let socket else { return }
         if isConnecting {
-            if let error = Syscall.pendingError(socket) { return fail("cannot connect: \(error)") }
+            if let error = Syscall.pendingError(socket) { return fail("\(error)") }
             isConnecting = false
             return process(machine.handle(.connected, at: SystemClock.monotonicNanoseconds()))
         }
@@ -388,7 +383,7 @@ private final class BusConnection<Client: DesktopBusClient>: BusConnectionClosin
         case .failure(.wouldBlock):
             break
         case .failure(let error):
-            fail("cannot read from the bus: \(error)")
+            fail("\(error)")
         }
     }
 
@@ -436,14 +431,14 @@ private final class BusConnection<Client: DesktopBusClient>: BusConnectionClosin
     private func flush() {
         guard let socket, let registration, !isConnecting else { return }
         while !outbox.isEmpty {
-            switch Syscall.send(socket, outbox, flags: Int32(MSG_NOSIGNAL)) {
+            switch Syscall.send(socket, outbox, flags: .noSignal) {
             case .success(let count):
                 outbox.removeFirst(count)
             case .failure(.wouldBlock):
                 loop.change(registration, to: [.readable, .writable])
                 return
             case .failure(let error):
-                return fail("cannot write to the bus: \(error)")
+                return fail("\(error)")
             }
         }
         loop.change(registration, to: .readable)
@@ -495,14 +490,13 @@ private final class BusConnection<Client: DesktopBusClient>: BusConnectionClosin
             directory = ResolverConfiguration.directory(of: directory)
         }
         guard let inotify = try? Inotify() else { return false }
-        let mask = UInt32(IN_CREATE | IN_MOVED_TO | IN_DELETE_SELF | IN_MOVE_SELF)
-        guard case .success = inotify.watch(directory, mask: mask) else {
+        guard case .success = inotify.watch(directory, mask: [.create, .movedTo, .deleteSelf, .moveSelf]) else {
             inotify.close()
             return false
         }
         let registration = loop.register(inotify.descriptor, for: .readable) { [weak self] _ in
             let events = inotify.readEvents()
-            guard events.contains(where: { $0.name == name || $0.mask & UInt32(IN_DELETE_SELF | IN_MOVE_SELF | IN_Q_OVERFLOW) != 0 })
+            guard events.contains(where: { $0.name == name || !$0.mask.isDisjoint(with: [.deleteSelf, .moveSelf, .queueOverflow]) })
             else { return }
             self?.stopWaitingForSocket()
             self?.reconnect()

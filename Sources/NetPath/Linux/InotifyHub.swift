@@ -1,9 +1,4 @@
 #if os(Linux) || os(Android)
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#endif
 
 /// One inotify instance for every ``ResolverWatcher`` of a ``SharedReaderThread``: a
 /// service that watches a thousand namespaces holds one instance, not a thousand (the
@@ -25,7 +20,7 @@ final class InotifyHub: Sendable {
 
     private struct State {
         /// Watch descriptor → the mask each subscriber asked for there.
-        var interests: [Int32: [ObjectIdentifier: UInt32]] = [:]
+        var interests: [Int32: [ObjectIdentifier: Inotify.Mask]] = [:]
         var subscribers: [ObjectIdentifier: Subscriber] = [:]
         /// The loop the descriptor is registered on.
         var loop: ObjectIdentifier?
@@ -63,14 +58,14 @@ final class InotifyHub: Sendable {
     ///
     /// - Returns: The watch descriptor, or the errno.
     @discardableResult
-    func watch(_ path: String, mask: UInt32, for subscriber: ObjectIdentifier) -> Result<Int32, Errno> {
+    func watch(_ path: String, mask: Inotify.Mask, for subscriber: ObjectIdentifier) -> Result<Int32, Errno> {
         state.withLock { state in
             // The inode is known only once the watch is laid: lay it adding this mask to
             // whatever is there (`IN_MASK_ADD`), then set the union of the interests.
-            let laid = inotify.watch(path, mask: mask | InotifyHub.maskAdd)
+            let laid = inotify.watch(path, mask: mask.union(.maskAdd))
             guard case .success(let descriptor) = laid else { return laid }
             state.interests[descriptor, default: [:]][subscriber] = mask
-            let union = state.interests[descriptor, default: [:]].values.reduce(0, |)
+            let union = state.interests[descriptor, default: [:]].values.reduce(Inotify.Mask()) { $0.union($1) }
             if union != mask { inotify.watch(path, mask: union) }
             return laid
         }
@@ -121,14 +116,14 @@ final class InotifyHub: Sendable {
         let deliveries = state.withLock { state -> [(Handler, [Inotify.Event])] in
             var bySubscriber: [ObjectIdentifier: [Inotify.Event]] = [:]
             for event in events {
-                if event.mask & UInt32(IN_Q_OVERFLOW) != 0 {
+                if event.mask.contains(.queueOverflow) {
                     for subscriber in state.subscribers.keys { bySubscriber[subscriber, default: []].append(event) }
                     continue
                 }
                 guard let interest = state.interests[event.watch] else { continue }
                 for subscriber in interest.keys { bySubscriber[subscriber, default: []].append(event) }
                 // The inode is gone: the kernel removed the watch.
-                if event.mask & UInt32(IN_IGNORED) != 0 { state.interests[event.watch] = nil }
+                if event.mask.contains(.ignored) { state.interests[event.watch] = nil }
             }
             var deliveries: [(Handler, [Inotify.Event])] = []
             for (subscriber, events) in bySubscriber {
@@ -150,8 +145,5 @@ final class InotifyHub: Sendable {
 
     /// How many watch descriptors are laid (tests).
     var watchCount: Int { state.withLock { $0.interests.count } }
-
-    /// `IN_MASK_ADD`.
-    static let maskAdd = UInt32(IN_MASK_ADD)
 }
 #endif

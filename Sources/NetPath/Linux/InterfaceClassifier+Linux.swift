@@ -1,10 +1,4 @@
 #if os(Linux) || os(Android)
-import CNetlink
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#endif
 
 extension InterfaceClassifier {
     /// SPEC 2.7 with the facts that hold in the monitored namespace: the wireless ioctl runs

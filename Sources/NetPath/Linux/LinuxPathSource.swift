@@ -1,10 +1,4 @@
 #if os(Linux) || os(Android)
-import CNetlink
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#endif
 
 /// Settings of the Linux backend that tests change.
 struct LinuxSourceOptions: Sendable {

@@ -1,10 +1,4 @@
 #if os(Linux) || os(Android)
-import CNetlink
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#endif
 
 /// A `NETLINK_ROUTE` socket subscribed to the monitor's groups, with the question sockets
 /// beside it (one of which serves the wireless ioctl), all made in the monitored namespace
@@ -39,8 +33,6 @@ final class NetlinkSocket: @unchecked Sendable {
     private let flags: UnsafeMutableBufferPointer<Int32>
     /// The receive timeout in force (`SO_RCVTIMEO`), nanoseconds; 0 waits for ever.
     private var receiveTimeout: UInt64 = 0
-    /// Set by `cnetlink_recv_batch` on a datagram that did not come from the kernel.
-    static let notFromKernel = Int32(CNETLINK_MSG_NOT_FROM_KERNEL)
 
     private init(descriptor: FileDescriptor, questions: QuestionSockets, policyDescriptor: FileDescriptor?) {
         self.descriptor = descriptor
@@ -71,8 +63,7 @@ final class NetlinkSocket: @unchecked Sendable {
         questions.close()
     }
 
-    /// `NETLINK_XFRM`, and the bit of `XFRMNLGRP_POLICY` (4).
-    static let xfrmProtocol: Int32 = 6
+    /// The bit of `XFRMNLGRP_POLICY` (4).
     static let xfrmPolicyGroup: UInt32 = 1 << (4 - 1)
 
     /// Empties the IPsec policy socket. Returns whether anything was queued (a policy
@@ -82,7 +73,7 @@ final class NetlinkSocket: @unchecked Sendable {
         var changed = false
         var scratch = [UInt8](repeating: 0, count: 8192)
         while true {
-            let result = scratch.withUnsafeMutableBytes { Syscall.receive(policyDescriptor, into: $0, flags: Int32(MSG_DONTWAIT)) }
+            let result = scratch.withUnsafeMutableBytes { Syscall.receive(policyDescriptor, into: $0, flags: .dontWait) }
             switch result {
             case .success(let count) where count > 0: changed = true
             case .failure(.noBufferSpace): changed = true
@@ -93,7 +84,7 @@ final class NetlinkSocket: @unchecked Sendable {
 
     /// Opens the policy socket, on the thread in the namespace; `nil` when it cannot be.
     private static func openPolicySocket() -> FileDescriptor? {
-        guard case .success(let fd) = Syscall.socket(AF_NETLINK, Int32(SOCK_RAW.rawValue), xfrmProtocol) else { return nil }
+        guard case .success(let fd) = Syscall.socket(.netlink, .raw, .netlinkXFRM) else { return nil }
         guard case .success = Syscall.bind(fd, netlinkGroups: xfrmPolicyGroup) else {
             Syscall.close(fd)
             return nil
@@ -120,19 +111,19 @@ final class NetlinkSocket: @unchecked Sendable {
         // A blocking socket: the first dump waits in recvmmsg itself (bounded by the receive
         // timeout); every read on the reader's loop passes MSG_DONTWAIT.
         let netlink: FileDescriptor
-        switch Syscall.socket(AF_NETLINK, Int32(SOCK_RAW.rawValue), NETLINK_ROUTE) {
+        switch Syscall.socket(.netlink, .raw, .netlinkRoute) {
         case .success(let fd): netlink = fd
         case .failure(let error):
             throw NetPathError(error == .permissionDenied || error == .notPermitted ? .permissionDenied : .netlinkFailure,
-                               "cannot open a NETLINK_ROUTE socket", error, call: "socket")
+                               "cannot open a NETLINK_ROUTE socket", error)
         }
         // SO_RCVBUFFORCE passes rmem_max when privileged; otherwise SO_RCVBUF (capped) does.
-        if case .failure = Syscall.setOption(netlink, SOL_SOCKET, SO_RCVBUFFORCE, receiveBufferSize) {
-            _ = Syscall.setOption(netlink, SOL_SOCKET, SO_RCVBUF, receiveBufferSize)
+        if case .failure = Syscall.setOption(netlink, .receiveBufferForce, receiveBufferSize) {
+            _ = Syscall.setOption(netlink, .receiveBuffer, receiveBufferSize)
         }
         if case .failure(let error) = Syscall.bind(netlink, netlinkGroups: Netlink.Group.monitor) {
             Syscall.close(netlink)
-            throw NetPathError(.netlinkFailure, "cannot bind the NETLINK_ROUTE socket", error, call: "bind")
+            throw NetPathError(.netlinkFailure, "cannot bind the NETLINK_ROUTE socket", error)
         }
         return NetlinkSocket(descriptor: netlink, questions: QuestionSockets(),
                              policyDescriptor: watchesPolicies ? openPolicySocket() : nil)
@@ -145,7 +136,7 @@ final class NetlinkSocket: @unchecked Sendable {
     /// - Throws: ``NetPathError`` with the errno of `sendto`.
     func send(_ bytes: [UInt8]) throws {
         if case .failure(let error) = Syscall.sendToKernel(descriptor, bytes) {
-            throw NetPathError(.netlinkFailure, "cannot send a netlink request", error, call: "sendto")
+            throw NetPathError(.netlinkFailure, "cannot send a netlink request", error)
         }
     }
 
@@ -171,7 +162,7 @@ final class NetlinkSocket: @unchecked Sendable {
         case .success(let count): return count == 0 ? .empty : .datagrams(Int(count))
         case .failure(.wouldBlock): return .empty
         case .failure(.noBufferSpace): return .overrun
-        case .failure(let error): throw NetPathError(.netlinkFailure, "reading the netlink socket failed", error, call: "recvmmsg")
+        case .failure(let error): throw NetPathError(.netlinkFailure, "reading the netlink socket failed", error)
         }
     }
 
@@ -179,9 +170,9 @@ final class NetlinkSocket: @unchecked Sendable {
     /// `truncated` is called for a datagram larger than its slot (its tail is lost).
     func forEachDatagram(count: Int, truncated: () throws -> Void, _ body: (UnsafeRawBufferPointer) throws -> Void) rethrows {
         for slot in 0..<count {
-            let slotFlags = flags[slot]
-            if slotFlags & NetlinkSocket.notFromKernel != 0 { continue }
-            if slotFlags & Int32(MSG_TRUNC) != 0 {
+            let slotFlags = MessageFlags(rawValue: flags[slot])
+            if slotFlags.contains(.notFromKernel) { continue }
+            if slotFlags.contains(.truncated) {
                 try truncated()
                 continue
             }
@@ -213,15 +204,12 @@ final class QuestionSockets {
     /// The interface each socket is bound to now (0: none).
     private var bound: [FileDescriptor: Int32] = [:]
 
-    /// `SO_BINDTOIFINDEX` (Linux 5.0): binds a socket to an interface by index, 0 unbinds.
-    static let bindToIndex: Int32 = 62
-
     /// Made on the thread that is in the namespace.
     init() {
         // nil: IPv6 disabled, or no memory; that family's question is refused.
-        func make(_ domain: Int32) -> FileDescriptor? { try? Syscall.socket(domain, Int32(SOCK_DGRAM.rawValue)).get() }
-        ipv4 = make(AF_INET)
-        ipv6 = make(AF_INET6)
+        func make(_ domain: SocketDomain) -> FileDescriptor? { try? Syscall.socket(domain, .datagram).get() }
+        ipv4 = make(.ipv4)
+        ipv6 = make(.ipv6)
     }
 
     /// One of the sockets, for an ioctl that any socket of the namespace answers (the
@@ -241,17 +229,17 @@ final class QuestionSockets {
         Syscall.disconnect(descriptor)
         let index = lookup.interfaceIndex ?? 0
         if bound[descriptor, default: 0] != index {
-            switch Syscall.setOption(descriptor, SOL_SOCKET, QuestionSockets.bindToIndex, index) {
+            switch Syscall.setOption(descriptor, .bindToInterfaceIndex, index) {
             case .success: bound[descriptor] = index
-            case .failure(let error): return .refused(errno: error)
+            case .failure(let error): return .refused(errno: LinuxErrno(error))
             }
         }
         let destination = SocketAddress(Netlink.internetDestination(family: lookup.family), port: Netlink.questionPort)
-        if case .failure(let error) = Syscall.connect(descriptor, to: destination) { return .refused(errno: error) }
+        if case .failure(let error) = Syscall.connect(descriptor, to: destination) { return .refused(errno: LinuxErrno(error)) }
         let source: IPAddress?
         switch Syscall.localAddress(descriptor) {
         case .success(let local): source = local.address
-        case .failure(let error): return .refused(errno: error)
+        case .failure(let error): return .refused(errno: LinuxErrno(error))
         }
         return .connected(source: source ?? IPAddress(family: lookup.family, high: 0, low: 0))
     }
@@ -265,13 +253,13 @@ extension NetworkNamespace {
         guard hasValidName else {
             throw NetPathError(.namespaceNotFound, "invalid network namespace name '\(name ?? "")'")
         }
-        switch Syscall.open(path, O_RDONLY) {
+        switch Syscall.open(path, .readOnly) {
         case .success(let fd):
             return fd
         case .failure(let error) where error == .permissionDenied || error == .notPermitted:
-            throw NetPathError(.permissionDenied, "cannot open \(self)", error, call: "open")
+            throw NetPathError(.permissionDenied, "cannot open \(self)", error)
         case .failure(let error):
-            throw NetPathError(.namespaceNotFound, "\(self) does not exist", error, call: "open")
+            throw NetPathError(.namespaceNotFound, "\(self) does not exist", error)
         }
     }
 
@@ -283,9 +271,9 @@ extension NetworkNamespace {
     func enter(_ descriptor: FileDescriptor) throws {
         if case .failure(let error) = Syscall.enterNetworkNamespace(descriptor) {
             if error == .notPermitted {
-                throw NetPathError(.permissionDenied, "no permission to enter \(self) (needs CAP_SYS_ADMIN)", error, call: "setns")
+                throw NetPathError(.permissionDenied, "no permission to enter \(self) (needs CAP_SYS_ADMIN)", error)
             }
-            throw NetPathError(.namespaceNotFound, "\(self) is not a network namespace", error, call: "setns")
+            throw NetPathError(.namespaceNotFound, "\(self) is not a network namespace", error)
         }
     }
 

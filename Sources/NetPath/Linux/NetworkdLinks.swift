@@ -1,9 +1,4 @@
 #if os(Linux) || os(Android)
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#endif
 
 /// The captive-portal URLs systemd-networkd recorded (`CAPTIVE_PORTAL=` in
 /// `/run/systemd/netif/links/IFINDEX`: DHCP option 114 or the RA option of RFC 8910), read
@@ -21,8 +16,8 @@ final class NetworkdLinks {
 
     /// Names changing in a directory: networkd writes each file to a temporary name and
     /// renames it into place.
-    private static let mask = UInt32(IN_CREATE | IN_MOVED_TO | IN_MOVED_FROM | IN_DELETE | IN_CLOSE_WRITE
-                                     | IN_DELETE_SELF | IN_MOVE_SELF | IN_ONLYDIR)
+    private static let mask: Inotify.Mask = [.create, .movedTo, .movedFrom, .delete, .closeWrite,
+                                             .deleteSelf, .moveSelf, .onlyDirectory]
 
     /// - Throws: The errno of `inotify_init1`.
     init(directory: String = NetworkdLinks.directory) throws(Errno) {

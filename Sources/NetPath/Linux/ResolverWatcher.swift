@@ -1,9 +1,4 @@
 #if os(Linux) || os(Android)
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#endif
 
 /// Watches the resolver files (SPEC §2.6) with inotify, on the reader's ``EventLoop``, and
 /// tells when one may have changed, however it changed:
@@ -138,9 +133,9 @@ final class ResolverWatcher: @unchecked Sendable {
         layWatches()
     }
 
-    static let contentMask = UInt32(IN_CLOSE_WRITE | IN_MODIFY | IN_ATTRIB | IN_DELETE_SELF | IN_MOVE_SELF)
-    static let directoryMask = UInt32(IN_CLOSE_WRITE | IN_MOVED_TO | IN_MOVED_FROM | IN_CREATE | IN_DELETE | IN_ATTRIB
-                                      | IN_DELETE_SELF | IN_MOVE_SELF)
+    static let contentMask: Inotify.Mask = [.closeWrite, .modify, .attributes, .deleteSelf, .moveSelf]
+    static let directoryMask: Inotify.Mask = [.closeWrite, .movedTo, .movedFrom, .create, .delete, .attributes,
+                                              .deleteSelf, .moveSelf]
 
     /// Lays the watches the paths need now, and removes those no longer needed. A change
     /// made while they were laid may have come before the watch that would see it: the
@@ -162,16 +157,16 @@ final class ResolverWatcher: @unchecked Sendable {
 
     private func lay(_ plan: Plan) {
         var laid: [Int32: Watch] = [:]
-        var masks: [Int32: UInt32] = [:]
+        var masks: [Int32: Inotify.Mask] = [:]
         for (path, watch) in plan.watches {
-            let mask = (watch.content ? ResolverWatcher.contentMask : 0) | (watch.names.isEmpty ? 0 : ResolverWatcher.directoryMask)
+            let mask = (watch.content ? ResolverWatcher.contentMask : []).union(watch.names.isEmpty ? [] : ResolverWatcher.directoryMask)
             guard case .success(let descriptor) = hub.watch(path, mask: mask, for: ObjectIdentifier(self)) else { continue }
             // Two paths can name one inode (a bind mount of a file beside it): the second
             // watch replaced the first one's mask, so it gets both.
-            if let earlier = masks[descriptor], earlier | mask != mask {
-                hub.watch(path, mask: earlier | mask, for: ObjectIdentifier(self))
+            if let earlier = masks[descriptor], !mask.isSuperset(of: earlier) {
+                hub.watch(path, mask: earlier.union(mask), for: ObjectIdentifier(self))
             }
-            masks[descriptor, default: 0] |= mask
+            masks[descriptor, default: []].formUnion(mask)
             var merged = laid[descriptor] ?? Watch()
             merged.content = merged.content || watch.content
             merged.names += watch.names.filter { !merged.names.contains($0) }
@@ -216,10 +211,10 @@ final class ResolverWatcher: @unchecked Sendable {
         for event in events {
             // A watch removed when the watches were last laid still reports its
             // `IN_IGNORED`: it is no longer in `watches`, and does not matter.
-            if event.mask & UInt32(IN_Q_OVERFLOW) != 0 {
+            if event.mask.contains(.queueOverflow) {
                 relevant = true
             } else if let watch = watches[event.watch] {
-                if event.mask & UInt32(IN_IGNORED | IN_DELETE_SELF | IN_MOVE_SELF) != 0
+                if !event.mask.isDisjoint(with: [.ignored, .deleteSelf, .moveSelf])
                     || (event.name.isEmpty && watch.content)
                     || (!event.name.isEmpty && watch.names.contains(event.name)) {
                     relevant = true

@@ -1,11 +1,5 @@
 #if os(Linux) || os(Android)
-import CNetlink
 import Dispatch
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#endif
 
 /// One thread, running one ``EventLoop``, that reads the kernel for any number of
 /// ``LinuxPathSource``s: each attached source registers its netlink socket and IPsec
@@ -65,7 +59,7 @@ final class SharedReaderThread: Sendable {
         switch made {
         case .success(let hub): return hub
         case .failure(let error):
-            throw NetPathError(.netlinkFailure, "cannot create the monitor's resolver watch", error, call: "inotify_init1")
+            throw NetPathError(.netlinkFailure, "cannot create the monitor's resolver watch", error)
         }
     }
 
@@ -90,7 +84,7 @@ final class SharedReaderThread: Sendable {
             state.members[ObjectIdentifier(source)] = source
             let hub = state.hub
             var opened: FileDescriptor?
-            if source.watchesMounts, state.mounts == nil, case .success(let fd) = Syscall.open("/proc/self/mountinfo", O_RDONLY) {
+            if source.watchesMounts, state.mounts == nil, case .success(let fd) = Syscall.open("/proc/self/mountinfo", .readOnly) {
                 state.mounts = fd
                 opened = fd
             }

@@ -1,4 +1,3 @@
-
 extension NetPathError {
     /// Creates an error.
     ///
@@ -10,9 +9,10 @@ extension NetPathError {
         self.init(code, message, errno: errno, errnoText: errno.map { Errno($0).description })
     }
 
-    /// Creates an error from a failed system call: its errno, and the call's name before the
-    /// system's words for it (`open: Permission denied`), as swift-nio's `IOError` names it.
-    package init(_ code: Code, _ message: String, _ error: Errno, call: String) {
-        self.init(code, message, errno: error.rawValue, errnoText: "\(call): \(error.description)")
+    /// Creates an error from a failed system call: its errno, and the call's name (which the
+    /// syscall layer put in `error`) before the system's words for it (`open: Permission
+    /// denied`), as swift-nio's `IOError` names it.
+    package init(_ code: Code, _ message: String, _ error: Errno) {
+        self.init(code, message, errno: error.rawValue, errnoText: error.description)
     }
 }

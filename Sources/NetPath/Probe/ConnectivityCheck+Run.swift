@@ -1,7 +1,3 @@
-#if canImport(Glibc)
-import Glibc
-#endif
-
 /// A check in flight; ``cancel()`` ends it at its loop's next turn. It owns the check's
 /// event loop, closed when both the caller and the check's thread have let go of it (so a
 /// late `cancel` can never write to a reused descriptor).

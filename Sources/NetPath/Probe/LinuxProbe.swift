@@ -1,10 +1,4 @@
 #if os(Linux) || os(Android)
-import CNetlink
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#endif
 
 /// One connectivity check on Linux, on the package's own non-blocking sockets: names
 /// resolved over UDP to the path's DNS servers (over TCP when an answer is truncated), every endpoint and address tried at once,
@@ -86,7 +80,7 @@ struct LinuxProbe {
                         // A request is far smaller than the socket's buffer: it goes at once.
                         outcome = .requestSent(fd: fd, complete: session.write(request) == .done(request.count))
                     } else {
-                        let sent = Syscall.send(fd, request, flags: Int32(MSG_NOSIGNAL))
+                        let sent = Syscall.send(fd, request, flags: .noSignal)
                         outcome = .requestSent(fd: fd, complete: sent == .success(request.count))
                     }
                 case .close(let fd):
@@ -215,8 +209,8 @@ struct LinuxProbe {
     /// of its own to the server (the machine sends the query once it is made); the socket,
     /// or `nil` when it cannot.
     private func sendQuery(_ query: ProbeStateMachine.Query) -> FileDescriptor? {
-        let type = query.overTCP ? Int32(SOCK_STREAM.rawValue) : Int32(SOCK_DGRAM.rawValue)
-        guard case .success(let fd) = Syscall.socket(domain(of: query.server), type | Int32(SOCK_NONBLOCK.rawValue)) else { return nil }
+        let type: SocketType = query.overTCP ? .stream : .datagram
+        guard case .success(let fd) = Syscall.socket(SocketDomain(of: query.server), type, nonBlocking: true) else { return nil }
         // A resolver on this machine (a local cache) is not reached through the interface.
         if !isOnThisHost(query.server) { bindToInterface(fd) }
         // Connected: the kernel then only lets answers from that server through.
@@ -238,7 +232,7 @@ struct LinuxProbe {
     /// Opens a non-blocking TCP socket and starts connecting it to `address`.
     private func startConnection(to address: IPAddress, port: UInt16) -> ProbeStateMachine.ConnectStart {
         let fd: FileDescriptor
-        switch Syscall.socket(domain(of: address), Int32(SOCK_STREAM.rawValue) | Int32(SOCK_NONBLOCK.rawValue)) {
+        switch Syscall.socket(SocketDomain(of: address), .stream, nonBlocking: true) {
         case .success(let opened): fd = opened
         case .failure(let error): return .socketFailed(error)
         }
@@ -253,16 +247,12 @@ struct LinuxProbe {
         return .started(fd: fd)
     }
 
-    private func domain(of address: IPAddress) -> Int32 {
-        address.family == IPAddress.inet ? AF_INET : AF_INET6
-    }
-
     /// Whether `address` is this machine's (in the namespace the check runs in): loopback,
     /// or an address a socket can bind to (the kernel's own test of a local address).
     private func isOnThisHost(_ address: IPAddress) -> Bool {
         if address.isLoopback { return true }
         if address.isIPv6LinkLocal { return false }
-        guard case .success(let probe) = Syscall.socket(domain(of: address), Int32(SOCK_DGRAM.rawValue)) else { return false }
+        guard case .success(let probe) = Syscall.socket(SocketDomain(of: address), .datagram) else { return false }
         defer { Syscall.close(probe) }
         let bound = Syscall.bind(probe, to: socketAddress(address, port: 0))
         return (try? bound.get()) != nil
@@ -279,6 +269,14 @@ struct LinuxProbe {
     private func socketAddress(_ address: IPAddress, port: UInt16) -> SocketAddress {
         let scope = address.isIPv6LinkLocal ? interface.map { UInt32($0.index) } ?? 0 : 0
         return SocketAddress(address, port: port, scopeID: scope)
+    }
+}
+
+extension ProbeStateMachine.ConnectStart {
+    /// A connect that failed at once with `error`, which says whether for want of a route
+    /// (``Errno/isNoRoute``, from the C library's numbers the core does not know).
+    static func connectFailed(_ error: Errno) -> Self {
+        .connectFailed(error, noRoute: error.isNoRoute)
     }
 }
 #endif

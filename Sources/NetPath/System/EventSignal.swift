@@ -9,7 +9,7 @@ package struct EventSignal: Sendable {
 
     /// - Throws: The errno of `eventfd`.
     package init() throws(Errno) {
-        descriptor = FileDescriptor(rawValue: try Syscall.retrying { cnetlink_eventfd() }.get())
+        descriptor = FileDescriptor(rawValue: try Syscall.retrying("eventfd") { cnetlink_eventfd() }.get())
     }
 
     /// Makes ``descriptor`` readable (a counter that saturates cannot fail here: `EAGAIN`

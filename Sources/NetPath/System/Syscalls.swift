@@ -11,49 +11,53 @@ import CNetlink  // on Linux, timespec, timeval and sockaddr_nl come through the
 
 /// The one layer over the system calls the package and the `netpath` tool make (swift-nio's
 /// `syscall(blocking:)`, swift-system's `valueOrErrno`): errno is read right after the call
-/// and nowhere else, `EINTR` is retried, and `EBADF` or `EFAULT` — a descriptor or pointer
-/// the package itself got wrong — stops the process rather than being reported as a
-/// condition of the environment. `package`: the `netpath` tool uses it too.
+/// and nowhere else, and kept with the call's name (``Errno/call``: a message says
+/// `connect: Connection refused`), `EINTR` is retried, and `EBADF` or `EFAULT` — a
+/// descriptor or pointer the package itself got wrong — stops the process rather than being
+/// reported as a condition of the environment. `package`: the `netpath` tool uses it too,
+/// with the values its calls take (``SocketDomain``, ``Signal``, …): no C library constant
+/// crosses the target's boundary.
 ///
 /// The first part is POSIX and builds on Apple platforms too (the tool's wait for signals
 /// and its pipes); the Linux part follows.
 package enum Syscall {
-    /// Runs `call` until it does not fail with `EINTR`; returns its result or the errno.
+    /// Runs `body`, a call of the C function `call`, until it does not fail with `EINTR`;
+    /// returns its result, or the errno with the call's name.
     @inline(__always)
-    package static func retrying<T: BinaryInteger>(_ call: () -> T) -> Result<T, Errno> {
+    package static func retrying<T: BinaryInteger>(_ call: StaticString, _ body: () -> T) -> Result<T, Errno> {
         while true {
-            let result = call()
+            let result = body()
             if result >= 0 { return .success(result) }
             let code = errno
-            if code == Errno.interrupted.rawValue { continue }
-            checkProgrammerError(code)
-            return .failure(Errno(code))
+            if code == EINTR { continue }
+            checkProgrammerError(code, call)
+            return .failure(Errno(code, call: call))
         }
     }
 
     /// Stops on an errno that only a bug in the package can cause.
     @inline(__always)
-    package static func checkProgrammerError(_ code: Int32) {
-        precondition(code != EBADF && code != EFAULT, "a system call failed with \(Errno(code).name): a bug in NetPath")
+    package static func checkProgrammerError(_ code: Int32, _ call: StaticString) {
+        precondition(code != EBADF && code != EFAULT, "\(call) failed with \(Errno(code).name): a bug in NetPath")
     }
 
     package static func close(_ descriptor: FileDescriptor) {
         // Linux closes the descriptor even when close fails with EINTR: never retry.
         if systemClose(descriptor.rawValue) != 0 {
             let code = errno
-            if code != EINTR { checkProgrammerError(code) }
+            if code != EINTR { checkProgrammerError(code, "close") }
         }
     }
 
     /// `read(2)`: the bytes read, 0 at end of file, or the errno (`EAGAIN` when a
     /// non-blocking descriptor has nothing).
     package static func read(_ descriptor: FileDescriptor, into buffer: UnsafeMutableRawBufferPointer) -> Result<Int, Errno> {
-        retrying { systemRead(descriptor.rawValue, buffer.baseAddress, buffer.count) }
+        retrying("read") { systemRead(descriptor.rawValue, buffer.baseAddress, buffer.count) }
     }
 
     /// `write(2)`: the bytes written, or the errno.
     package static func write(_ descriptor: FileDescriptor, _ buffer: UnsafeRawBufferPointer) -> Result<Int, Errno> {
-        retrying { systemWrite(descriptor.rawValue, buffer.baseAddress, buffer.count) }
+        retrying("write") { systemWrite(descriptor.rawValue, buffer.baseAddress, buffer.count) }
     }
 
     /// Writes all of `buffer` unless the descriptor fails (`EPIPE`: its reader left). A
@@ -67,8 +71,8 @@ package enum Syscall {
             if written < 0 {
                 let code = errno
                 if code == EINTR { continue }
-                if !(standardStream && code == EBADF) { checkProgrammerError(code) }
-                return .failure(Errno(code))
+                if !(standardStream && code == EBADF) { checkProgrammerError(code, "write") }
+                return .failure(Errno(code, call: "write"))
             }
             offset += written
         }
@@ -80,7 +84,7 @@ package enum Syscall {
     package static func poll(_ descriptors: inout [pollfd], milliseconds: Int32) -> Result<Int32, Errno> {
         let count = nfds_t(descriptors.count)
         return descriptors.withUnsafeMutableBufferPointer { buffer in
-            retrying { systemPoll(buffer.baseAddress, count, milliseconds) }
+            retrying("poll") { systemPoll(buffer.baseAddress, count, milliseconds) }
         }
     }
 
@@ -108,9 +112,9 @@ package enum Syscall {
     /// A pipe, both ends close-on-exec and, with `nonBlocking`, non-blocking.
     package static func pipe(nonBlocking: Bool) -> Result<(read: FileDescriptor, write: FileDescriptor), Errno> {
         var ends: [Int32] = [-1, -1]
-        if case .failure(let error) = retrying({ systemPipe(&ends) }) { return .failure(error) }
+        if case .failure(let error) = retrying("pipe", { systemPipe(&ends) }) { return .failure(error) }
         for end in ends {
-            _ = retrying { fcntl(end, F_SETFD, FD_CLOEXEC) }
+            _ = retrying("fcntl") { fcntl(end, F_SETFD, FD_CLOEXEC) }
             if nonBlocking { setNonBlocking(FileDescriptor(rawValue: end)) }
         }
         return .success((FileDescriptor(rawValue: ends[0]), FileDescriptor(rawValue: ends[1])))
@@ -118,8 +122,8 @@ package enum Syscall {
 
     /// Sets `O_NONBLOCK` on a descriptor.
     package static func setNonBlocking(_ descriptor: FileDescriptor) {
-        if case .success(let flags) = retrying({ fcntl(descriptor.rawValue, F_GETFL) }) {
-            _ = retrying { fcntl(descriptor.rawValue, F_SETFL, flags | O_NONBLOCK) }
+        if case .success(let flags) = retrying("fcntl", { fcntl(descriptor.rawValue, F_GETFL) }) {
+            _ = retrying("fcntl") { fcntl(descriptor.rawValue, F_SETFL, flags | O_NONBLOCK) }
         }
     }
 }
@@ -128,9 +132,10 @@ extension Syscall {
     /// Whether `descriptor` is a terminal (`isatty`).
     package static func isTerminal(_ descriptor: FileDescriptor) -> Bool { isatty(descriptor.rawValue) == 1 }
 
-    /// Ignores `signal` (`SIGPIPE`: a write to a pipe whose reader left fails with `EPIPE`).
-    package static func ignoreSignal(_ number: Int32) {
-        signal(number, SIG_IGN)
+    /// Ignores `ignored` (``Signal/brokenPipe``: a write to a pipe whose reader left fails
+    /// with `EPIPE` instead).
+    package static func ignoreSignal(_ ignored: Signal) {
+        signal(ignored.rawValue, SIG_IGN)
     }
 
     /// A set of signals (`sigset_t`, which differs between C libraries, kept inside).
@@ -139,11 +144,11 @@ extension Syscall {
         fileprivate var set = sigset_t()
     }
 
-    /// Blocks `numbers` in the calling thread (and the threads it starts); the set.
-    package static func blockSignals(_ numbers: [Int32]) -> SignalSet {
+    /// Blocks `blocked` in the calling thread (and the threads it starts); the set.
+    package static func blockSignals(_ blocked: [Signal]) -> SignalSet {
         var signals = SignalSet()
         sigemptyset(&signals.set)
-        for number in numbers { sigaddset(&signals.set, number) }
+        for signal in blocked { sigaddset(&signals.set, signal.rawValue) }
         pthread_sigmask(SIG_BLOCK, &signals.set, nil)
         return signals
     }
@@ -155,11 +160,11 @@ extension Syscall {
     }
 
     /// `sigwait`: the next of the blocked signals in `signals`, or the errno.
-    package static func waitForSignal(in signals: SignalSet) -> Result<Int32, Errno> {
+    package static func waitForSignal(in signals: SignalSet) -> Result<Signal, Errno> {
         var signals = signals
         var received: Int32 = 0
         let code = sigwait(&signals.set, &received)
-        return code == 0 ? .success(received) : .failure(Errno(code))
+        return code == 0 ? .success(Signal(rawValue: received)) : .failure(Errno(code, call: "sigwait"))
     }
 }
 
@@ -212,40 +217,26 @@ package enum SystemClock {
     }
 }
 
-extension Errno: CustomStringConvertible {
-    /// The system's words for it (`strerror`), as messages show it.
-    package var description: String { String(cString: strerror(rawValue)) }
-
-    /// `EBADF`, `EINTR`, …: the C name, for messages that must name it.
-    package var name: String {
-        switch rawValue {
-        case EBADF: "EBADF"
-        case EFAULT: "EFAULT"
-        case EINTR: "EINTR"
-        case EAGAIN: "EAGAIN"
-        default: "errno \(rawValue)"
-        }
-    }
-}
-
 // The Linux part. It needs the shim's headers; without them (the fuzz harnesses, which
 // build only the pure files and this one) the POSIX part above is all there is.
 #if (os(Linux) || os(Android)) && canImport(CNetlink)
 extension Syscall {
-    /// `socket(2)`, close-on-exec.
-    package static func socket(_ domain: Int32, _ type: Int32, _ protocolNumber: Int32 = 0) -> Result<FileDescriptor, Errno> {
-        retrying { Glibc.socket(domain, type | Int32(SOCK_CLOEXEC.rawValue), protocolNumber) }.map(FileDescriptor.init)
+    /// `socket(2)`, close-on-exec and, with `nonBlocking`, non-blocking (`SOCK_NONBLOCK`).
+    package static func socket(_ domain: SocketDomain, _ type: SocketType, _ protocolNumber: SocketProtocol = .default,
+                               nonBlocking: Bool = false) -> Result<FileDescriptor, Errno> {
+        let flags = Int32(SOCK_CLOEXEC.rawValue) | (nonBlocking ? Int32(SOCK_NONBLOCK.rawValue) : 0)
+        return retrying("socket") { Glibc.socket(domain.rawValue, type.rawValue | flags, protocolNumber.rawValue) }.map(FileDescriptor.init)
     }
 
     /// `recv(2)`: the bytes read, 0 at end of stream, or the errno.
-    package static func receive(_ descriptor: FileDescriptor, into buffer: UnsafeMutableRawBufferPointer, flags: Int32 = 0) -> Result<Int, Errno> {
-        retrying { recv(descriptor.rawValue, buffer.baseAddress, buffer.count, flags) }
+    package static func receive(_ descriptor: FileDescriptor, into buffer: UnsafeMutableRawBufferPointer, flags: MessageFlags = []) -> Result<Int, Errno> {
+        retrying("recv") { recv(descriptor.rawValue, buffer.baseAddress, buffer.count, flags.rawValue) }
     }
 
     /// `connect(2)`. On a non-blocking socket `EINPROGRESS` is a failure here, for the
     /// caller to take as "in progress".
     package static func connect(_ descriptor: FileDescriptor, to address: UnsafePointer<sockaddr>, length: socklen_t) -> Result<Int32, Errno> {
-        retrying { Glibc.connect(descriptor.rawValue, address, length) }
+        retrying("connect") { Glibc.connect(descriptor.rawValue, address, length) }
     }
 
     /// `connect(2)` to an IP address and port.
@@ -263,8 +254,8 @@ extension Syscall {
         address.sun_family = sa_family_t(AF_UNIX)
         let name = (abstract ? [0] : []) + Array(path.utf8) + (abstract ? [] : [0])
         let capacity = MemoryLayout.size(ofValue: address.sun_path)
-        guard abstract || !path.utf8.contains(0) else { return .failure(Errno(EINVAL)) }
-        guard name.count <= capacity else { return .failure(Errno(ENAMETOOLONG)) }
+        guard abstract || !path.utf8.contains(0) else { return .failure(Errno(EINVAL, call: "connect")) }
+        guard name.count <= capacity else { return .failure(Errno(ENAMETOOLONG, call: "connect")) }
         withUnsafeMutableBytes(of: &address.sun_path) { $0.copyBytes(from: name) }
         // The address's length counts the name's bytes: an abstract name is exactly them.
         let length = socklen_t(MemoryLayout<sockaddr_un>.offset(of: \.sun_path) ?? 2) + socklen_t(name.count)
@@ -282,7 +273,7 @@ extension Syscall {
 
     /// `bind(2)` to an address.
     package static func bind(_ descriptor: FileDescriptor, to address: UnsafePointer<sockaddr>, length: socklen_t) -> Result<Int32, Errno> {
-        retrying { Glibc.bind(descriptor.rawValue, address, length) }
+        retrying("bind") { Glibc.bind(descriptor.rawValue, address, length) }
     }
 
     /// `bind(2)` to an IP address and port.
@@ -305,7 +296,7 @@ extension Syscall {
         var address = sockaddr_nl()
         var length = socklen_t(MemoryLayout<sockaddr_nl>.size)
         let named = withUnsafeMutablePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { pointer in retrying { getsockname(descriptor.rawValue, pointer, &length) } }
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { pointer in retrying("getsockname") { getsockname(descriptor.rawValue, pointer, &length) } }
         }
         return named.map { _ in address.nl_pid }
     }
@@ -317,7 +308,7 @@ extension Syscall {
         return bytes.withUnsafeBytes { payload in
             withUnsafePointer(to: &kernel) {
                 $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { address in
-                    retrying { sendto(descriptor.rawValue, payload.baseAddress, payload.count, 0, address, socklen_t(MemoryLayout<sockaddr_nl>.size)) }
+                    retrying("sendto") { sendto(descriptor.rawValue, payload.baseAddress, payload.count, 0, address, socklen_t(MemoryLayout<sockaddr_nl>.size)) }
                 }
             }
         }
@@ -327,32 +318,32 @@ extension Syscall {
     package static func localAddress(_ descriptor: FileDescriptor) -> Result<SocketAddress, Errno> {
         var address = SocketAddress()
         let named = withUnsafeMutablePointer(to: &address.storage) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { pointer in retrying { getsockname(descriptor.rawValue, pointer, &address.length) } }
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { pointer in retrying("getsockname") { getsockname(descriptor.rawValue, pointer, &address.length) } }
         }
         return named.map { _ in address }
     }
 
     /// `send(2)`: the bytes sent, or the errno.
-    package static func send(_ descriptor: FileDescriptor, _ bytes: [UInt8], flags: Int32 = 0) -> Result<Int, Errno> {
+    package static func send(_ descriptor: FileDescriptor, _ bytes: [UInt8], flags: MessageFlags = []) -> Result<Int, Errno> {
         bytes.withUnsafeBytes { send(descriptor, $0, flags: flags) }
     }
 
     /// `send(2)` from a buffer.
-    package static func send(_ descriptor: FileDescriptor, _ buffer: UnsafeRawBufferPointer, flags: Int32 = 0) -> Result<Int, Errno> {
-        retrying { Glibc.send(descriptor.rawValue, buffer.baseAddress, buffer.count, flags) }
+    package static func send(_ descriptor: FileDescriptor, _ buffer: UnsafeRawBufferPointer, flags: MessageFlags = []) -> Result<Int, Errno> {
+        retrying("send") { Glibc.send(descriptor.rawValue, buffer.baseAddress, buffer.count, flags.rawValue) }
     }
 
     /// `listen(2)`.
     package static func listen(_ descriptor: FileDescriptor, backlog: Int32) -> Result<Int32, Errno> {
-        retrying { Glibc.listen(descriptor.rawValue, backlog) }
+        retrying("listen") { Glibc.listen(descriptor.rawValue, backlog) }
     }
 
     /// `accept(2)`: the connection, close-on-exec and non-blocking, or the errno (`EAGAIN`
     /// when none is pending).
     package static func accept(_ descriptor: FileDescriptor) -> Result<FileDescriptor, Errno> {
-        let accepted = retrying { Glibc.accept(descriptor.rawValue, nil, nil) }.map(FileDescriptor.init)
+        let accepted = retrying("accept") { Glibc.accept(descriptor.rawValue, nil, nil) }.map(FileDescriptor.init)
         if case .success(let connection) = accepted {
-            _ = retrying { fcntl(connection.rawValue, F_SETFD, FD_CLOEXEC) }
+            _ = retrying("fcntl") { fcntl(connection.rawValue, F_SETFD, FD_CLOEXEC) }
             setNonBlocking(connection)
         }
         return accepted
@@ -360,20 +351,20 @@ extension Syscall {
 
     /// `shutdown(2)` of the sending side.
     package static func shutdownWrite(_ descriptor: FileDescriptor) {
-        _ = retrying { shutdown(descriptor.rawValue, Int32(SHUT_WR)) }
+        _ = retrying("shutdown") { shutdown(descriptor.rawValue, Int32(SHUT_WR)) }
     }
 
     /// `setsockopt(2)` of an `int` option.
-    package static func setOption(_ descriptor: FileDescriptor, _ level: Int32, _ name: Int32, _ value: Int32) -> Result<Int32, Errno> {
+    package static func setOption(_ descriptor: FileDescriptor, _ option: SocketOption, _ value: Int32) -> Result<Int32, Errno> {
         var value = value
-        return retrying { setsockopt(descriptor.rawValue, level, name, &value, socklen_t(MemoryLayout<Int32>.size)) }
+        return retrying("setsockopt") { setsockopt(descriptor.rawValue, option.level, option.name, &value, socklen_t(MemoryLayout<Int32>.size)) }
     }
 
     /// `SO_RCVTIMEO`: bounds a blocking receive (0 waits for ever).
     package static func setReceiveTimeout(_ descriptor: FileDescriptor, nanoseconds: UInt64) {
         var value = timeval(tv_sec: Int(nanoseconds / 1_000_000_000), tv_usec: Int(nanoseconds % 1_000_000_000 / 1000))
         if nanoseconds != 0 && value.tv_sec == 0 && value.tv_usec == 0 { value.tv_usec = 1 }
-        _ = retrying { setsockopt(descriptor.rawValue, SOL_SOCKET, SO_RCVTIMEO, &value, socklen_t(MemoryLayout<timeval>.size)) }
+        _ = retrying("setsockopt") { setsockopt(descriptor.rawValue, SOL_SOCKET, SO_RCVTIMEO, &value, socklen_t(MemoryLayout<timeval>.size)) }
     }
 
     /// How a non-blocking `connect` ended: the socket's pending error (`getsockopt` of
@@ -381,8 +372,8 @@ extension Syscall {
     package static func pendingError(_ descriptor: FileDescriptor) -> Errno? {
         var code: Int32 = 0
         var length = socklen_t(MemoryLayout<Int32>.size)
-        switch retrying({ getsockopt(descriptor.rawValue, SOL_SOCKET, SO_ERROR, &code, &length) }) {
-        case .success: return code == 0 ? nil : Errno(code)
+        switch retrying("getsockopt", { getsockopt(descriptor.rawValue, SOL_SOCKET, SO_ERROR, &code, &length) }) {
+        case .success: return code == 0 ? nil : Errno(code, call: "connect")
         case .failure(let error): return error
         }
     }
@@ -391,18 +382,20 @@ extension Syscall {
     /// goes out there whatever the routes say.
     package static func bind(_ descriptor: FileDescriptor, toDevice name: String) -> Result<Int32, Errno> {
         name.withCString { pointer in
-            retrying { setsockopt(descriptor.rawValue, SOL_SOCKET, SO_BINDTODEVICE, pointer, socklen_t(name.utf8.count + 1)) }
+            retrying("setsockopt") { setsockopt(descriptor.rawValue, SOL_SOCKET, SO_BINDTODEVICE, pointer, socklen_t(name.utf8.count + 1)) }
         }
     }
 
-    /// `open(2)`, close-on-exec; `mode` for a file it creates.
-    package static func open(_ path: String, _ flags: Int32, mode: mode_t = 0o644) -> Result<FileDescriptor, Errno> {
-        withFileName(path) { path in retrying { Glibc.open(path, flags | O_CLOEXEC, mode) } }.map(FileDescriptor.init)
+    /// `open(2)`, close-on-exec; `permissions` for a file it creates.
+    package static func open(_ path: String, _ mode: FileDescriptor.AccessMode, options: FileDescriptor.OpenOptions = [],
+                             permissions: mode_t = 0o644) -> Result<FileDescriptor, Errno> {
+        let flags = mode.rawValue | options.rawValue | O_CLOEXEC
+        return withFileName(path) { path in retrying("open") { Glibc.open(path, flags, permissions) } }.map(FileDescriptor.init)
     }
 
     /// Moves a file's offset back to its start.
     package static func rewind(_ descriptor: FileDescriptor) {
-        _ = retrying { lseek(descriptor.rawValue, 0, SEEK_SET) }
+        _ = retrying("lseek") { lseek(descriptor.rawValue, 0, SEEK_SET) }
     }
 
     /// Reads a whole small file (at most `limit` bytes); `nil` when it cannot be read.
@@ -424,22 +417,22 @@ extension Syscall {
     /// a container's `/etc/resolv.conf` that links to `/run/systemd/resolve/…` names the
     /// container's file, not ours. Where `openat2` is missing (before 5.6) or refused (a
     /// seccomp filter's `EPERM`), or a rename raced it (`EAGAIN`), a plain open.
-    package static func openResolvingInRoot(_ path: String, _ flags: Int32) -> Result<FileDescriptor, Errno> {
-        guard let (root, rest) = processRoot(of: path) else { return open(path, flags) }
-        let directory = open(root, O_RDONLY | O_DIRECTORY)
+    package static func openResolvingInRoot(_ path: String, _ mode: FileDescriptor.AccessMode) -> Result<FileDescriptor, Errno> {
+        guard let (root, rest) = processRoot(of: path) else { return open(path, mode) }
+        let directory = open(root, .readOnly, options: .directory)
         guard case .success(let rootDescriptor) = directory else { return directory }
         defer { close(rootDescriptor) }
-        let opened = withFileName(rest) { rest in retrying { cnetlink_open_in_root(rootDescriptor.rawValue, rest, flags) } }
+        let opened = withFileName(rest) { rest in retrying("openat2") { cnetlink_open_in_root(rootDescriptor.rawValue, rest, mode.rawValue) } }
         // No openat2 (before 5.6: ENOSYS), or a seccomp filter that refuses it (EPERM, as
         // Docker's and nspawn's older profiles do): the plain open, as before.
-        if case .failure(let error) = opened, [ENOSYS, EPERM, EINVAL, EAGAIN].contains(error.rawValue) { return open(path, flags) }
+        if case .failure(let error) = opened, [ENOSYS, EPERM, EINVAL, EAGAIN].contains(error.rawValue) { return open(path, mode) }
         return opened.map(FileDescriptor.init)
     }
 
     /// Reads a whole small file (at most `limit` bytes), or says why it cannot. A file under
     /// a process's root is opened in that root (``openResolvingInRoot(_:_:)``).
     package static func readWholeFile(_ path: String, limit: Int = 1024 * 1024) -> Result<[UInt8], Errno> {
-        let opened = openResolvingInRoot(path, O_RDONLY)
+        let opened = openResolvingInRoot(path, .readOnly)
         guard case .success(let descriptor) = opened else { return opened.map { _ in [] } }
         defer { close(descriptor) }
         var bytes: [UInt8] = []
@@ -458,12 +451,12 @@ extension Syscall {
     /// waits for the first (at most the socket's receive timeout).
     package static func receiveBatch(_ descriptor: FileDescriptor, into buffer: UnsafeMutableRawPointer?, slotSize: Int, count: Int,
                              lengths: UnsafeMutablePointer<UInt32>?, flags: UnsafeMutablePointer<Int32>?, blocking: Bool) -> Result<Int32, Errno> {
-        retrying { cnetlink_recv_batch(descriptor.rawValue, buffer, slotSize, UInt32(count), lengths, flags, blocking ? 1 : 0) }
+        retrying("recvmmsg") { cnetlink_recv_batch(descriptor.rawValue, buffer, slotSize, UInt32(count), lengths, flags, blocking ? 1 : 0) }
     }
 
     /// `setns(descriptor, CLONE_NEWNET)`: the calling thread enters the network namespace.
     package static func enterNetworkNamespace(_ descriptor: FileDescriptor) -> Result<Int32, Errno> {
-        retrying { cnetlink_setns_net(descriptor.rawValue) }
+        retrying("setns") { cnetlink_setns_net(descriptor.rawValue) }
     }
 
     /// Whether interface `name` answers the wireless-extensions ioctl on `socket` (in the
@@ -475,7 +468,7 @@ extension Syscall {
     /// A signalfd for the (blocked) signals of `signals`.
     package static func signalDescriptor(_ signals: SignalSet) -> Result<FileDescriptor, Errno> {
         var signals = signals
-        return retrying { cnetlink_signalfd(&signals.set) }.map(FileDescriptor.init)
+        return retrying("signalfd") { cnetlink_signalfd(&signals.set) }.map(FileDescriptor.init)
     }
 
     /// `size` bytes of zeroed private memory of their own (`mmap`, anonymous), given back
@@ -502,18 +495,18 @@ extension Syscall {
     /// `unlink(2)`.
     @discardableResult
     package static func unlink(_ path: String) -> Result<Int32, Errno> {
-        retrying { Glibc.unlink(path) }
+        retrying("unlink") { Glibc.unlink(path) }
     }
 
     /// `rename(2)`: atomically replaces `destination`.
     package static func rename(_ source: String, to destination: String) -> Result<Int32, Errno> {
-        retrying { Glibc.rename(source, destination) }
+        retrying("rename") { Glibc.rename(source, destination) }
     }
 
     /// `mkdir(2)`.
     @discardableResult
     package static func makeDirectory(_ path: String, mode: mode_t = 0o755) -> Result<Int32, Errno> {
-        retrying { mkdir(path, mode) }
+        retrying("mkdir") { mkdir(path, mode) }
     }
 
     /// The names in a directory (without `.` and `..`); `nil` when it cannot be opened.
@@ -562,10 +555,10 @@ extension Syscall {
         #else
         let resource = Int32(RLIMIT_NOFILE)
         #endif
-        if case .failure(let error) = retrying({ getrlimit(resource, &limit) }) { return .failure(error) }
+        if case .failure(let error) = retrying("getrlimit", { getrlimit(resource, &limit) }) { return .failure(error) }
         guard limit.rlim_cur < limit.rlim_max else { return .success(UInt64(limit.rlim_cur)) }
         limit.rlim_cur = limit.rlim_max
-        return retrying { setrlimit(resource, &limit) }.map { _ in UInt64(limit.rlim_max) }
+        return retrying("setrlimit") { setrlimit(resource, &limit) }.map { _ in UInt64(limit.rlim_max) }
     }
 
     /// This process's id (`getpid`): what systemd's `LISTEN_PID` names.
@@ -589,12 +582,12 @@ extension Syscall {
         var flags: Int32
         repeat { flags = fcntl(descriptor.rawValue, F_GETFD) } while flags < 0 && errno == EINTR
         guard flags >= 0 else { return false }
-        _ = retrying { fcntl(descriptor.rawValue, F_SETFD, flags | FD_CLOEXEC) }
+        _ = retrying("fcntl") { fcntl(descriptor.rawValue, F_SETFD, flags | FD_CLOEXEC) }
         func option(_ name: Int32) -> Int32? {
             var value: Int32 = 0
             var length = socklen_t(MemoryLayout<Int32>.size)
             // ENOTSOCK for a file or a pipe.
-            guard case .success = retrying({ getsockopt(descriptor.rawValue, SOL_SOCKET, name, &value, &length) }) else { return nil }
+            guard case .success = retrying("getsockopt", { getsockopt(descriptor.rawValue, SOL_SOCKET, name, &value, &length) }) else { return nil }
             return value
         }
         guard option(SO_TYPE) == Int32(SOCK_STREAM.rawValue), option(SO_ACCEPTCONN) == 1 else { return false }
@@ -604,7 +597,7 @@ extension Syscall {
 
     /// `epoll_create1(EPOLL_CLOEXEC)`.
     package static func epollCreate() -> Result<FileDescriptor, Errno> {
-        retrying { epoll_create1(Int32(EPOLL_CLOEXEC)) }.map(FileDescriptor.init)
+        retrying("epoll_create1") { epoll_create1(Int32(EPOLL_CLOEXEC)) }.map(FileDescriptor.init)
     }
 
     /// `epoll_ctl`: `operation` (`EPOLL_CTL_ADD`, `_MOD`, `_DEL`) of `descriptor`, whose
@@ -613,14 +606,14 @@ extension Syscall {
         var event = epoll_event()
         event.events = events
         event.data.u64 = id
-        return retrying { epoll_ctl(epoll.rawValue, operation, descriptor.rawValue, &event) }
+        return retrying("epoll_ctl") { epoll_ctl(epoll.rawValue, operation, descriptor.rawValue, &event) }
     }
 
     /// `epoll_wait` for at most `maximum` events and `milliseconds` (-1: no limit); `body`
     /// gets each ready event's id and mask. A failure (`ENOMEM`) reports nothing.
     package static func epollWait(_ epoll: FileDescriptor, maximum: Int, milliseconds: Int32, _ body: (UInt64, UInt32) -> Void) {
         withUnsafeTemporaryAllocation(of: epoll_event.self, capacity: maximum) { events in
-            guard case .success(let count) = retrying({ epoll_wait(epoll.rawValue, events.baseAddress, Int32(maximum), milliseconds) }) else { return }
+            guard case .success(let count) = retrying("epoll_wait", { epoll_wait(epoll.rawValue, events.baseAddress, Int32(maximum), milliseconds) }) else { return }
             for index in 0..<Int(count) { body(events[index].data.u64, events[index].events) }
         }
     }
@@ -635,7 +628,7 @@ extension Syscall {
     /// The target of the symlink `path`; `nil` when it is not one.
     package static func readLink(_ path: String) -> String? {
         var buffer = [CChar](repeating: 0, count: 4096)
-        guard case .success(let count) = withFileName(path, { path in retrying { readlink(path, &buffer, buffer.count - 1) } }), count > 0
+        guard case .success(let count) = withFileName(path, { path in retrying("readlink") { readlink(path, &buffer, buffer.count - 1) } }), count > 0
         else { return nil }
         return FileName.decode(buffer[0..<count].map { UInt8(bitPattern: $0) })
     }
@@ -646,7 +639,7 @@ extension Syscall {
 
     /// `pidfd_open(2)`, close-on-exec: readable once process `pid` has exited.
     package static func processDescriptor(_ pid: Int32) -> Result<FileDescriptor, Errno> {
-        retrying { cnetlink_pidfd_open(pid) }.map(FileDescriptor.init)
+        retrying("pidfd_open") { cnetlink_pidfd_open(pid) }.map(FileDescriptor.init)
     }
 
     /// Whether `path` is a namespace file (`statfs` says nsfs, `NSFS_MAGIC`): `ip netns add`
@@ -657,7 +650,7 @@ extension Syscall {
 
     /// `statfs(2)`'s `f_type` for `path`, or the errno.
     package static func fileSystemType(_ path: String) -> Result<Int64, Errno> {
-        withFileName(path) { path in retrying { cnetlink_file_system_type(path) } }.map { Int64($0) }
+        withFileName(path) { path in retrying("statfs") { cnetlink_file_system_type(path) } }.map { Int64($0) }
     }
 
     /// `NSFS_MAGIC`: the file system of namespace files.
@@ -667,17 +660,17 @@ extension Syscall {
 
     /// `inotify_init1(2)`, non-blocking and close-on-exec.
     package static func inotifyInit() -> Result<FileDescriptor, Errno> {
-        retrying { inotify_init1(Int32(IN_NONBLOCK | IN_CLOEXEC)) }.map(FileDescriptor.init)
+        retrying("inotify_init1") { inotify_init1(Int32(IN_NONBLOCK | IN_CLOEXEC)) }.map(FileDescriptor.init)
     }
 
     /// `inotify_add_watch(2)`: the watch descriptor, or the errno.
-    package static func inotifyAddWatch(_ descriptor: FileDescriptor, _ path: String, mask: UInt32) -> Result<Int32, Errno> {
-        withFileName(path) { path in retrying { inotify_add_watch(descriptor.rawValue, path, mask) } }
+    package static func inotifyAddWatch(_ descriptor: FileDescriptor, _ path: String, mask: Inotify.Mask) -> Result<Int32, Errno> {
+        withFileName(path) { path in retrying("inotify_add_watch") { inotify_add_watch(descriptor.rawValue, path, mask.rawValue) } }
     }
 
     /// `inotify_rm_watch(2)`.
     package static func inotifyRemoveWatch(_ descriptor: FileDescriptor, _ watch: Int32) {
-        _ = retrying { inotify_rm_watch(descriptor.rawValue, watch) }
+        _ = retrying("inotify_rm_watch") { inotify_rm_watch(descriptor.rawValue, watch) }
     }
 }
 

@@ -161,7 +161,7 @@ package struct DumpMachine: Sendable {
     /// The dump in progress ended: with `DONE` (`refusal` nil), refused with an errno (an
     /// optional dump), or `failed` (a required one refused: everything is dumped afresh).
     /// - Returns: What follows, or `nil` when no dump runs.
-    package mutating func finish(refusedWith refusal: Errno?, failed: Bool, now: UInt64) -> End? {
+    package mutating func finish(refusedWith refusal: LinuxErrno?, failed: Bool, now: UInt64) -> End? {
         guard case .dumping(let dump, _, let alone, let startOver) = state else { return nil }
         if failed || startOver {
             state = .idle
@@ -190,7 +190,7 @@ package struct DumpMachine: Sendable {
     }
 
     /// An optional dump was refused: for good with `EOPNOTSUPP`, else asked again later.
-    private mutating func optionalDumpRefused(_ dump: Dump, _ error: Errno, now: UInt64) {
+    private mutating func optionalDumpRefused(_ dump: Dump, _ error: LinuxErrno, now: UInt64) {
         var record = optionalDumps[dump] ?? OptionalDump()
         if error == .notSupported {
             record.unsupported = true

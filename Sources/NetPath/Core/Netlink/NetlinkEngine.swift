@@ -263,13 +263,13 @@ package struct NetlinkEngine {
         case .error(let code):
             guard isDumpReply, code != 0 else { return nil }  // 0: an ACK
             guard let dump = dumping, dump.isOptional else { return finishDump(refusedWith: nil, failed: true) }
-            return finishDump(refusedWith: Errno(-code))
+            return finishDump(refusedWith: LinuxErrno(-code))
         }
     }
 
     /// A dump ended: with `DONE`, or refused with an errno (an optional dump), or `failed`
     /// (a required one refused: everything is dumped afresh). The tables follow its end.
-    private mutating func finishDump(refusedWith refusal: Errno?, failed: Bool = false) -> Request? {
+    private mutating func finishDump(refusedWith refusal: LinuxErrno?, failed: Bool = false) -> Request? {
         let finishing = dumps.current
         guard let end = dumps.finish(refusedWith: refusal, failed: failed, now: now) else { return nil }
         if end != .startOver, refusal == nil, finishing == .rules { state.rulesKnown = true }

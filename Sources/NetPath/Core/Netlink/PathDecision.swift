@@ -18,7 +18,7 @@ package enum SocketVerdict: Hashable, Sendable {
     case connected(source: IPAddress)
     /// Refused with this errno (`ENETUNREACH`, `EHOSTUNREACH`, `EACCES`, `EPERM` from an
     /// IPsec policy, `EINVAL`, `EADDRNOTAVAIL`, …).
-    case refused(errno: Errno)
+    case refused(errno: LinuxErrno)
 }
 
 /// The kernel's answer to a ``RouteLookup``.
@@ -29,7 +29,7 @@ package enum KernelAnswer: Hashable, Sendable {
     /// The kernel refused: the socket's errno (`ENETUNREACH` no route or an unreachable
     /// rule, `EHOSTUNREACH` an unreachable route, `EACCES` prohibit, `EINVAL` blackhole,
     /// `EPERM` an IPsec block policy).
-    case refused(errno: Errno)
+    case refused(errno: LinuxErrno)
 }
 
 /// The kernel's answers for one state of the tables, and the path they give.

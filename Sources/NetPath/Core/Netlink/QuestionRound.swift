@@ -83,7 +83,7 @@ package struct QuestionRound: Sendable {
                     // never uses).
                     lookups.append((RouteLookup(family: lookup.family, interfaceIndex: lookup.interfaceIndex, tableEntry: true), .tableEntry, nil))
                 }
-            case .refused(Errno.addressNotAvailable)?:
+            case .refused(LinuxErrno.addressNotAvailable)?:
                 // No source (IPv6 off, or only tentative addresses): whether a route exists
                 // at all decides between noAddress and noDefaultRoute.
                 lookups.append((lookup, .sourceless, nil))
@@ -120,7 +120,7 @@ package struct QuestionRound: Sendable {
         case .newRoute(let route):
             replies[pending] = .route(route)
         case .error(let code) where code < 0:
-            if pending.kind != .tableEntry { replies[pending] = .refused(errno: Errno(-code)) }
+            if pending.kind != .tableEntry { replies[pending] = .refused(errno: LinuxErrno(-code)) }
         default:
             break
         }

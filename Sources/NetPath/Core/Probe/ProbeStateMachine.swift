@@ -61,7 +61,10 @@ package struct ProbeStateMachine {
     package enum ConnectStart: Equatable {
         case started(fd: FileDescriptor)
         case socketFailed(Errno)
-        case connectFailed(Errno)
+        /// The connect failed at once; `noRoute`: because this machine has no route for it
+        /// now (the path is changing), as the system layer tells from the errno
+        /// (`Errno.isNoRoute`: the core does not know the C library's numbers).
+        case connectFailed(Errno, noRoute: Bool)
     }
 
     /// How a TLS handshake step went.
@@ -389,13 +392,6 @@ package struct ProbeStateMachine {
         return .init(.connectionFailed, "cannot reach \(address): the path has no \(address.family == IPAddress.inet ? "IPv4" : "IPv6")")
     }
 
-    /// `noRoute` for the errors of a connect that fails at once because this machine has
-    /// no route for the connection now (the path is changing), `connectionFailed` for the
-    /// others.
-    package static func kind(of error: Errno) -> ConnectivityFailure.Kind {
-        error.isNoRoute ? .noRoute : .connectionFailed
-    }
-
     /// Whether the path routes `address`'s family.
     private func routes(_ address: IPAddress) -> Bool {
         address.family == IPAddress.inet ? ipv4 : ipv6
@@ -656,8 +652,8 @@ package struct ProbeStateMachine {
             return []
         case .socketFailed(let error):
             runs[index].outcome.error = .init(.systemFailure, "cannot open a socket: \(error)")
-        case .connectFailed(let error):
-            let kind = ProbeStateMachine.kind(of: error)
+        case .connectFailed(let error, let noRoute):
+            let kind: ConnectivityFailure.Kind = noRoute ? .noRoute : .connectionFailed
             runs[index].outcome.error = .init(kind == .noRoute || runs[index].proxy == nil ? kind : .proxyFailed,
                                               "cannot connect to \(runs[index].proxy.map { "\($0.named) at " } ?? "")\(address): \(error)")
         }
