@@ -57,6 +57,7 @@ public var errno: Int32 { get { fatalError() } set { fatalError() } }
 @discardableResult public func getenv(_ name: UnsafePointer<CChar>!) -> UnsafeMutablePointer<CChar>! { fatalError() }
 @discardableResult public func clock_gettime(_ clock: clockid_t, _ time: UnsafeMutablePointer<timespec>!) -> Int32 { fatalError() }
 public func _exit(_ status: Int32) -> Never { fatalError() }
+public func getpid() -> Int32 { fatalError() }
 public func pthread_mutex_init(_ mutex: UnsafeMutablePointer<pthread_mutex_t>!, _ attributes: UnsafePointer<pthread_mutexattr_t>!) -> Int32 { fatalError() }
 public func pthread_mutex_lock(_ mutex: UnsafeMutablePointer<pthread_mutex_t>!) -> Int32 { fatalError() }
 public func pthread_mutex_unlock(_ mutex: UnsafeMutablePointer<pthread_mutex_t>!) -> Int32 { fatalError() }

@@ -129,6 +129,18 @@ package enum Syscall {
 }
 
 extension Syscall {
+    /// The value of the environment variable `name` (`getenv`), `nil` when it is not set.
+    package static func environment(_ name: String) -> String? {
+        getenv(name).map { String(cString: $0) }
+    }
+
+    /// This process's id (`getpid`): what systemd's `LISTEN_PID` names.
+    package static func processID() -> Int32 { getpid() }
+
+    /// Ends the process at once with `status` (`_exit`): no exit handlers run, while other
+    /// threads may still be inside the library. Output written unbuffered is not lost.
+    package static func exitNow(_ status: Int32) -> Never { _exit(status) }
+
     /// Whether `descriptor` is a terminal (`isatty`).
     package static func isTerminal(_ descriptor: FileDescriptor) -> Bool { isatty(descriptor.rawValue) == 1 }
 
@@ -536,11 +548,6 @@ extension Syscall {
         return fstat(descriptor.rawValue, &info) == 0 && info.st_mode & S_IFMT == S_IFIFO
     }
 
-    /// The value of the environment variable `name` (`getenv`), `nil` when it is not set.
-    package static func environment(_ name: String) -> String? {
-        getenv(name).map { String(cString: $0) }
-    }
-
     /// The effective user id (`uidrange` rules select on it).
     package static func effectiveUserID() -> UInt32 { UInt32(geteuid()) }
 
@@ -560,13 +567,6 @@ extension Syscall {
         limit.rlim_cur = limit.rlim_max
         return retrying("setrlimit") { setrlimit(resource, &limit) }.map { _ in UInt64(limit.rlim_max) }
     }
-
-    /// This process's id (`getpid`): what systemd's `LISTEN_PID` names.
-    package static func processID() -> Int32 { getpid() }
-
-    /// Ends the process at once with `status` (`_exit`): no exit handlers run, while other
-    /// threads may still be inside the library. Output written unbuffered is not lost.
-    package static func exitNow(_ status: Int32) -> Never { _exit(status) }
 
     /// Removes `name` from the environment (`unsetenv`), so that the programs this process
     /// starts do not take it as theirs (sd_listen_fds(3)'s `unset_environment`). Only
