@@ -10,7 +10,7 @@ import Dispatch
 /// then twice as long each time up to 30 s; meanwhile its part of the knowledge is `nil`.
 /// A bus whose socket file does not exist (a server or container without one) is tried
 /// again when it appears (inotify), never on a timer: idle, the thread does not wake.
-package final class DesktopWatcher: Sendable {
+final class DesktopWatcher: Sendable {
     /// How long a call may wait for its reply, and the handshake for its end.
     static let callTimeout: UInt64 = 2_000_000_000
     static let handshakeTimeout: UInt64 = 2_000_000_000
@@ -29,7 +29,7 @@ package final class DesktopWatcher: Sendable {
     ///   when no thread can be started.
     ///   - networkd: read systemd-networkd's link files (``NetworkdLinks``): not at all,
     ///     once, or watched.
-    package init(systemBus: String?, sessionBus: String?, networkd: NetworkdReading = .none,
+    init(systemBus: String?, sessionBus: String?, networkd: NetworkdReading = .none,
                  onChange: @escaping @Sendable (DesktopKnowledge) -> Void) throws {
         let system = systemBus.map(DBusAddress.endpoints)
         let session = sessionBus.map(DBusAddress.endpoints)
@@ -81,19 +81,19 @@ package final class DesktopWatcher: Sendable {
     /// `DBUS_SESSION_BUS_ADDRESS`; and networkd's link files.
     /// - Throws: as ``init(systemBus:sessionBus:onChange:)``.
     /// How networkd's link files are read.
-    package enum NetworkdReading: Sendable {
+    enum NetworkdReading: Sendable {
         case none, once, watched
     }
 
     /// - Parameter once: for one answer (`status`): networkd's files are read once, not
     ///   watched.
-    package convenience init(once: Bool = false, onChange: @escaping @Sendable (DesktopKnowledge) -> Void) throws {
+    convenience init(once: Bool = false, onChange: @escaping @Sendable (DesktopKnowledge) -> Void) throws {
         let (system, session) = DesktopWatcher.environmentBuses()
         try self.init(systemBus: system, sessionBus: session, networkd: once ? .once : .watched, onChange: onChange)
     }
 
     /// The buses the environment names (see ``init(once:onChange:)``), `nil` for none.
-    package static func environmentBuses() -> (system: String?, session: String?) {
+    static func environmentBuses() -> (system: String?, session: String?) {
         let system = Syscall.environment("DBUS_SYSTEM_BUS_ADDRESS") ?? DBusAddress.defaultSystemBus
         // As GLib chooses its portal backend: inside a sandbox, or when asked to.
         let sandboxed = Syscall.exists("/.flatpak-info") || Syscall.environment("GTK_USE_PORTAL") == "1"
@@ -107,7 +107,7 @@ package final class DesktopWatcher: Sendable {
     /// stopped without waiting for its thread to end.
     /// - Parameters:
     ///   - between: runs while the buses are asked (the kernel's dump).
-    package static func askOnce<T>(authenticatedBy: UInt64, answeredBy: UInt64,
+    static func askOnce<T>(authenticatedBy: UInt64, answeredBy: UInt64,
                                    between work: () throws -> T) rethrows -> (T, DesktopKnowledge) {
         let (system, session) = environmentBuses()
         let reachable = [system, session].compactMap { $0 }.contains { address in
@@ -131,19 +131,19 @@ package final class DesktopWatcher: Sendable {
     deinit { stop() }
 
     /// What the buses said last.
-    package var knowledge: DesktopKnowledge { storage.knowledge }
+    var knowledge: DesktopKnowledge { storage.knowledge }
 
     /// How many buses wait for their socket file to appear (no timer runs for them).
-    package var busesWaitingForTheirSocket: Int { storage.waitingForSocket }
+    var busesWaitingForTheirSocket: Int { storage.waitingForSocket }
 
     /// Why a bus connection failed last, with its address; `nil` when none has.
-    package var lastFailure: String? { storage.lastFailure }
+    var lastFailure: String? { storage.lastFailure }
 
     /// Blocks the calling thread until every bus watched has answered, failed or been
     /// given up, or until `deadline`, whichever comes first. Not on the watcher's thread.
     /// - Parameter deadline: monotonic nanoseconds (``SystemClock/monotonicNanoseconds()``).
     /// - Returns: Whether every bus answered or failed (`false` when the deadline came first).
-    package func waitForFirstAnswer(until deadline: UInt64) -> Bool {
+    func waitForFirstAnswer(until deadline: UInt64) -> Bool {
         storage.waitUntilSettled(deadline: deadline)
     }
 
@@ -151,7 +151,7 @@ package final class DesktopWatcher: Sendable {
     /// `answeredBy` for a bus that authenticated (it answers; NM's properties take a few
     /// round trips), but no later than `authenticatedBy` while none has (a bus that accepts
     /// and never answers holds the path only that long; a dead socket not at all).
-    package func waitForFirstAnswer(authenticatedBy: UInt64, answeredBy: UInt64) {
+    func waitForFirstAnswer(authenticatedBy: UInt64, answeredBy: UInt64) {
         if storage.waitUntilSettled(deadline: min(authenticatedBy, answeredBy)) { return }
         if storage.isAuthenticated { _ = storage.waitUntilSettled(deadline: answeredBy) }
     }
@@ -160,7 +160,7 @@ package final class DesktopWatcher: Sendable {
     /// the watcher's thread it returns once that thread has ended, unless `waiting` is
     /// `false` (a one-shot answer: closing an inotify instance can take the kernel tens of
     /// milliseconds, an SRCU grace period, which `status` need not wait for).
-    package func stop(waiting: Bool = true) {
+    func stop(waiting: Bool = true) {
         guard let running = thread.withLock({ thread -> OwnThread.Handle? in
             defer { thread = nil }
             return thread
@@ -275,27 +275,44 @@ private final class BusConnection<Client: DesktopBusClient>: BusConnectionClosin
     private static var initialBackOff: UInt64 { 500_000_000 }
     private static var maximumBackOff: UInt64 { 30_000_000_000 }
 
+    /// Where the connection is.
+    private enum Phase {
+        /// Not connected and not trying: before ``open()``, or failed for good (one answer).
+        case idle
+        /// A socket to the bus, connecting or connected.
+        case open(Link)
+        /// Failed: tried again when the back-off timer fires.
+        case backingOff(EventLoop.Timer)
+        /// No endpoint's socket file exists (a container or server without a bus): an
+        /// inotify watch for the next missing name on its way, instead of a timer, so the
+        /// watcher never wakes until the bus appears.
+        case awaitingSocket(Inotify, EventLoop.Registration)
+        /// Stopped for good (the watcher stopped).
+        case closed
+    }
+
+    /// One connection's socket and protocol, from its `connect` to its failure.
+    private struct Link {
+        let socket: FileDescriptor
+        let registration: EventLoop.Registration
+        var isConnecting: Bool
+        var machine = DBusConnectionMachine(uid: Syscall.effectiveUserID(), handshakeTimeout: DesktopWatcher.handshakeTimeout)
+        var client = Client()
+        /// What the socket has not taken yet.
+        var outbox: [UInt8] = []
+        /// The one timer, at the machine's next deadline.
+        var timer: (timer: EventLoop.Timer, deadline: UInt64)?
+    }
+
     private let endpoints: [DBusAddress.Endpoint]
     private let loop: EventLoop
     private let storage: DesktopWatcherStorage
     private let answer: (Client.Answer?) -> Void
-    private var machine = BusConnection.newMachine()
-    private var client = Client()
-    private var socket: FileDescriptor?
-    private var registration: EventLoop.Registration?
-    private var isConnecting = false
-    private var outbox: [UInt8] = []
-    private var timer: (timer: EventLoop.Timer, deadline: UInt64)?
-    private var reconnection: EventLoop.Timer?
-    /// While no endpoint's socket file exists (a container or server without a bus): an
-    /// inotify watch for the next missing name on its way, instead of a timer, so the
-    /// watcher never wakes until the bus appears.
-    private var socketWatch: (inotify: Inotify, registration: EventLoop.Registration)?
-    private var backOff = BusConnection.initialBackOff
-    private var hasSettled = false
-    private var isClosed = false
     /// For one answer: a failure is final (no watch, no reconnection).
     private let once: Bool
+    private var phase = Phase.idle
+    private var backOff = BusConnection.initialBackOff
+    private var hasSettled = false
 
     init(endpoints: [DBusAddress.Endpoint], loop: EventLoop, storage: DesktopWatcherStorage, once: Bool,
          answer: @escaping (Client.Answer?) -> Void) {
@@ -304,10 +321,6 @@ private final class BusConnection<Client: DesktopBusClient>: BusConnectionClosin
         self.loop = loop
         self.storage = storage
         self.answer = answer
-    }
-
-    private static func newMachine() -> DBusConnectionMachine {
-        DBusConnectionMachine(uid: Syscall.effectiveUserID(), handshakeTimeout: DesktopWatcher.handshakeTimeout)
     }
 
     /// Connects to the first endpoint that accepts (or has started to).
@@ -329,11 +342,9 @@ private final class BusConnection<Client: DesktopBusClient>: BusConnectionClosin
             }
             switch connected {
             case .success:
-                begin(descriptor, connecting: false)
-                return
+                return begin(descriptor, connecting: false)
             case .failure(.inProgress):
-                begin(descriptor, connecting: true)
-                return
+                return begin(descriptor, connecting: true)
             case .failure(let error):
                 failure = "cannot connect to \(endpoint): \(error)"
                 Syscall.close(descriptor)
@@ -345,31 +356,46 @@ private final class BusConnection<Client: DesktopBusClient>: BusConnectionClosin
 
     /// Stops for good (the watcher stopped).
     func close() {
-        isClosed = true
-        closeSocket()
-        if let reconnection { loop.cancel(reconnection) }
-        reconnection = nil
-        stopWaitingForSocket()
+        leavePhase()
+        phase = .closed
     }
 
     private func begin(_ descriptor: FileDescriptor, connecting: Bool) {
-        socket = descriptor
-        isConnecting = connecting
-        registration = loop.register(descriptor, for: connecting ? .writable : .readable) { [weak self] events in
+        let registration = loop.register(descriptor, for: connecting ? .writable : .readable) { [weak self] events in
             self?.ready(events)
         }
-        if !connecting { process(machine.handle(.connected, at: SystemClock.monotonicNanoseconds())) }
+        phase = .open(Link(socket: descriptor, registration: registration, isConnecting: connecting))
+        if !connecting { connected() }
+    }
+
+    private func connected() {
+        guard let actions = withLink({ $0.machine.handle(.connected, at: SystemClock.monotonicNanoseconds()) }) else { return }
+        process(actions)
+    }
+
+    /// Runs `body` on the open connection's link, which it may change; `nil` when none is
+    /// open. (`body` does no I/O and calls nothing that could end the connection.)
+    private func withLink<T>(_ body: (inout Link) -> T) -> T? {
+        guard case .open(var link) = phase else { return nil }
+        phase = .idle  // the link is held uniquely while `body` runs
+        let result = body(&link)
+        phase = .open(link)
+        return result
+    }
+
+    private var link: Link? {
+        if case .open(let link) = phase { link } else { nil }
     }
 
     private func ready(_ events: EventLoop.Events) {
-        guard let socket else { return }
-        if isConnecting {
-            if let error = Syscall.pendingError(socket) { return fail("\(error)") }
-            isConnecting = false
-            return process(machine.handle(.connected, at: SystemClock.monotonicNanoseconds()))
+        guard let link else { return }
+        if link.isConnecting {
+            if let error = Syscall.pendingError(link.socket) { return fail("\(error)") }
+            withLink { $0.isConnecting = false }
+            return connected()
         }
         if events.contains(.writable) { flush() }
-        if self.socket != nil && !events.isDisjoint(with: [.readable, .hangup, .error]) { read(socket) }
+        if self.link != nil && !events.isDisjoint(with: [.readable, .hangup, .error]) { read(link.socket) }
     }
 
     private func read(_ socket: FileDescriptor) {
@@ -379,7 +405,8 @@ private final class BusConnection<Client: DesktopBusClient>: BusConnectionClosin
         case .success(0):
             fail("the bus closed the connection")
         case .success(let count):
-            process(machine.handle(.bytes(Array(buffer[0..<count])), at: SystemClock.monotonicNanoseconds()))
+            let bytes = Array(buffer[0..<count])
+            if let actions = withLink({ $0.machine.handle(.bytes(bytes), at: SystemClock.monotonicNanoseconds()) }) { process(actions) }
         case .failure(.wouldBlock):
             break
         case .failure(let error):
@@ -387,77 +414,96 @@ private final class BusConnection<Client: DesktopBusClient>: BusConnectionClosin
         }
     }
 
+    /// What the client's actions call for outside the link: answers to hand on, or why the
+    /// connection failed.
+    private struct Outcome {
+        var answers: [Client.Answer?] = []
+        var failure: String?
+    }
+
     /// Takes the machine's actions: bytes to send, and events for the client, whose own
     /// actions follow; then writes and arms the timer.
     private func process(_ actions: [DBusConnectionMachine.Action]) {
         for action in actions {
-            if case .send(let bytes) = action {
-                outbox += bytes
-            } else if case .failed(let reason) = action {
-                return fail(reason)
-            } else if let event = DesktopBusEvent(action) {
-                if event == .ready { storage.authenticate() }
-                guard take(client.handle(event)) else { return }
+            if case .failed(let reason) = action { return fail(reason) }
+            if case .ready? = DesktopBusEvent(action) { storage.authenticate() }
+            let outcome = withLink { link -> Outcome in
+                if case .send(let bytes) = action {
+                    link.outbox += bytes
+                    return Outcome()
+                }
+                guard let event = DesktopBusEvent(action) else { return Outcome() }
+                return take(link.client.handle(event), into: &link)
+            } ?? Outcome()
+            for value in outcome.answers {
+                backOff = BusConnection.initialBackOff
+                answer(value)
+                settle()
             }
+            if let failure = outcome.failure { return fail(failure) }
         }
         flush()
         armTimer()
     }
 
-    /// Takes the client's actions; `false` when the connection failed.
-    private func take(_ actions: [DesktopBusAction<Client.Answer>]) -> Bool {
+    /// Takes the client's actions into the link: its calls, written to the outbox.
+    private func take(_ actions: [DesktopBusAction<Client.Answer>], into link: inout Link) -> Outcome {
+        var outcome = Outcome()
         for action in actions {
             switch action {
             case .call(let message, let token):
                 do {
-                    outbox += try machine.call(message, token: token, deadline: SystemClock.monotonicNanoseconds() + DesktopWatcher.callTimeout)
+                    link.outbox += try link.machine.call(message, token: token, deadline: SystemClock.monotonicNanoseconds() + DesktopWatcher.callTimeout)
                 } catch {
-                    fail("cannot write a call: \(error)")
-                    return false
+                    outcome.failure = "cannot write a call: \(error)"
+                    return outcome
                 }
             case .answer(let value):
-                backOff = BusConnection.initialBackOff
-                answer(value)
-                settle()
+                outcome.answers.append(value)
             case .failed(let reason):
-                fail(reason)
-                return false
+                outcome.failure = reason
+                return outcome
             }
         }
-        return true
+        return outcome
     }
 
     /// Sends what the socket takes; waits for it to become writable while some is left.
     private func flush() {
-        guard let socket, let registration, !isConnecting else { return }
+        guard let link, !link.isConnecting else { return }
+        var outbox = link.outbox
+        defer { withLink { $0.outbox = outbox } }
         while !outbox.isEmpty {
-            switch Syscall.send(socket, outbox, flags: .noSignal) {
+            switch Syscall.send(link.socket, outbox, flags: .noSignal) {
             case .success(let count):
                 outbox.removeFirst(count)
             case .failure(.wouldBlock):
-                loop.change(registration, to: [.readable, .writable])
+                loop.change(link.registration, to: [.readable, .writable])
                 return
             case .failure(let error):
+                outbox = []
                 return fail("\(error)")
             }
         }
-        loop.change(registration, to: .readable)
+        loop.change(link.registration, to: .readable)
     }
 
     /// One timer, at the machine's next deadline (none when nothing is awaited).
     private func armTimer() {
-        let next = machine.nextDeadline
-        guard timer?.deadline != next else { return }
-        if let timer { loop.cancel(timer.timer) }
-        timer = nil
-        if let next {
-            timer = (loop.schedule(at: next) { [weak self] in self?.tick() }, next)
-        }
+        guard let link else { return }
+        let next = link.machine.nextDeadline
+        guard link.timer?.deadline != next else { return }
+        if let timer = link.timer { loop.cancel(timer.timer) }
+        let timer = next.map { next in (loop.schedule(at: next) { [weak self] in self?.tick() }, next) }
+        withLink { $0.timer = timer }
     }
 
     private func tick() {
-        timer = nil
-        process(machine.handle(.tick, at: SystemClock.monotonicNanoseconds()))
+        guard let actions = withLink({ link -> [DBusConnectionMachine.Action] in
+            link.timer = nil
+            return link.machine.handle(.tick, at: SystemClock.monotonicNanoseconds())
+        }) else { return }
+        process(actions)
     }
 
     private func settle() {
@@ -469,73 +515,77 @@ private final class BusConnection<Client: DesktopBusClient>: BusConnectionClosin
     /// Closes the socket, says nothing is known, and tries again when `missing` (the socket
     /// file that does not exist) appears, or else after the back-off.
     private func fail(_ reason: String, missing: String? = nil) {
-        closeSocket()
+        if case .closed = phase { return }
+        leavePhase()
         storage.recordFailure("\(endpoints.first.map { "\($0)" } ?? "a bus"): \(reason)")
-        let waiting = !isClosed && !once && missing.map(waitForSocket) == true
+        if !once, let missing, let watch = watchForSocket(missing) {
+            phase = watch
+        } else if !once {
+            phase = .backingOff(loop.schedule(at: SystemClock.monotonicNanoseconds() + backOff) { [weak self] in self?.reconnect() })
+            backOff = min(backOff * 2, BusConnection.maximumBackOff)
+        }
         answer(nil)
         settle()
-        guard !isClosed, !once, !waiting else { return }
-        reconnection = loop.schedule(at: SystemClock.monotonicNanoseconds() + backOff) { [weak self] in self?.reconnect() }
-        backOff = min(backOff * 2, BusConnection.maximumBackOff)
     }
 
     /// Watches the nearest existing directory on the way to `path` for the next name (the
     /// bus's directory may not exist yet either); any change there tries the bus again.
-    /// - Returns: `false` when no watch can be laid (the back-off timer is used then).
-    private func waitForSocket(_ path: String) -> Bool {
-        stopWaitingForSocket()
+    /// - Returns: The phase that waits, or `nil` when no watch can be laid (the back-off
+    ///   timer is used then).
+    private func watchForSocket(_ path: String) -> Phase? {
         var directory = ResolverConfiguration.directory(of: path), name = String(path.split(separator: "/").last ?? "")
         while !Syscall.exists(directory) && directory != "/" {
             name = String(directory.split(separator: "/").last ?? "")
             directory = ResolverConfiguration.directory(of: directory)
         }
-        guard let inotify = try? Inotify() else { return false }
+        guard let inotify = try? Inotify() else { return nil }
         guard case .success = inotify.watch(directory, mask: [.create, .movedTo, .deleteSelf, .moveSelf]) else {
             inotify.close()
-            return false
+            return nil
         }
         let registration = loop.register(inotify.descriptor, for: .readable) { [weak self] _ in
             let events = inotify.readEvents()
             guard events.contains(where: { $0.name == name || !$0.mask.isDisjoint(with: [.deleteSelf, .moveSelf, .queueOverflow]) })
             else { return }
-            self?.stopWaitingForSocket()
             self?.reconnect()
         }
-        socketWatch = (inotify, registration)
         storage.waitsForSocket(true)
         // It may have appeared before the watch was laid.
         let next = directory == "/" ? "/" + name : directory + "/" + name
         if Syscall.exists(next) {
             loop.deferred { [weak self] in
-                guard let self, socketWatch != nil else { return }
-                stopWaitingForSocket()
+                guard let self, case .awaitingSocket = phase else { return }
                 reconnect()
             }
         }
-        return true
-    }
-
-    private func stopWaitingForSocket() {
-        guard let (inotify, registration) = socketWatch else { return }
-        loop.deregister(registration)
-        inotify.close()
-        socketWatch = nil
-        storage.waitsForSocket(false)
+        return .awaitingSocket(inotify, registration)
     }
 
     private func reconnect() {
-        reconnection = nil
-        machine = BusConnection.newMachine()
-        client = Client()
+        if case .closed = phase { return }
+        leavePhase()
         open()
     }
 
-    private func closeSocket() {
-        if let registration { loop.deregister(registration) }
-        if let socket { Syscall.close(socket) }
-        if let timer { loop.cancel(timer.timer) }
-        (registration, socket, timer, isConnecting) = (nil, nil, nil, false)
-        outbox = []
+    /// Ends what the current phase holds (the socket and its timer, the back-off timer, the
+    /// socket file's watch); the phase is `idle` after it.
+    private func leavePhase() {
+        switch phase {
+        case .idle, .closed:
+            break
+        case .open(let link):
+            loop.deregister(link.registration)
+            Syscall.close(link.socket)
+            if let timer = link.timer { loop.cancel(timer.timer) }
+        case .backingOff(let timer):
+            loop.cancel(timer)
+        case .awaitingSocket(let inotify, let registration):
+            loop.deregister(registration)
+            inotify.close()
+            storage.waitsForSocket(false)
+        }
+        if case .closed = phase { return }
+        phase = .idle
     }
 }
 #endif

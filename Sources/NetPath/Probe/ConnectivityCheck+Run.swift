@@ -100,7 +100,7 @@ extension ConnectivityCheck {
 extension ConnectivityCheck.Proxy {
     /// The proxies the process's environment names (``environment``), read once: a process
     /// changes its environment only before its threads start, if at all.
-    package static let processEnvironment: ConnectivityCheck.Proxy = {
+    static let processEnvironment: ConnectivityCheck.Proxy = {
         let names = ["http_proxy", "https_proxy", "HTTPS_PROXY", "all_proxy", "ALL_PROXY", "no_proxy", "NO_PROXY"]
         var variables: [String: String] = [:]
         #if os(Linux) || os(Android)
@@ -110,7 +110,7 @@ extension ConnectivityCheck.Proxy {
     }()
 
     /// This setting with ``environment`` replaced by the proxies the environment names.
-    package var resolved: ConnectivityCheck.Proxy {
+    var resolved: ConnectivityCheck.Proxy {
         source == .environment ? .processEnvironment : self
     }
 }
