@@ -44,21 +44,17 @@ struct LinuxSourceOptions: Sendable {
 /// ``join(_:onEnd:)`` and then turns the source when one of its descriptors is readable or
 /// its timer fires; ``stop()`` detaches it, and the reader's thread closes its descriptors.
 final class LinuxPathSource: @unchecked Sendable {
-    // `@unchecked`: `engine`, `watcher` and `place` are not behind
+    // `@unchecked`: `engine`, `resolverFiles` and `place` are not behind
     // a lock. Until `startReading`, only the opening thread touches them; afterwards only the
     // reader's thread does. `shared` (one lock) guards what other threads touch.
     private let socket: NetlinkSocket
     private var engine: NetlinkEngine
-    private let resolver: ResolverConfiguration
+    /// The resolver's files, and their watch once reading (SPEC §2.8).
+    private var resolverFiles: (configuration: ResolverConfiguration, watcher: ResolverWatcher?)
     private let options: LinuxSourceOptions
     /// Where paths go, and the reason when the source ends on its own.
     private let deliver: (path: @Sendable (NetworkPath) -> Void, end: @Sendable (NetPathError) -> Void)
     private let namespace: NetworkNamespace?
-    private var watcher: ResolverWatcher?
-    /// For a namespace named by `/proc/PID/ns/net`: that process's pidfd, readable when it
-    /// exits (the source then ends, so its sockets do not keep a dead container's namespace
-    /// alive).
-    private var holder: FileDescriptor?
     /// The reader the source attaches to: the shared one in its options, or one of its own
     /// (its thread starts at ``startReading()``).
     private let reader: SharedReaderThread
@@ -75,15 +71,16 @@ final class LinuxPathSource: @unchecked Sendable {
     /// is asked for, what changed since the last turn, whether the source has left, and the
     /// re-dump count last published.
     private struct Place {
+        /// For a namespace named by `/proc/PID/ns/net`: that process's pidfd, readable when it
+        /// exits (the source then ends, so its sockets do not keep a dead container's
+        /// namespace alive).
+        var holder: FileDescriptor?
         var registrations: [EventLoop.Registration] = []
         var socketRegistration: EventLoop.Registration?
         var timer: (timer: EventLoop.Timer, at: UInt64)?
         var turnAsked = false
-        var policiesChanged = false
-        var resolverChanged = false
-        /// The mount table changed, or the holding process exited: is the namespace still there?
-        var namespaceCheck = false
-        var holderExited = false
+        /// What changed since the last turn.
+        var changed: Changes = []
         /// Asks for a turn (set at join).
         var ask: (() -> Void)?
         var left = false
@@ -92,6 +89,19 @@ final class LinuxPathSource: @unchecked Sendable {
         var turn: (() -> Void)?
     }
     private var place = Place()
+
+    /// What a turn has to look at besides the netlink socket.
+    private struct Changes: OptionSet {
+        let rawValue: UInt8
+        /// An IPsec policy changed.
+        static let policies = Changes(rawValue: 1)
+        /// A resolver file changed.
+        static let resolver = Changes(rawValue: 2)
+        /// The mount table changed: is the namespace still there?
+        static let namespace = Changes(rawValue: 4)
+        /// The holding process exited.
+        static let holderExited = Changes(rawValue: 8)
+    }
 
     /// The first path, computed by `open` before the reader thread exists.
     private(set) var initialPath: NetworkPath?
@@ -102,7 +112,7 @@ final class LinuxPathSource: @unchecked Sendable {
         deliver: @escaping @Sendable (NetworkPath) -> Void, terminate: @escaping @Sendable (NetPathError) -> Void
     ) {
         self.socket = socket
-        self.resolver = resolver
+        resolverFiles = (resolver, nil)
         self.options = options
         self.deliver = (deliver, terminate)
         self.namespace = namespace
@@ -135,11 +145,11 @@ final class LinuxPathSource: @unchecked Sendable {
         )
         do {
             if options.watchesResolverFiles, let pid = namespace?.processIdentifier {
-                source.holder = try? Syscall.processDescriptor(pid).get()
+                source.place.holder = try? Syscall.processDescriptor(pid).get()
             }
             if options.watchesResolverFiles {
                 // A named namespace can be deleted (`ip netns del`): its file is watched too.
-                source.watcher = ResolverWatcher(
+                source.resolverFiles.watcher = ResolverWatcher(
                     paths: resolver.watchedFiles + (namespace.map { [$0.path] } ?? []),
                     contentPaths: resolver.watchedFiles,
                     hub: try source.reader.inotifyHub()
@@ -270,22 +280,22 @@ final class LinuxPathSource: @unchecked Sendable {
         place.socketRegistration = netlink
         place.registrations = [netlink]
         place.ask = ask
-        if let holder {
+        if let holder = place.holder {
             place.registrations.append(loop.register(holder, for: .readable) { [self] _ in
-                place.holderExited = true
+                place.changed.insert(.holderExited)
                 // Readable for good: the turn ends the source.
                 if let registration = place.registrations.last { loop.change(registration, to: []) }
                 ask()
             })
         }
-        watcher?.join { [self] in
+        resolverFiles.watcher?.join { [self] in
             guard !place.left else { return }
-            place.resolverChanged = true
+            place.changed.insert(.resolver)
             ask()
         }
         if let policies = socket.policyDescriptor {
             place.registrations.append(loop.register(policies, for: .readable) { [self] _ in
-                if socket.drainPolicies() { place.policiesChanged = true }
+                if socket.drainPolicies() { place.changed.insert(.policies) }
                 ask()
             })
         }
@@ -343,8 +353,8 @@ final class LinuxPathSource: @unchecked Sendable {
     /// gone, `umount` without `rm`). One `statfs` of the file; a turn only when it is gone
     /// (every `ip netns add` on the host changes the table).
     func mountsChanged() {
-        guard let namespace, holder == nil, let ask = place.ask, namespaceGone(namespace) else { return }
-        place.namespaceCheck = true
+        guard let namespace, place.holder == nil, let ask = place.ask, namespaceGone(namespace) else { return }
+        place.changed.insert(.namespace)
         ask()
     }
 
@@ -352,8 +362,8 @@ final class LinuxPathSource: @unchecked Sendable {
     /// what is mounted there is no namespace any more. A file that cannot be examined is
     /// taken as there.
     private func namespaceGone(_ namespace: NetworkNamespace) -> Bool {
-        if place.holderExited { return true }
-        if holder != nil { return false }
+        if place.changed.contains(.holderExited) { return true }
+        if place.holder != nil { return false }
         switch Syscall.fileSystemType(namespace.path) {
         case .success(let type): return type != Syscall.nsfsMagic
         case .failure(let error): return error == .noSuchFile
@@ -361,7 +371,7 @@ final class LinuxPathSource: @unchecked Sendable {
     }
 
     /// Whether the namespace needs watching of the mount table (a bind-mounted file).
-    var watchesMounts: Bool { namespace != nil && holder == nil && options.watchesResolverFiles }
+    var watchesMounts: Bool { namespace != nil && place.holder == nil && options.watchesResolverFiles }
 
     /// One turn of the reader: reads what is queued, applies it, lets the engine ask the
     /// kernel again, and delivers a path that differs from the last.
@@ -373,25 +383,25 @@ final class LinuxPathSource: @unchecked Sendable {
         var path: NetworkPath?
         do {
             try drain(blocking: false)
-            if place.policiesChanged { _ = engine.handle(.policiesChanged, at: SystemClock.monotonicNanoseconds()) }
-            place.policiesChanged = false
-            if place.resolverChanged || place.namespaceCheck || place.holderExited {
-                place.namespaceCheck = false
+            if place.changed.contains(.policies) { _ = engine.handle(.policiesChanged, at: SystemClock.monotonicNanoseconds()) }
+            place.changed.remove(.policies)
+            if !place.changed.isDisjoint(with: [.resolver, .namespace, .holderExited]) {
+                place.changed.remove(.namespace)
                 if let namespace, namespaceGone(namespace) {
                     // Deleted: its interfaces are gone for everyone else; a defined last path,
                     // then the reason, then the source ends.
                     for case .deliver(let gone) in engine.handle(.namespaceDeleted, at: SystemClock.monotonicNanoseconds()) {
                         deliver.path(gone)
                     }
-                    let reason = place.holderExited
+                    let reason = place.changed.contains(.holderExited)
                         ? "\(namespace) is gone: its process exited" : "\(namespace) was deleted"
                     deliver.end(NetPathError(.namespaceNotFound, reason))
                     return false
                 }
             }
-            if place.resolverChanged {
-                place.resolverChanged = false
-                _ = engine.handle(.resolverRead(servers: resolver.servers(read: { Syscall.readFile($0) })),
+            if place.changed.contains(.resolver) {
+                place.changed.remove(.resolver)
+                _ = engine.handle(.resolverRead(servers: resolverFiles.configuration.servers(read: { Syscall.readFile($0) })),
                                   at: SystemClock.monotonicNanoseconds())
             }
             path = try settle()
@@ -433,9 +443,9 @@ final class LinuxPathSource: @unchecked Sendable {
 
     /// Closes the socket and the resolver watch: by the reader as the source ends.
     func closeDescriptors() {
-        watcher?.close()
-        if let holder { Syscall.close(holder) }
-        holder = nil
+        resolverFiles.watcher?.close()
+        if let holder = place.holder { Syscall.close(holder) }
+        place.holder = nil
         socket.close()
     }
 }
