@@ -50,6 +50,31 @@ struct ConnectivityKernelTests {
         #expect(result.connectivity == .full, "\(result)")
     }
 
+    /// A check that is not `full` is tried again after its back-off (1 s) on the monitor's
+    /// own reader loop, the thread and clock its kernel events use: the re-check starts on
+    /// the reader's thread (`netpath-monitor`), not on a Dispatch worker.
+    @Test func aFailedCheckIsTriedAgainOnTheReadersLoop() throws {
+        let lab = try ProbeLab()
+        defer { lab.remove() }
+        let check = try ConnectivityCheck(endpoints: [try .init("http://check.test:8080/204")], timeout: .seconds(3))
+        let threads = Locked<[String]>([])
+        let again = DispatchSemaphore(value: 0)
+        let configuration = PathMonitor.Configuration(namespace: lab.client.namespace, connectivityCheck: check)
+        let monitor = PathMonitor(
+            configuration: configuration, backend: PathMonitor.systemSource(namespace: lab.client.namespace, options: LinuxSourceOptions()),
+            clock: nil,
+            checker: { _, completion in
+                let name = (try? String(contentsOfFile: "/proc/thread-self/comm", encoding: .utf8)) ?? "?"
+                if threads.withLock({ $0.append(name.trimmingCharacters(in: .whitespacesAndNewlines)); return $0.count }) == 2 { again.signal() }
+                completion(ConnectivityResult(connectivity: .limited, failure: ConnectivityFailure(.connectionFailed, "refused")))
+                return nil
+            })
+        try monitor.start()
+        defer { monitor.cancel() }
+        #expect(again.wait(timeout: .now() + 15) == .success, "no second check: \(threads.withLock { $0 })")
+        #expect(threads.withLock { $0.dropFirst().first } == "netpath-monitor", "\(threads.withLock { $0 })")
+    }
+
     @Test func losingThePathDuringACheckGivesNoneAtOnce() async throws {
         let lab = try ProbeLab()
         defer { lab.remove() }

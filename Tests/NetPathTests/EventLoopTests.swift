@@ -78,6 +78,32 @@ import Testing
         #expect(called.count == 1)
     }
 
+    /// A re-check's timer on a monitor's loop (``LoopProbeClock``): scheduling and
+    /// cancelling hop to the loop in order, so a timer cancelled before the loop's turn never
+    /// fires; and a closed loop takes no more work (its wake descriptor is not written).
+    @Test func loopClockTimersCancelInOrderAndAClosedLoopTakesNoWork() throws {
+        let loop = try EventLoop()
+        let clock = LoopProbeClock(loop: loop)
+        let fired = Locked<[String]>([])
+        let done = DispatchSemaphore(value: 0)
+        clock.schedule(after: 0) { fired.withLock { $0.append("cancelled") } }.cancel()
+        _ = clock.schedule(after: 0.01) {
+            fired.withLock { $0.append("kept") }
+            loop.stop()
+            done.signal()
+        }
+        let thread = OwnThread.start(name: "test-loop") {
+            loop.run()
+            loop.close()
+        }
+        #expect(done.wait(timeout: .now() + 10) == .success)
+        thread?.join()
+        #expect(fired.withLock { $0 } == ["kept"])
+        loop.execute { Issue.record("work ran on a closed loop") }
+        loop.wake()
+        loop.stop()
+    }
+
     @Test func dueTimersFireInDeadlineOrderAndCancelledOnesNever() throws {
         let loop = try EventLoop()
         defer { loop.close() }

@@ -25,6 +25,7 @@ final class DesktopSource: PathSource {
     private let deliver: @Sendable (NetworkPath) -> Void
     var initialPath: NetworkPath? { state.withLock { $0.first } }
     var resyncCount: Int { state.withLock { $0.inner }?.resyncCount ?? 0 }
+    var loopClock: (any ProbeClock)? { state.withLock { $0.inner }?.loopClock }
 
     private init(providesConnectivity: Bool, deliver: @escaping @Sendable (NetworkPath) -> Void) {
         self.providesConnectivity = providesConnectivity

@@ -426,6 +426,11 @@ final class LinuxPathSource: @unchecked Sendable {
     /// published it: safe from any thread.
     var resyncCount: Int { shared.withLock { $0.publishedResyncs } }
 
+    /// Timers on the reader's loop, while the source reads.
+    var loopClock: (any ProbeClock)? {
+        shared.withLock { $0.reader }?.loop.map(LoopProbeClock.init)
+    }
+
     /// How many rounds of route lookups were asked. Read by tests after the reader settled.
     var lookupRounds: Int { engine.round.lookupRounds }
 

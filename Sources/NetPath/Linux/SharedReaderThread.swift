@@ -36,6 +36,9 @@ final class SharedReaderThread: Sendable {
         self.threadName = threadName
     }
 
+    /// The running loop, while any source is attached.
+    var loop: EventLoop? { state.withLock { $0.loop } }
+
     deinit {
         // No source is attached (each holds the reader), so the loop has ended.
         state.withLock { $0.hub?.close() }

@@ -19,6 +19,7 @@ final class CostedSource: PathSource {
     let inner: any PathSource
     let initialPath: NetworkPath?
     var resyncCount: Int { inner.resyncCount }
+    var loopClock: (any ProbeClock)? { inner.loopClock }
 
     init(inner: any PathSource, initialPath: NetworkPath?) {
         self.inner = inner

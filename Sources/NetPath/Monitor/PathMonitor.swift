@@ -117,7 +117,7 @@ public final class PathMonitor: Sendable {
         #endif
         self.init(
             configuration: configuration, backend: backend,
-            clock: DispatchProbeClock(),
+            clock: nil,  // the reader's loop
             checker: configuration.connectivityCheck.map { PathMonitor.checker($0, namespace: namespace, observer: checkObserver) }
         )
     }
@@ -132,9 +132,10 @@ public final class PathMonitor: Sendable {
     /// configuration has a check, given their connectivity by `checker`.
     ///
     /// - Parameters:
-    ///   - clock: Times the check's back-off and interval.
+    ///   - clock: Times the check's back-off and interval; `nil`, the backend's own loop
+    ///     (``PathSource/loopClock``), or Dispatch where it has none.
     ///   - checker: Runs one check; `nil` runs the configured check over the real network.
-    init(configuration: Configuration, backend: @escaping PathSourceFactory, clock: any ProbeClock,
+    init(configuration: Configuration, backend: @escaping PathSourceFactory, clock: (any ProbeClock)?,
          checker: ConnectivityChecker?) {
         self.configuration = configuration
         var makeSource = configuration.costs.wrap(backend)

@@ -11,10 +11,14 @@ package protocol PathSource: AnyObject, Sendable {
     /// How many times the source lost events and read the whole state again (an overrun
     /// of the kernel's queue, an interrupted dump). Safe to read from any thread.
     var resyncCount: Int { get }
+    /// A clock whose timers run on the source's own event loop, while it reads (Linux:
+    /// its reader's); `nil` where it has none.
+    var loopClock: (any ProbeClock)? { get }
 }
 
 extension PathSource {
     package var resyncCount: Int { 0 }
+    package var loopClock: (any ProbeClock)? { nil }
 }
 
 /// Opens a source for a filter; `deliver` receives each path that differs from the last,

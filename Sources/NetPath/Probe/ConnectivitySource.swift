@@ -28,6 +28,48 @@ struct DispatchProbeClock: ProbeClock {
 
 extension ProbeHandle: ScheduledWork {}
 
+#if os(Linux) || os(Android)
+/// Timers on an ``EventLoop`` (a monitor's reader): a re-check waits on the same loop, and
+/// the same clock, as the kernel's events, with no other thread. Scheduling and cancelling
+/// hop to the loop's thread, in order; once the loop is closed both do nothing.
+struct LoopProbeClock: ProbeClock {
+    let loop: EventLoop
+
+    func schedule(after seconds: Double, _ work: @escaping @Sendable () -> Void) -> any ScheduledWork {
+        let timer = LoopTimer(loop: loop)
+        let deadline = SystemClock.monotonicNanoseconds() &+ UInt64(max(0, min(seconds, 1e9)) * 1e9)
+        loop.execute { timer.arm(at: deadline, work) }
+        return timer
+    }
+
+    private final class LoopTimer: ScheduledWork, @unchecked Sendable {
+        // `@unchecked`: `timer` and `cancelled` are touched on the loop's thread only (the
+        // arming and the cancel's hop).
+        private let loop: EventLoop
+        private var timer: EventLoop.Timer?
+        private var cancelled = false
+
+        init(loop: EventLoop) { self.loop = loop }
+
+        func arm(at deadline: UInt64, _ work: @escaping @Sendable () -> Void) {
+            guard !cancelled else { return }
+            timer = loop.schedule(at: deadline) { [self] in
+                timer = nil
+                work()
+            }
+        }
+
+        func cancel() {
+            loop.execute { [self] in
+                cancelled = true
+                if let timer { loop.cancel(timer) }
+                timer = nil
+            }
+        }
+    }
+}
+#endif
+
 /// Runs one check over a path and reports it; returns a handle to cancel it.
 typealias ConnectivityChecker = @Sendable (
     _ path: NetworkPath,
@@ -54,14 +96,15 @@ final class ConnectivitySource: PathSource {
 
     private let state: Locked<State>
     private let check: ConnectivityCheck
-    private let clock: any ProbeClock
+    /// `nil`: the inner source's loop (``PathSource/loopClock``), else Dispatch.
+    private let clock: (any ProbeClock)?
     private let checker: ConnectivityChecker
     private let deliver: @Sendable (NetworkPath) -> Void
 
     static let firstDelay = 1.0
     static let maximumDelay = 300.0
 
-    init(check: ConnectivityCheck, clock: any ProbeClock,
+    init(check: ConnectivityCheck, clock: (any ProbeClock)?,
          checker: @escaping ConnectivityChecker, deliver: @escaping @Sendable (NetworkPath) -> Void) {
         self.check = check
         self.clock = clock
@@ -82,6 +125,7 @@ final class ConnectivitySource: PathSource {
 
     var initialPath: NetworkPath? { state.withLock { $0.first } }
     var resyncCount: Int { state.withLock { $0.inner }?.resyncCount ?? 0 }
+    var loopClock: (any ProbeClock)? { state.withLock { $0.inner }?.loopClock }
 
     func startReading() -> Bool {
         guard let inner = state.withLock({ $0.inner }), inner.startReading() else { return false }
@@ -166,6 +210,7 @@ final class ConnectivitySource: PathSource {
         guard let (path, delay) = outcome else { return }
         if let path { deliver(path) }
         guard let delay else { return }
+        let clock = clock ?? state.withLock({ $0.inner })?.loopClock ?? DispatchProbeClock()
         let timer = clock.schedule(after: delay) { [weak self] in self?.recheck(generation: generation) }
         let stale = state.withLock { state -> Bool in
             guard state.generation == generation, !state.stopped else { return true }
@@ -251,7 +296,7 @@ final class ConnectivitySource: PathSource {
 
     /// Wraps a source factory so its paths carry connectivity.
     static func wrap(_ base: @escaping PathSourceFactory, check: ConnectivityCheck,
-                     clock: any ProbeClock, checker: @escaping ConnectivityChecker) -> PathSourceFactory {
+                     clock: (any ProbeClock)?, checker: @escaping ConnectivityChecker) -> PathSourceFactory {
         { filter, deliver, terminate in
             let source = ConnectivitySource(check: check, clock: clock, checker: checker, deliver: deliver)
             source.attach(try base(filter, { [weak source] path in source?.receive(path) }, terminate))

@@ -65,6 +65,9 @@ package final class EventLoop: @unchecked Sendable {
     private struct Inbox {
         package var tasks: [@Sendable () -> Void] = []
         package var stopped = false
+        /// The loop's descriptors are closed: work handed over now is dropped, and nothing
+        /// wakes it (the wake descriptor's number may name another file by then).
+        package var closed = false
     }
 
     /// - Throws: The ``Errno`` of `epoll_create1` or of the wake descriptor. (Untyped: SILGen
@@ -214,21 +217,29 @@ package final class EventLoop: @unchecked Sendable {
     package func close() {
         guard !closed else { return }
         closed = true
+        inbox.withLock { $0.closed = true }
         selector.close()
     }
 
     // MARK: - From any thread
 
     /// Runs `task` on the loop's thread at its next turn.
+    /// Once the loop is closed, `task` is dropped.
     package func execute(_ task: @escaping @Sendable () -> Void) {
-        inbox.withLock { $0.tasks.append(task) }
-        selector.wake()
+        inbox.withLock { inbox in
+            guard !inbox.closed else { return }
+            inbox.tasks.append(task)
+            // Under the lock: `close` cannot close the wake descriptor meanwhile.
+            selector.wake()
+        }
     }
 
     /// Ends ``run()`` at its next turn (work handed over before runs first).
     package func stop() {
-        inbox.withLock { $0.stopped = true }
-        selector.wake()
+        inbox.withLock { inbox in
+            inbox.stopped = true
+            if !inbox.closed { selector.wake() }
+        }
     }
 
     /// How many deadlines the heap holds, cancelled ones included (tests).
@@ -239,7 +250,9 @@ package final class EventLoop: @unchecked Sendable {
 
     /// Makes the loop turn now (its wait returns).
     package func wake() {
-        selector.wake()
+        inbox.withLock { inbox in
+            if !inbox.closed { selector.wake() }
+        }
     }
 }
 
