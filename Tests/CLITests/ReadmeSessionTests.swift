@@ -200,3 +200,28 @@ struct ReadmeSessionTests {
         ReadmeSessions.expectSame(steps, ran)
     }
 }
+
+/// `--json`'s help points to the README for its keys: every key the tool prints is there.
+@Suite(.enabled(if: Kernel.canRun, "needs root and iproute2"))
+struct ReadmeJSONKeysTests {
+    @Test func everyKeyTheToolPrintsIsInTheReadme() throws {
+        let ns = try TestNamespace("jsonkeys")
+        defer { ns.remove() }
+        let readme = try String(contentsOfFile: ReadmeSessions.readme, encoding: .utf8)
+        let runs: [[String]] = [
+            ["status", "--json", "--netns", ns.name],
+            ["status", "--json", "--probe", "--netns", ns.name, "--url", "http://192.0.2.1/204"],
+            ["probe", "--json", "--netns", ns.name, "--url", "http://192.0.2.1/204"],
+        ]
+        for arguments in runs {
+            let outcome = try #require(try runTool(netpathBinary, arguments))
+            let line = try #require(outcome.lines.first, "\(arguments): \(outcome.standardError)")
+            let object = try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
+            var keys = Set(object.keys)
+            for interface in (object["interfaces"] as? [[String: Any]]) ?? [] { keys.formUnion(interface.keys) }
+            for key in keys.sorted() {
+                #expect(readme.contains("`\(key)`") || readme.contains("\"\(key)\""), "\(arguments): the README does not list `\(key)`")
+            }
+        }
+    }
+}
