@@ -258,6 +258,32 @@ import Testing
         #expect(cellular.status == .satisfied && cellular.isExpensive && cellular.availableInterfaces.map(\.name) == ["wwan0"])
     }
 
+    /// An optimistic IPv6 address announces itself only by its local route (RTM_NEWADDR
+    /// comes when DAD ends): on a link without a usable IPv6 address, that route makes the
+    /// kernel be asked again; a link-local address's (its DAD ending), an IPv4 address's or
+    /// one beside a usable IPv6 address does not.
+    @Test func anIPv6AddresssLocalRouteAsksAgainOnlyWhereItCanMatter() {
+        func local(_ address: String, family: UInt8 = IPAddress.inet6) -> [UInt8] {
+            Fixture.route(family: family, destinationLength: family == IPAddress.inet6 ? 128 : 32, table: 255, routeType: 2,
+                          oif: 2, destination: address)
+        }
+        var engine = settled()
+        engine.feed(Fixture.link(index: 2, flags: upFlags, name: "eth0"))
+        engine.ask()
+        #expect(engine.isAnswered)
+        for quiet in [local("fe80::1"), local("10.0.0.9", family: IPAddress.inet)] {
+            engine.feed(quiet)
+            #expect(engine.step(now: engine.now).questions.isEmpty, "\(quiet)")
+        }
+        engine.feed(local("2001:db8::2"))
+        #expect(engine.step(now: engine.now).questions.map(\.family) == [IPAddress.inet6])
+        engine.ask()
+        engine.feed(Fixture.address(index: 2, "2001:db8::3", prefix: 64))
+        engine.ask()
+        engine.feed(local("2001:db8::4"))
+        #expect(engine.step(now: engine.now).questions.isEmpty)
+    }
+
     @Test func dnsCountsOnlyOnASatisfiedPath() {
         var engine = settled()
         _ = engine.handle(.resolverRead(servers: ["10.0.0.1"]), at: engine.now)

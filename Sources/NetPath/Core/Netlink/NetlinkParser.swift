@@ -226,18 +226,20 @@ package enum NetlinkParser {
     }
 
     /// The interface of an IPv6 address's own route (`RTN_LOCAL`, a /128 in the local
-    /// table), `nil` for any other route. Reads the header's family, length and type first,
-    /// so an IPv4 storm pays one comparison.
+    /// table), `nil` for any other route and for a link-local address's (never a source to
+    /// the Internet: its DAD ending must not make the kernel be asked again). Reads the
+    /// header's family, length and type first, so an IPv4 storm pays one comparison.
     package static func localIPv6Route(_ payload: UnsafeRawBufferPointer) -> Int32? {
         // struct rtmsg: family, dst_len, src_len, tos, table, protocol, scope, type (u8
         // each), flags u32.
         guard payload.count >= 12, payload[0] == IPAddress.inet6, payload[1] == 128,
               payload[7] == Netlink.RouteType.local else { return nil }
-        var index: Int32?
+        var index: Int32?, linkLocal = false
         forEachAttribute(UnsafeRawBufferPointer(rebasing: payload[12...])) { type, value in
             if type == Netlink.RouteAttribute.outputInterface, value.count >= 4 { index = value.loadUnaligned(as: Int32.self) }
+            if type == Netlink.RouteAttribute.destination { linkLocal = IPAddress(family: IPAddress.inet6, bytes: value)?.isIPv6LinkLocal ?? false }
         }
-        return index
+        return linkLocal ? nil : index
     }
 
     package static func decodeRule(_ payload: UnsafeRawBufferPointer) -> RuleMessage? {
