@@ -11,29 +11,30 @@ extension NetPathCommand {
     /// `status --probe`: the path with the check's verdict, printed once.
     static func statusWithCheck(_ session: Session) throws -> ExitCode {
         let ended = Gate<Result<ExitCode, CommandError>>()
-        let monitor = session.makeMonitor(ending: ended)
+        // A verdict, or the desktop's word that none comes (its check switched off); where
+        // the desktop says `portal` without the address to log in at, the path that our one
+        // check gives it (what a script asks `status --probe` for), or, once that check
+        // ended without one, or at the timeout, the desktop's verdict alone.
+        let verdict = Gate<NetworkPath>()
+        let waiting = Locked(Waiting())
+        let monitor = session.makeMonitor(ending: ended) { result in
+            // A portal's address is on its way in the path this result makes.
+            guard !(result.connectivity == .portal && result.portalURL != nil) else { return }
+            if let path = waiting.withLock({ $0.checkEnded = true; return $0.answer }) { verdict.open(path) }
+        }
+        monitor.pathUpdateHandler = { path in
+            if let answer = waiting.withLock({ $0.take(path); return $0.answer }) { verdict.open(answer) }
+        }
         try start(monitor)
         guard var path = monitor.currentPath else { throw CommandError("no path was reported", .runtime) }
         // No check runs on an ultra-constrained path unless allowed: nothing to wait for.
         let unchecked = path.isUltraConstrained && session.check?.allowsUltraConstrainedPaths != true
-        // A verdict, or the desktop's word that none comes (its check switched off); where
-        // the desktop says `portal` without the address to log in at, the path that our one
-        // check gives it (what a script asks `status --probe` for), or at the timeout the
-        // desktop's verdict alone.
         if !isAnswer(path), !unchecked {
-            let verdict = Gate<NetworkPath>()
-            let latest = Locked<NetworkPath?>(nil)
-            let take: @Sendable (NetworkPath) -> Void = { path in
-                guard hasVerdict(path) else { return }
-                latest.withLock { $0 = path }
-                if isAnswer(path) { verdict.open(path) }
-            }
-            monitor.pathUpdateHandler = take
-            if let settled = monitor.currentPath { take(settled) }
+            if let answer = waiting.withLock({ $0.take(path); return $0.answer }) { verdict.open(answer) }
             switch session.signals.wait(for: verdict, timeout: (session.check?.timeoutSeconds ?? 5) + 2) {
             case .value(let settled): path = settled
             case .signal(let number): throw interrupted(by: number)
-            case .readerLeft, .timedOut: path = latest.withLock { $0 } ?? path
+            case .readerLeft, .timedOut: path = waiting.withLock { $0.latest } ?? path
             }
         }
         if case .failure(let error) = ended.opened { throw error }
@@ -41,14 +42,30 @@ extension NetPathCommand {
         return path.status == .satisfied ? .success : .failure
     }
 
+    /// What `status --probe` waits for: the latest path with a verdict, and whether our
+    /// check ended (without a portal's address to add to the desktop's verdict).
+    private struct Waiting {
+        var latest: NetworkPath?
+        var checkEnded = false
+
+        mutating func take(_ path: NetworkPath) {
+            if hasVerdict(path) { latest = path }
+        }
+
+        /// The path to print, once there is one.
+        var answer: NetworkPath? {
+            latest.flatMap { isAnswer($0) || checkEnded ? $0 : nil }
+        }
+    }
+
     /// Whether a path carries a verdict, or the desktop's word that none comes.
-    private static func hasVerdict(_ path: NetworkPath) -> Bool {
+    fileprivate static func hasVerdict(_ path: NetworkPath) -> Bool {
         path.connectivity != .unknown || path.connectivitySource != nil
     }
 
     /// Whether a path is what `status --probe` prints: a verdict, complete with the portal's
     /// address unless the desktop said `portal` and our check has not found it yet.
-    private static func isAnswer(_ path: NetworkPath) -> Bool {
+    fileprivate static func isAnswer(_ path: NetworkPath) -> Bool {
         hasVerdict(path) && !(path.connectivity == .portal && path.portalURL == nil && path.connectivitySource != .check)
     }
 

@@ -152,6 +152,23 @@ struct DesktopCLITests {
         #expect(outcome.status == 0, "exit \(outcome.status): \(outcome.standardError)")
     }
 
+    /// NM's `portal` is stale (the user logged in; NM has not looked again yet: the lab's
+    /// servers still show NM the portal, and NetPath the Internet): our one check finds no
+    /// portal, and `status --probe` answers with NM's verdict as soon as that check ends, not
+    /// at the probe timeout (60 s here).
+    @Test func statusWithAProbeAnswersOnceOurCheckFindsNoPortalAddress() throws {
+        let lab = try DesktopLabRun("up")
+        defer { lab.remove() }
+        try lab.lab("check", "portal")
+        try "stale-portal\n".write(toFile: "/tmp/\(lab.name)/mode", atomically: true, encoding: .utf8)
+        let started = Date()
+        let outcome = try #require(try lab.netpath(["status", "--probe", "--json", "--probe-timeout", "60"]).finish(seconds: 90))
+        let path = try jsonObject(try #require(outcome.lines.first, "\(outcome.standardError)"))
+        #expect(path["connectivity"] as? String == "portal" && path["portalURL"] is NSNull
+                && path["connectivitySource"] as? String == "networkManager", "\(path)")
+        #expect(Date().timeIntervalSince(started) < 30, "status --probe waited for its timeout")
+    }
+
     @Test func endpointsOfOursAreAskedAnyway() throws {
         let lab = try DesktopLabRun("up", ["--check", "portal"])
         defer { lab.remove() }

@@ -32,6 +32,6 @@ import Testing
         #expect(engine.schedule(now: 0).paused && engine.schedule(now: 0).wake == 1_000_000)
         _ = engine.handle(.turnEnded(socketFailed: false), at: 0)
         #expect(!engine.schedule(now: 0).paused)
-        #expect(engine.counts.resyncs == 0)
+        #expect(engine.dumps.resyncCount == 0)
     }
 }

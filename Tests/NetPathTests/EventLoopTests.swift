@@ -100,6 +100,7 @@ import Testing
         thread?.join()
         #expect(fired.withLock { $0 } == ["kept"])
         loop.execute { Issue.record("work ran on a closed loop") }
+        #expect(loop.pendingWork == 0)
         loop.wake()
         loop.stop()
     }

@@ -6,7 +6,8 @@ usage: probe_server.py --mode-file FILE --port N [--port N ...] [--bind ADDR ...
 Prints "ready" on stdout once every socket listens. The mode file holds how the default
 endpoints are answered: "portal" or "online" (a hotel network before and after login),
 "bypass" (a Cisco WLC's captive bypass: Apple's URL gets its success, every other URL a
-redirect to the portal), "proxy204" (a transparent proxy answering 204 to every URL).
+redirect to the portal), "proxy204" (a transparent proxy answering 204 to every URL),
+"stale-portal" (NetworkManager's requests still see the portal, NetPath's the Internet).
 """
 import argparse, os, socket, sys, threading, time
 
@@ -43,9 +44,12 @@ def handle(conn, mode_file):
         lines = request.decode("latin-1").split("\r\n")
         path = lines[0].split(" ")[1] if len(lines[0].split(" ")) > 1 else "/"
         host = ""
+        agent = ""
         for line in lines[1:]:
             if line.lower().startswith("host:"):
                 host = line.split(":", 1)[1].strip().split(":")[0].lower()
+            if line.lower().startswith("user-agent:"):
+                agent = line.split(":", 1)[1].strip()
         mode = open(mode_file).read().strip() if mode_file and os.path.exists(mode_file) else "online"
         if path == "/204":
             answer(conn, 204)
@@ -88,7 +92,10 @@ def handle(conn, mode_file):
         elif mode == "proxy204":
             answer(conn, 204)
         elif (host, path) in DEFAULT_ANSWERS:
-            if mode == "online" or (mode == "bypass" and host == "captive.apple.com"):
+            # stale-portal: NetworkManager's checks still see the portal, NetPath's do not
+            # (a portal left behind the user's login, before NM looks again).
+            if mode == "online" or (mode == "bypass" and host == "captive.apple.com") \
+                    or (mode == "stale-portal" and agent.startswith("NetPath/")):
                 status, headers, body = DEFAULT_ANSWERS[(host, path)]
                 answer(conn, status, headers, body)
             else:

@@ -22,8 +22,9 @@ final class InotifyHub: Sendable {
         /// Watch descriptor → the mask each subscriber asked for there.
         var interests: [Int32: [ObjectIdentifier: Inotify.Mask]] = [:]
         var subscribers: [ObjectIdentifier: Subscriber] = [:]
-        /// The loop the descriptor is registered on.
-        var loop: ObjectIdentifier?
+        /// The loop the descriptor is registered on (weak: a reader's next loop may be made
+        /// where a freed one was, and must be joined too).
+        weak var loop: EventLoop?
     }
 
     private let inotify: Inotify
@@ -101,8 +102,8 @@ final class InotifyHub: Sendable {
     /// Registers the descriptor on `loop` once (each loop the reader starts).
     func join(_ loop: EventLoop) {
         let first = state.withLock { state -> Bool in
-            guard state.loop != ObjectIdentifier(loop) else { return false }
-            state.loop = ObjectIdentifier(loop)
+            guard state.loop !== loop else { return false }
+            state.loop = loop
             return true
         }
         guard first else { return }

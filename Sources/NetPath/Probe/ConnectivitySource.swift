@@ -6,7 +6,8 @@ package protocol ScheduledWork: Sendable {
     func cancel()
 }
 
-/// Schedules work after a delay. The real clock uses Dispatch; tests use a manual one.
+/// Schedules work after a delay: on Linux a monitor's reader loop (``LoopProbeClock``),
+/// elsewhere Dispatch; tests use a manual one.
 package protocol ProbeClock: Sendable {
     func schedule(after seconds: Double, _ work: @escaping @Sendable () -> Void) -> any ScheduledWork
 }
@@ -45,14 +46,15 @@ struct LoopProbeClock: ProbeClock {
     private final class LoopTimer: ScheduledWork, @unchecked Sendable {
         // `@unchecked`: `timer` and `cancelled` are touched on the loop's thread only (the
         // arming and the cancel's hop).
-        private let loop: EventLoop
+        // Weak: the loop holds the armed handler, which holds this timer.
+        private weak var loop: EventLoop?
         private var timer: EventLoop.Timer?
         private var cancelled = false
 
         init(loop: EventLoop) { self.loop = loop }
 
         func arm(at deadline: UInt64, _ work: @escaping @Sendable () -> Void) {
-            guard !cancelled else { return }
+            guard !cancelled, let loop else { return }
             timer = loop.schedule(at: deadline) { [self] in
                 timer = nil
                 work()
@@ -60,9 +62,9 @@ struct LoopProbeClock: ProbeClock {
         }
 
         func cancel() {
-            loop.execute { [self] in
+            loop?.execute { [self] in
                 cancelled = true
-                if let timer { loop.cancel(timer) }
+                if let timer { loop?.cancel(timer) }
                 timer = nil
             }
         }

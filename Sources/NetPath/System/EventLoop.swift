@@ -217,9 +217,20 @@ package final class EventLoop: @unchecked Sendable {
     package func close() {
         guard !closed else { return }
         closed = true
-        inbox.withLock { $0.closed = true }
+        // What is left holds its owners (a timer's handler its timer, a task what it
+        // captured): dropped, so nothing keeps the loop or them alive.
+        inbox.withLock { inbox in
+            inbox.closed = true
+            inbox.tasks = []
+        }
+        entries = [:]
+        timerHandlers = [:]
+        deferredWork = []
         selector.close()
     }
+
+    /// How many tasks other threads handed over wait for the loop's next turn (tests).
+    package var pendingWork: Int { inbox.withLock { $0.tasks.count } }
 
     // MARK: - From any thread
 

@@ -293,9 +293,10 @@ package struct NetlinkEngine {
 
 /// The engine as its reader drives it (STYLE: `handle(event, at:) -> [Action]`): every
 /// event the reader sees goes in with the time it was seen, and what the reader must do
-/// comes out, in order. Nothing else changes it: the reader (``LinuxPathSource``) uses
-/// ``schedule(now:)``, ``counts`` and, for each message read, ``handle(_:at:)`` (the event
-/// without its copy).
+/// comes out, in order. Nothing else changes it: the reader (``LinuxPathSource``) hands it
+/// each message read with ``handle(_:at:)`` (the event without its copy), and reads
+/// ``schedule(now:)`` and its counters (`dumps.resyncCount`, `round.lookupRounds`: stored,
+/// so reading them copies nothing).
 extension NetlinkEngine {
     /// What the reader tells the engine.
     package enum Event: Sendable {
@@ -401,8 +402,4 @@ extension NetlinkEngine {
     package mutating func schedule(now: UInt64) -> (wake: UInt64?, paused: Bool) {
         (wakeTime(now: now), timers.pauseEnd.map { $0 > now } ?? false)
     }
-
-    /// How many times the tables were dumped again, and how many rounds of questions were
-    /// asked (tests check the coalescing).
-    package var counts: (resyncs: Int, lookupRounds: Int) { (dumps.resyncCount, round.lookupRounds) }
 }
