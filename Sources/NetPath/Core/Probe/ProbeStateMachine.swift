@@ -230,8 +230,7 @@ package struct ProbeStateMachine {
     /// The families the path routes to the Internet: only those are asked for and
     /// connected to (a socket bound to an interface without a route of its family takes
     /// every address as on-link, and waits out the timeout instead of failing).
-    private let ipv4: Bool
-    private let ipv6: Bool
+    private let routes: (ipv4: Bool, ipv6: Bool)
 
     /// - Parameters:
     ///   - servers: The resolver's DNS servers, in order.
@@ -245,8 +244,7 @@ package struct ProbeStateMachine {
         self.check = check
         self.servers = servers
         self.start = start
-        self.ipv4 = ipv4
-        self.ipv6 = ipv6
+        routes = (ipv4, ipv6)
         discovery = ipv6 && !ipv4 ? .asking : .notNeeded
         nextQueryID = firstQueryID
         runs = check.endpoints.map {
@@ -394,7 +392,7 @@ package struct ProbeStateMachine {
 
     /// Whether the path routes `address`'s family.
     private func routes(_ address: IPAddress) -> Bool {
-        address.family == IPAddress.inet ? ipv4 : ipv6
+        address.family == IPAddress.inet ? routes.ipv4 : routes.ipv6
     }
 
     /// An A and an AAAA query to each server asked (both: an answer of a family the path
