@@ -182,12 +182,11 @@ struct KernelDecisionTests {
     /// local route is the only message before that. DAD is made to last (60 probes, one a
     /// second) so that the test reads the path while it runs.
     @Test func anOptimisticAddressCountsBeforeItsDADEnds() async throws {
-        let ns = try TestNamespace("optdad"), peer = try TestNamespace("optpeer")
-        defer { ns.remove(); peer.remove() }
-        try ns.ip("link add eth0 type veth peer name p0 netns \(peer.name)")
+        let ns = try TestNamespace("optdad")
+        defer { ns.remove() }
+        try ns.addLinks("eth0")
         try run(Kernel.ipPath, ["netns", "exec", ns.name, "sysctl", "-qw", "net.ipv6.conf.eth0.optimistic_dad=1",
                                 "net.ipv6.conf.eth0.dad_transmits=60", "net.ipv6.conf.eth0.accept_ra=0"])
-        try peer.ip("link set p0 up")
         try ns.batch(["link set eth0 up", "route add ::/0 via fe80::1 dev eth0"])
         let (monitor, recorder) = try startMonitor(ns)
         defer { monitor.cancel() }
