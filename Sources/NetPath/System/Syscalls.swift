@@ -197,6 +197,9 @@ private func systemPipe(_ ends: UnsafeMutablePointer<Int32>) -> Int32 { pipe(end
 /// engine takes it as a value, so its tests use a manual clock), `CLOCK_REALTIME` for
 /// timestamps.
 package enum SystemClock {
+    /// Now, on the monotonic clock: the package's one time type.
+    package static func now() -> Instant { Instant(nanoseconds: monotonicNanoseconds()) }
+
     /// Monotonic nanoseconds.
     package static func monotonicNanoseconds() -> UInt64 {
         let time = read(CLOCK_MONOTONIC)

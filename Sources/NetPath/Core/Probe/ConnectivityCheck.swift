@@ -336,11 +336,3 @@ package struct HTTPTarget: Hashable, Sendable {
         return .success((String(hostPart).lowercased(), address, port))
     }
 }
-
-extension Duration {
-    /// The duration in seconds, as a `Double`.
-    package var seconds: Double {
-        let (whole, attoseconds) = components
-        return Double(whole) + Double(attoseconds) / 1e18
-    }
-}
