@@ -17,7 +17,7 @@ struct ConnectivityKernelTests {
             try .init("http://10.77.0.1:8080/never"),
             try .init("http://check.test:8080/nm", expecting: header),
         ], timeout: .seconds(3))
-        let monitor = PathMonitor(namespace: lab.client.namespace)
+        let monitor = PathMonitor(configuration: .init(namespace: lab.client.namespace))
         try monitor.start()
         let path = try #require(monitor.currentPath)
         monitor.cancel()
@@ -39,7 +39,7 @@ struct ConnectivityKernelTests {
             "link set eth9 up", "addr add 10.78.0.2/24 dev eth9", "route replace default via 10.78.0.1 dev eth9",
             "route add default via 10.77.0.1 dev v0 metric 100 table 51820", "rule add not fwmark 51820 table 51820 pref 32764",
         ])
-        let monitor = PathMonitor(namespace: lab.client.namespace)
+        let monitor = PathMonitor(configuration: .init(namespace: lab.client.namespace))
         let recorder = PathRecorder(monitor)
         try monitor.start()
         defer { monitor.cancel() }
@@ -80,7 +80,7 @@ struct ConnectivityKernelTests {
         defer { lab.remove() }
         // An endpoint that never answers keeps the check in flight for 60 s.
         let check = try ConnectivityCheck(endpoints: [try .init("http://10.77.0.1:8080/never")], timeout: .seconds(60))
-        let monitor = PathMonitor(namespace: lab.client.namespace, connectivityCheck: check)
+        let monitor = PathMonitor(configuration: .init(namespace: lab.client.namespace, connectivityCheck: check))
         let recorder = PathRecorder(monitor)
         try monitor.start()
         defer { monitor.cancel() }
@@ -97,7 +97,7 @@ struct ConnectivityKernelTests {
         let lab = try ProbeLab(hijackDNS: true, mode: "portal")
         defer { lab.remove() }
         let check = try ConnectivityCheck(timeout: .seconds(3))
-        let monitor = NetworkMonitor(monitor: PathMonitor(namespace: lab.client.namespace, connectivityCheck: check),
+        let monitor = NetworkMonitor(monitor: PathMonitor(configuration: .init(namespace: lab.client.namespace, connectivityCheck: check)),
                                      assumeConnected: false, isConnectedMeans: .internetReachable)
         monitor.start()
         #expect(monitor.status == .satisfied && !monitor.isConnected)

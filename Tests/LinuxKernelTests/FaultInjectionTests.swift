@@ -14,7 +14,7 @@ struct FaultInjectionTests {
         defer { ns.remove() }
         try ns.addLinks("eth0")
         try ns.batch(["link set eth0 up", "addr add 10.60.0.2/24 dev eth0", "route add default via 10.60.0.1"])
-        let monitor = PathMonitor(namespace: ns.namespace)
+        let monitor = PathMonitor(configuration: .init(namespace: ns.namespace))
         let recorder = PathRecorder(monitor)
         let ended = AsyncStream.makeStream(of: NetPathError.self)
         monitor.terminationHandler = { error in ended.continuation.yield(error) }
@@ -74,7 +74,7 @@ struct FaultInjectionTests {
         try ns.ip("link add eth0 type veth peer name p0 netns \(peer)")
         try run(Kernel.ipPath, ["-n", peer, "link", "set", "p0", "up"])
         try ns.batch(["link set eth0 up", "addr add 10.61.0.2/24 dev eth0", "route add default via 10.61.0.1"])
-        let monitor = PathMonitor(namespace: ns.namespace)
+        let monitor = PathMonitor(configuration: .init(namespace: ns.namespace))
         try monitor.start()
         defer { monitor.cancel() }
         let sentinel = "satisfied [eth0:wiredEthernet] gw 10.61.0.9 v4"
@@ -125,7 +125,7 @@ struct FaultInjectionTests {
         defer { ns.remove() }
         try ns.addLinks("eth0")
         try ns.batch(["link set eth0 up", "addr add 10.62.0.2/24 dev eth0", "route add default via 10.62.0.1"])
-        let monitor = PathMonitor(namespace: ns.namespace)
+        let monitor = PathMonitor(configuration: .init(namespace: ns.namespace))
         let recorder = PathRecorder(monitor)
         try monitor.start()
         defer { monitor.cancel() }
@@ -144,7 +144,7 @@ struct FaultInjectionTests {
         let file = ns.resolverDirectory + "/resolv.conf"
         try ns.addLinks("eth0")
         try ns.batch(["link set eth0 up", "addr add 10.63.0.2/24 dev eth0", "route add default via 10.63.0.1"])
-        let monitor = PathMonitor(namespace: ns.namespace)
+        let monitor = PathMonitor(configuration: .init(namespace: ns.namespace))
         let recorder = PathRecorder(monitor)
         try monitor.start()
         defer { monitor.cancel() }

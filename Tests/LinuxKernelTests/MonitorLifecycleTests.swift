@@ -10,11 +10,11 @@ import Testing
 @Suite(.enabled(if: Kernel.canRun, "needs root and iproute2"))
 struct MonitorLifecycleTests {
     @Test func missingOrBogusNamespacesThrowErrorsThatNameThem() throws {
-        let missing = PathMonitor(namespace: .named("np-no-such-namespace"))
+        let missing = PathMonitor(configuration: .init(namespace: .named("np-no-such-namespace")))
         let error = try #require(throws: NetPathError.self) { try missing.start() }
         #expect(error.code == .namespaceNotFound && error.description.contains("np-no-such-namespace"))
         #expect(!missing.isRunning && missing.currentPath == nil)
-        let notANamespace = PathMonitor(namespace: .path("/etc/hostname"))
+        let notANamespace = PathMonitor(configuration: .init(namespace: .path("/etc/hostname")))
         let bogus = try #require(throws: NetPathError.self) { try notANamespace.start() }
         #expect(bogus.code == .namespaceNotFound && bogus.message.contains("is not a network namespace"))
     }
@@ -22,7 +22,7 @@ struct MonitorLifecycleTests {
     @Test func restartsAndReleasesLeaveNoDescriptorBehind() async throws {
         let ns = try TestNamespace("fds")
         defer { ns.remove() }
-        let monitor = PathMonitor(namespace: ns.namespace)
+        let monitor = PathMonitor(configuration: .init(namespace: ns.namespace))
         for _ in 0..<100 {
             try monitor.start()
             #expect(monitor.currentPath?.diagnosis == .noInterface)
@@ -30,7 +30,7 @@ struct MonitorLifecycleTests {
         }
         for _ in 0..<100 {
             // Released while running, without cancel.
-            let temporary = PathMonitor(namespace: ns.namespace)
+            let temporary = PathMonitor(configuration: .init(namespace: ns.namespace))
             try temporary.start()
         }
         // Other tests open descriptors in parallel, so count exactly ours: this process's
@@ -51,7 +51,7 @@ struct MonitorLifecycleTests {
         try ns.addLinks("eth0")
         try ns.batch(["addr add 10.31.0.2/24 dev eth0", "link set eth0 up", "route add default via 10.31.0.1"])
         let recorder = PathRecorder()
-        let monitor = PathMonitor(namespace: ns.namespace)
+        let monitor = PathMonitor(configuration: .init(namespace: ns.namespace))
         monitor.pathUpdateHandler = { recorder.record($0) }
         try monitor.start()
         _ = await recorder.wait(seconds: 10) { $0.status == .satisfied }  // the veth carrier comes late
@@ -67,7 +67,7 @@ struct MonitorLifecycleTests {
         defer { ns.remove() }
         try ns.addLinks("eth0")
         try ns.ip("addr add 10.30.0.2/24 dev eth0")
-        let monitor = PathMonitor(namespace: ns.namespace)
+        let monitor = PathMonitor(configuration: .init(namespace: ns.namespace))
         try monitor.start()
         defer { monitor.cancel() }
         let subscribed = Subscribed()
@@ -127,7 +127,7 @@ struct NetworkMonitorKernelTests {
         defer { ns.remove() }
         try ns.addLinks("eth0")
         try ns.batch(["link set eth0 up", "addr add 10.31.0.2/24 dev eth0"])
-        let monitor = NetworkMonitor(monitor: PathMonitor(namespace: ns.namespace), assumeConnected: false)
+        let monitor = NetworkMonitor(monitor: PathMonitor(configuration: .init(namespace: ns.namespace)), assumeConnected: false)
         monitor.start()
         #expect(monitor.lastError == nil && monitor.isMonitoring)
         try ns.ip("route add default via 10.31.0.1")
@@ -140,7 +140,7 @@ struct NetworkMonitorKernelTests {
         #expect(monitor.connectionType == .ethernet && monitor.path?.gateways == ["10.31.0.1"])
         monitor.stop()
         // A failed start claims nothing: not the optimistic assumption, not an old path.
-        let missing = NetworkMonitor(namespace: .named("np-missing-\(getpid())"))
+        let missing = NetworkMonitor(configuration: .init(namespace: .named("np-missing-\(getpid())")))
         #expect(missing.isConnected)
         var reported: [Bool] = []
         missing.startMonitoring { reported.append($0) }
@@ -148,7 +148,7 @@ struct NetworkMonitorKernelTests {
         #expect(!missing.isConnected && missing.connectionType == .unknown && missing.path == nil && !missing.isNetworkAvailable)
         #expect(reported == [false])
         // The initializer takes what PathMonitor's does.
-        let configured = NetworkMonitor(namespace: ns.namespace, meteredInterfaces: ["eth*"], constrainedInterfaces: ["eth0"])
+        let configured = NetworkMonitor(configuration: .init(namespace: ns.namespace, meteredInterfaces: ["eth*"], constrainedInterfaces: ["eth0"]))
         #expect(configured.monitor.namespace == ns.namespace && configured.monitor.meteredInterfaces == ["eth*"]
                 && configured.monitor.constrainedInterfaces == ["eth0"])
     }

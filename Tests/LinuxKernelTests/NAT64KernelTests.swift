@@ -33,7 +33,7 @@ struct NAT64KernelTests {
         #expect(byLiteral.connectivity == .full && byLiteral.nat64Prefix == prefix && byLiteral.url == literal, "\(byLiteral)")
 
         // A running monitor with the check: its paths say `full`.
-        let monitor = PathMonitor(namespace: lab.clientNamespace, connectivityCheck: try check(literal))
+        let monitor = PathMonitor(configuration: .init(namespace: lab.clientNamespace, connectivityCheck: try check(literal)))
         let recorder = PathRecorder(monitor)
         try monitor.start()
         defer { monitor.cancel() }

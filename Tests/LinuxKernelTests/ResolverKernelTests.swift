@@ -13,7 +13,7 @@ import Testing
 struct ResolverKernelTests {
     /// The path the lab's client is on.
     func path(_ lab: ResolverLab) throws -> NetworkPath {
-        let monitor = PathMonitor(namespace: lab.client.namespace)
+        let monitor = PathMonitor(configuration: .init(namespace: lab.client.namespace))
         try monitor.start()
         defer { monitor.cancel() }
         return try #require(monitor.currentPath)
@@ -116,7 +116,7 @@ struct ResolverKernelTests {
         let lab = try ResolverLab(rules: ["--answer", "check.test=\(ResolverLab.liveServer)"], servers: [ResolverLab.deadServer])
         defer { lab.remove() }
         let check = try ConnectivityCheck(endpoints: [try .init("http://check.test/204")], timeout: .seconds(5), resolutionTimeout: .seconds(3))
-        let monitor = PathMonitor(namespace: lab.client.namespace, connectivityCheck: check)
+        let monitor = PathMonitor(configuration: .init(namespace: lab.client.namespace, connectivityCheck: check))
         let recorder = PathRecorder(monitor)
         try monitor.start()
         defer { monitor.cancel() }

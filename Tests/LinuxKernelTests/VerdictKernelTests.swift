@@ -14,7 +14,7 @@ struct VerdictKernelTests {
         let lab = try RouterLab(uplink: .rejected)
         defer { lab.remove() }
         let check = try ConnectivityCheck(endpoints: [try .init("http://check.test/204")], timeout: .seconds(5))
-        let monitor = PathMonitor(namespace: lab.client.namespace, connectivityCheck: check)
+        let monitor = PathMonitor(configuration: .init(namespace: lab.client.namespace, connectivityCheck: check))
         let recorder = PathRecorder(monitor)
         try monitor.start()
         defer { monitor.cancel() }
@@ -30,7 +30,7 @@ struct VerdictKernelTests {
         defer { lab.remove() }
         let check = try ConnectivityCheck(endpoints: [try .init("http://10.77.0.1:8080/204"), try .init("http://check.test:8080/redirect")],
                                           timeout: .seconds(5))
-        let monitor = PathMonitor(namespace: lab.client.namespace, connectivityCheck: check)
+        let monitor = PathMonitor(configuration: .init(namespace: lab.client.namespace, connectivityCheck: check))
         let recorder = PathRecorder(monitor)
         try monitor.start()
         defer { monitor.cancel() }

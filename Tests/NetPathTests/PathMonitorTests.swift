@@ -173,32 +173,35 @@ let onlineTwo = NetworkPath(status: .satisfied, availableInterfaces: [NetworkInt
 }
 
 @Suite struct PathMonitorConfigurationTests {
-    @Test func theSettingsOfEveryInitializerAreOneConfiguration() throws {
+    @Test func theSettingsAreOneConfiguration() throws {
         let check = try ConnectivityCheck(interval: .seconds(60))
         let configuration = PathMonitor.Configuration(
             requiredInterfaceType: .wifi, prohibitedInterfaceTypes: [.cellular], namespace: .named("blue"),
             connectivityCheck: check, meteredInterfaces: ["usb0"], constrainedInterfaces: ["wlan*"],
             ultraConstrainedInterfaces: ["sat0"]
         )
-        let written = PathMonitor(requiredInterfaceType: .wifi, prohibitedInterfaceTypes: [.cellular], namespace: .named("blue"),
-                                  connectivityCheck: check, meteredInterfaces: ["usb0"], constrainedInterfaces: ["wlan*"],
-                                  ultraConstrainedInterfaces: ["sat0"])
-        #expect(written.configuration == configuration)
         let configured = PathMonitor(configuration: configuration)
+        #expect(configured.configuration == configuration)
         #expect(configured.requiredInterfaceType == .wifi && configured.prohibitedInterfaceTypes == [.cellular])
         #expect(configured.namespace == .named("blue") && configured.connectivityCheck == check)
         #expect(configured.meteredInterfaces == ["usb0"] && configured.constrainedInterfaces == ["wlan*"]
                 && configured.ultraConstrainedInterfaces == ["sat0"])
         #expect(PathMonitor().configuration == PathMonitor.Configuration())
+        // NWPathMonitor's two initializers.
+        #expect(PathMonitor(requiredInterfaceType: .wifi).configuration == .init(requiredInterfaceType: .wifi))
+        #expect(PathMonitor(prohibitedInterfaceTypes: [.cellular]).configuration == .init(prohibitedInterfaceTypes: [.cellular]))
     }
 
     @MainActor
-    @Test func aNetworkMonitorThatMeansInternetReachableAddsTheDefaultCheck() {
+    @Test func aNetworkMonitorThatMeansInternetReachableAddsTheDefaultCheck() throws {
         let plain = NetworkMonitor(configuration: .init(meteredInterfaces: ["usb0"]))
         #expect(plain.monitor.configuration == .init(meteredInterfaces: ["usb0"]))
         let reachable = NetworkMonitor(configuration: .init(meteredInterfaces: ["usb0"]), isConnectedMeans: .internetReachable)
         #expect(reachable.monitor.configuration == .init(connectivityCheck: .default, meteredInterfaces: ["usb0"]))
-        let written = NetworkMonitor(meteredInterfaces: ["usb0"], isConnectedMeans: .internetReachable)
-        #expect(written.monitor.configuration == reachable.monitor.configuration)
+        let check = try ConnectivityCheck(timeout: .seconds(2))
+        let own = NetworkMonitor(configuration: .init(connectivityCheck: check, meteredInterfaces: ["usb0"]),
+                                 isConnectedMeans: .internetReachable)
+        #expect(own.monitor.configuration == .init(connectivityCheck: check, meteredInterfaces: ["usb0"]))
+        #expect(NetworkMonitor().monitor.configuration == PathMonitor.Configuration())
     }
 }

@@ -58,7 +58,7 @@ public final class ProbeLab: @unchecked Sendable {
 
     /// Waits (at most 10 s) for `client`'s path to be satisfied.
     public static func waitUntilOnline(_ client: TestNamespace) throws {
-        let monitor = PathMonitor(namespace: client.namespace)
+        let monitor = PathMonitor(configuration: .init(namespace: client.namespace))
         let online = DispatchSemaphore(value: 0)
         monitor.pathUpdateHandler = { path in if path.status == .satisfied { online.signal() } }
         try monitor.start()

@@ -118,59 +118,20 @@ public final class NetworkMonitor {
         set { grace.held = newValue }
     }
 
-    /// A monitor of the system's network path.
+    /// A monitor of the system's network path as `configuration` says (by default every
+    /// interface of the process's own namespace).
     ///
     /// - Parameters:
+    ///   - configuration: What to watch and how (``PathMonitor/Configuration``: the interface
+    ///     filter, the namespace, the check, the metered interfaces); `.internetReachable`
+    ///     adds the default check when it has none.
     ///   - assumeConnected: ``isConnected`` before the first path (`true`: optimistic).
-    ///   - requiredInterfaceType: Consider only interfaces of this type.
-    ///   - prohibitedInterfaceTypes: Never consider interfaces of these types.
-    ///   - namespace: On Linux, the network namespace to watch instead of the process's own.
-    ///   - connectivityCheck: Check that the Internet answers (``connectivity``);
-    ///     `.internetReachable` uses the default check when this is `nil`.
-    ///   - meteredInterfaces: Interfaces to treat as metered, by name or shell-style pattern
-    ///     (`"enx*"`): a path through one is ``isExpensive``.
-    ///   - constrainedInterfaces: Interfaces to treat as constrained, the same way.
-    ///   - ultraConstrainedInterfaces: Interfaces to treat as ultra-constrained (satellite
-    ///     links), the same way.
     ///   - isConnectedMeans: Whether ``isConnected`` follows the path (default) or the
     ///     Internet check.
     ///   - offlineGrace: How long to hold an offline verdict back, so a blip that heals
     ///     within it never shows (zero, the default: none).
     public convenience init(
-        assumeConnected: Bool = true,
-        requiredInterfaceType: NetworkInterface.InterfaceType? = nil,
-        prohibitedInterfaceTypes: [NetworkInterface.InterfaceType] = [],
-        namespace: NetworkNamespace? = nil,
-        connectivityCheck: ConnectivityCheck? = nil,
-        meteredInterfaces: [String] = [],
-        constrainedInterfaces: [String] = [],
-        ultraConstrainedInterfaces: [String] = [],
-        isConnectedMeans: ConnectedMeaning = .pathSatisfied,
-        offlineGrace: Duration = .zero
-    ) {
-        self.init(
-            configuration: PathMonitor.Configuration(
-                requiredInterfaceType: requiredInterfaceType, prohibitedInterfaceTypes: prohibitedInterfaceTypes,
-                namespace: namespace, connectivityCheck: connectivityCheck, meteredInterfaces: meteredInterfaces,
-                constrainedInterfaces: constrainedInterfaces, ultraConstrainedInterfaces: ultraConstrainedInterfaces
-            ),
-            assumeConnected: assumeConnected,
-            isConnectedMeans: isConnectedMeans,
-            offlineGrace: offlineGrace
-        )
-    }
-
-    /// A monitor of the system's network path as `configuration` says.
-    ///
-    /// - Parameters:
-    ///   - configuration: What to watch and how; `.internetReachable` adds the default
-    ///     check when it has none.
-    ///   - assumeConnected: ``isConnected`` before the first path (`true`: optimistic).
-    ///   - isConnectedMeans: Whether ``isConnected`` follows the path (default) or the
-    ///     Internet check.
-    ///   - offlineGrace: How long to hold an offline verdict back (zero, the default: none).
-    public convenience init(
-        configuration: PathMonitor.Configuration,
+        configuration: PathMonitor.Configuration = PathMonitor.Configuration(),
         assumeConnected: Bool = true,
         isConnectedMeans: ConnectedMeaning = .pathSatisfied,
         offlineGrace: Duration = .zero

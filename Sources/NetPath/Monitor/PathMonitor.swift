@@ -42,56 +42,34 @@ public final class PathMonitor: Sendable {
     let storage = PathStorage()
     private let makeSource: PathSourceFactory
 
-    /// Creates a monitor of the system's network path.
+    /// Creates a monitor of the system's network path as `configuration` says (by default
+    /// every interface of the process's own namespace, and no traffic at all).
+    ///
+    /// ```swift
+    /// let blue = PathMonitor(configuration: .init(namespace: .named("blue"), connectivityCheck: .default))
+    /// ```
     ///
     /// - Parameters:
-    ///   - requiredInterfaceType: Consider only interfaces of this type.
-    ///   - prohibitedInterfaceTypes: Never consider interfaces of these types.
-    ///   - namespace: On Linux, the network namespace to watch instead of the process's own.
-    ///   - connectivityCheck: Check that the Internet answers on every path change (each
-    ///     path then carries ``NetworkPath/connectivity``); `nil` sends nothing.
-    ///   - meteredInterfaces: Interfaces to treat as metered, by name or shell-style pattern
-    ///     (`"usb0"`, `"enx*"`, `"wwan?"`): a path whose physical interface (the primary
-    ///     one, or under a VPN the one beneath the tunnel) matches one is
-    ///     ``NetworkPath/isExpensive`` (as a cellular one is anyway). Linux has no flag for
-    ///     this that a process can read without D-Bus, so the app names them.
-    ///   - constrainedInterfaces: Interfaces to treat as constrained, the same way: a path
-    ///     whose physical interface matches one is ``NetworkPath/isConstrained`` (on Apple
-    ///     platforms Low Data Mode makes it so anyway).
-    ///   - ultraConstrainedInterfaces: Interfaces to treat as ultra-constrained (satellite
-    ///     links), the same way: ``NetworkPath/isUltraConstrained``, and no connectivity
-    ///     check unless it allows such paths (on Apple platforms, iOS 26 says so itself).
+    ///   - configuration: What to watch and how: the interface filter, the namespace, the
+    ///     connectivity check and the interfaces treated as metered or constrained
+    ///     (``Configuration``).
     ///   - reader: A ``SharedReader`` whose one thread reads the kernel for this monitor and
     ///     every other that shares it (a service watching many namespaces); `nil`, the
     ///     default, gives the monitor a thread of its own.
-    public convenience init(
-        requiredInterfaceType: NetworkInterface.InterfaceType? = nil,
-        prohibitedInterfaceTypes: [NetworkInterface.InterfaceType] = [],
-        namespace: NetworkNamespace? = nil,
-        connectivityCheck: ConnectivityCheck? = nil,
-        meteredInterfaces: [String] = [],
-        constrainedInterfaces: [String] = [],
-        ultraConstrainedInterfaces: [String] = [],
-        reader: SharedReader? = nil
-    ) {
-        self.init(
-            configuration: Configuration(
-                requiredInterfaceType: requiredInterfaceType, prohibitedInterfaceTypes: prohibitedInterfaceTypes,
-                namespace: namespace, connectivityCheck: connectivityCheck, meteredInterfaces: meteredInterfaces,
-                constrainedInterfaces: constrainedInterfaces, ultraConstrainedInterfaces: ultraConstrainedInterfaces
-            ),
-            reader: reader
-        )
+    public convenience init(configuration: Configuration = Configuration(), reader: SharedReader? = nil) {
+        self.init(configuration: configuration, reader: reader, checkObserver: nil)
     }
 
-    /// Creates a monitor of the system's network path as `configuration` says.
-    ///
-    /// - Parameters:
-    ///   - configuration: What to watch and how.
-    ///   - reader: A ``SharedReader`` whose one thread reads the kernel for this monitor and
-    ///     every other that shares it; `nil`, the default, gives the monitor a thread of its own.
-    public convenience init(configuration: Configuration, reader: SharedReader? = nil) {
-        self.init(configuration: configuration, reader: reader, checkObserver: nil)
+    /// Creates a monitor that considers only interfaces of one type, as
+    /// `NWPathMonitor(requiredInterfaceType:)` does.
+    public convenience init(requiredInterfaceType: NetworkInterface.InterfaceType) {
+        self.init(configuration: Configuration(requiredInterfaceType: requiredInterfaceType))
+    }
+
+    /// Creates a monitor that never considers interfaces of these types, as
+    /// `NWPathMonitor(prohibitedInterfaceTypes:)` does.
+    public convenience init(prohibitedInterfaceTypes: [NetworkInterface.InterfaceType]) {
+        self.init(configuration: Configuration(prohibitedInterfaceTypes: prohibitedInterfaceTypes))
     }
 
     /// Creates a monitor of the system's network path whose connectivity checks are also

@@ -4,7 +4,7 @@
 ///
 /// ```swift
 /// let reader = SharedReader()
-/// let monitors = ["blue", "green"].map { PathMonitor(namespace: .named($0), reader: reader) }
+/// let monitors = ["blue", "green"].map { PathMonitor(configuration: .init(namespace: .named($0)), reader: reader) }
 /// for monitor in monitors { try monitor.start() }
 /// ```
 ///

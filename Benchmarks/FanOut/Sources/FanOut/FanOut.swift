@@ -64,7 +64,7 @@ enum FanOut {
     let namespace = arguments[1]
     let subscribers = arguments.count > 2 ? Int(arguments[2]) ?? 1000 : 1000
     let rounds = arguments.count > 3 ? Int(arguments[3]) ?? 10 : 10
-    let monitor = PathMonitor(namespace: .named(namespace))
+    let monitor = PathMonitor(configuration: .init(namespace: .named(namespace)))
     do {
         try monitor.start()
     } catch {

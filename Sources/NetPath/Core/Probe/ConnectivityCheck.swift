@@ -2,7 +2,7 @@
 /// expected answers, a time bound, and a response-size bound.
 ///
 /// ```swift
-/// let monitor = PathMonitor(connectivityCheck: .default)   // every path gets `connectivity`
+/// let monitor = PathMonitor(configuration: .init(connectivityCheck: .default))   // every path gets `connectivity`
 /// let result = await ConnectivityCheck.default.run()       // or one check now
 /// ```
 public struct ConnectivityCheck: Hashable, Sendable {
