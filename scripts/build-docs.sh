@@ -2,7 +2,9 @@
 # Usage: scripts/build-docs.sh [OUTPUT_DIR] (default .build-docs/site, to serve at a host's root):
 # the DocC catalogs of NetPath, NetPathPrometheus and NetPathUI with the toolchain's `docc`,
 # warnings as errors, merged into one site. NetPath's symbols are built in .build-docs/build (never
-# .build, which other builds use meanwhile); NetPathUI's against the Apple stubs. Every ```swift
+# .build, which other builds use meanwhile), or in DOCS_SCRATCH with the test build's flags (CI,
+# after the tests built everything there: nothing is compiled again); NetPathUI's against the
+# Apple stubs. Every ```swift
 # listing but a `// Package.swift` excerpt is type-checked against the stub-compiled modules.
 # Symbol links cannot cross archives: NetPathUI links NetPath's pages by path (check-docs-render.sh).
 set -euo pipefail
@@ -17,9 +19,12 @@ step() { echo "== $1 (after $SECONDS s)"; }
 
 step "NetPath and NetPathPrometheus: swift build, then their symbol graphs"
 rm -rf "$graphs" "$stubs" "$samples" "$archives" && mkdir -p "$graphs"/{NetPath,NetPathPrometheus,NetPathUI} "$stubs" "$samples" "$archives"
-swift build --scratch-path "$work/build" --target NetPathPrometheus >"$work/build.log" 2>&1 || { cat "$work/build.log"; exit 1; }
+scratch=${DOCS_SCRATCH:-$work/build}
+flags=()
+[ -n "${DOCS_SCRATCH:-}" ] && flags=(-Xswiftc -warnings-as-errors -Xswiftc -require-explicit-sendable)
+swift build --scratch-path "$scratch" "${flags[@]}" --target NetPathPrometheus >"$work/build.log" 2>&1 || { cat "$work/build.log"; exit 1; }
 grep -vE '^\[[0-9]+/[0-9]+\] |^Building for|^Build of target|^Compiling|^Write ' "$work/build.log" || true
-bin=$(swift build --scratch-path "$work/build" --show-bin-path)
+bin=$(swift build --scratch-path "$scratch" --show-bin-path)
 triple=$(swift -print-target-info | python3 -c 'import json, sys; print(json.load(sys.stdin)["target"]["triple"])')
 for module in NetPath NetPathPrometheus; do
   # NetPath re-exports its core: the core's values are documented as NetPath's.
