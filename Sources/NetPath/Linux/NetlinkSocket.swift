@@ -31,7 +31,7 @@ final class NetlinkSocket: @unchecked Sendable {
     /// on every wake-up).
     private let lengths: UnsafeMutableBufferPointer<UInt32>
     private let flags: UnsafeMutableBufferPointer<Int32>
-    /// The receive timeout in force (`SO_RCVTIMEO`), nanoseconds; 0 waits for ever.
+    /// The receive timeout in force (`SO_RCVTIMEO`); zero waits for ever.
     private var receiveTimeout: Duration = .zero
 
     private init(descriptor: FileDescriptor, questions: QuestionSockets, policyDescriptor: FileDescriptor?) {
