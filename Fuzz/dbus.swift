@@ -65,21 +65,21 @@ private func handshake(_ bytes: [UInt8]) {
 
 private func connection(_ bytes: [UInt8]) {
     var connection = DBusConnectionMachine(uid: 0, maximumMessageLength: 8192)
-    var actions = connection.handle(.connected, at: 0)
-    actions += connection.handle(.bytes(authOK), at: 1)
+    var actions = connection.handle(.connected, at: .zero)
+    actions += connection.handle(.bytes(authOK), at: Instant(nanoseconds: 1))
     for (token, member) in ["GetAll", "Get", "AddMatch"].enumerated() {
         let call = DBusMessage.methodCall(destination: "org.freedesktop.NetworkManager", path: "/org/freedesktop/NetworkManager",
                                           interface: "org.freedesktop.NetworkManager", member: member)
-        if let sent = try? connection.call(call, token: UInt64(token), deadline: 10 + 10 * UInt64(token)) { actions.append(.send(sent)) }
+        if let sent = try? connection.call(call, token: UInt64(token), deadline: Instant(nanoseconds: 10 + 10 * UInt64(token))) { actions.append(.send(sent)) }
     }
-    var now: UInt64 = 2
+    var now = Instant(nanoseconds: 2)
     var index = 0
     while index < bytes.count {
         let chunk = 1 + Int(bytes[index]) % 64
         actions += connection.handle(.bytes(Array(bytes[index..<min(index + chunk, bytes.count)])), at: now)
         actions += connection.handle(.tick, at: now)
         index += chunk
-        now += 3
+        now += .nanoseconds(3)
     }
     for (position, action) in actions.enumerated() {
         switch action {

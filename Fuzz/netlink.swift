@@ -19,22 +19,23 @@ public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     var dumping = NetlinkEngine(classify: classify)
     var events = NetlinkEngine(classify: classify)
     var filtered = NetlinkEngine(filter: InterfaceFilter(required: nil, prohibited: [.other, .cellular]), classify: classify)
-    _ = dumping.handle(.start, at: 0)
+    _ = dumping.handle(.start, at: .zero)
     // Every message both as an event and, through the questions asked before it, as the
     // kernel's answer to one (the first round's lookups take the first sequences).
-    func round(_ engine: inout NetlinkEngine, at now: UInt64) {
+    func round(_ engine: inout NetlinkEngine, at now: Instant) {
+        let number = now.nanoseconds
         let questions = engine.handle(.step, at: now).compactMap { action -> RouteLookup? in
             if case .ask(let question) = action { question } else { nil }
         }
         _ = engine.handle(.verdicts(questions.map { question in
-            (question, now & 1 == 0 ? .connected(source: IPAddress(family: question.family, high: now, low: now)) : .refused(errno: LinuxErrno(Int32(now % 120))))
+            (question, number & 1 == 0 ? .connected(source: IPAddress(family: question.family, high: number, low: number)) : .refused(errno: LinuxErrno(Int32(number % 120))))
         }), at: now)
         _ = engine.handle(.step, at: now)
     }
-    round(&events, at: 0)
-    round(&filtered, at: 0)
+    round(&events, at: .zero)
+    round(&filtered, at: .zero)
     NetlinkParser.parse(datagram) { envelope in
-        let now = UInt64(envelope.sequence)
+        let now = Instant(nanoseconds: UInt64(envelope.sequence))
         dumping.handle(envelope, at: now)
         events.handle(envelope, at: now)
         filtered.handle(envelope, at: now)
@@ -46,9 +47,9 @@ public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
         _ = events.path()
         _ = filtered.path()
         _ = events.nextExpiry()
-        round(&events, at: UInt64(envelope.sequence))
-        _ = events.schedule(now: UInt64(envelope.sequence))
-        _ = dumping.handle(.step, at: UInt64(envelope.port))
+        round(&events, at: now)
+        _ = events.schedule(now: now)
+        _ = dumping.handle(.step, at: Instant(nanoseconds: UInt64(envelope.port)))
     }
     let path = events.path()
     // The rules the path must keep whatever the bytes (SPEC §2.5): a reason exactly when

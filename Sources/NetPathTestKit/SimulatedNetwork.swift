@@ -71,7 +71,7 @@ public final class SimulatedNetwork: Sendable {
     /// Moves the simulated time on by `duration`; every timer due by then fires, in order,
     /// before this returns (a `NetworkMonitor`'s offline grace ends so).
     public func advance(by duration: Duration) {
-        clock.advance(by: duration.seconds)
+        clock.advance(by: duration)
     }
 
     /// Changes the path now; every running monitor delivers it (when it differs from
@@ -212,11 +212,11 @@ extension Substring {
 }
 
 /// A clock that moves only when told: timers fire, in order of their time, inside
-/// ``advance(by:)``, on the caller's thread. Time is kept in whole nanoseconds, so steps
-/// that add up to a timer's delay reach it exactly.
+/// ``advance(by:)``, on the caller's thread. Its time is an ``Instant`` from ``Instant/zero``,
+/// so steps that add up to a timer's delay reach it exactly.
 package final class SimulatedClock: ProbeClock, Sendable {
     private struct Timer {
-        var at: Int64
+        var at: Instant
         var work: @Sendable () -> Void
         var cancelled: Locked<Bool>
     }
@@ -226,18 +226,16 @@ package final class SimulatedClock: ProbeClock, Sendable {
         func cancel() { cancelled.withLock { $0 = true } }
     }
 
-    private let state = Locked<(now: Int64, timers: [Timer])>((0, []))
+    private let state = Locked<(now: Instant, timers: [Timer])>((.zero, []))
 
-    private static func nanoseconds(_ seconds: Double) -> Int64 { Int64((max(0, seconds) * 1e9).rounded()) }
-
-    package func schedule(after seconds: Double, _ work: @escaping @Sendable () -> Void) -> any ScheduledWork {
+    package func schedule(after delay: Duration, _ work: @escaping @Sendable () -> Void) -> any ScheduledWork {
         let cancelled = Locked(false)
-        state.withLock { $0.timers.append(Timer(at: $0.now + Self.nanoseconds(seconds), work: work, cancelled: cancelled)) }
+        state.withLock { $0.timers.append(Timer(at: $0.now + max(delay, .zero), work: work, cancelled: cancelled)) }
         return Handle(cancelled: cancelled)
     }
 
-    package func advance(by seconds: Double) {
-        let end = state.withLock { $0.now + Self.nanoseconds(seconds) }
+    package func advance(by duration: Duration) {
+        let end = state.withLock { $0.now + max(duration, .zero) }
         while true {
             // The earliest timer due, taken out under the lock and run outside it.
             let due: Timer? = state.withLock { state in

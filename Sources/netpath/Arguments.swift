@@ -20,8 +20,8 @@ struct Arguments: Equatable, Sendable {
     var json = false
     /// `watch --count`: the lines to print before ending.
     var count: Int?
-    /// `wait --timeout`: the seconds to wait.
-    var timeout: Double?
+    /// `wait --timeout`: how long to wait.
+    var timeout: Duration?
     /// The paths watched, and how they are judged.
     var paths = Paths()
     /// The connectivity check, if one is asked for.
@@ -61,8 +61,8 @@ struct Arguments: Equatable, Sendable {
         var expectStatus: Int?
         /// `--expect-body`: the text the bodies must start with.
         var expectBody: String?
-        /// `--probe-timeout`, or `probe --timeout`: the bound on each check, in seconds.
-        var timeout: Double?
+        /// `--probe-timeout`, or `probe --timeout`: the bound on each check.
+        var timeout: Duration?
         /// `--no-proxy`: requests sent directly, whatever the environment names.
         var noProxy = false
         /// `--allow-ultra-constrained`: checks on ultra-constrained paths too.
@@ -77,8 +77,8 @@ struct Arguments: Equatable, Sendable {
         var systemdSocket = false
         /// `--textfile`: the `.prom` file rewritten on every change.
         var textfile: String?
-        /// `--textfile-interval`: the longest time between two writes, in seconds.
-        var textfileInterval: Double = 60
+        /// `--textfile-interval`: the longest time between two writes.
+        var textfileInterval: Duration = .seconds(60)
         /// `--web-config`: exporter-toolkit's web configuration file.
         var webConfig: String?
     }
@@ -185,7 +185,7 @@ struct Arguments: Equatable, Sendable {
         Option(name: "--textfile-interval", value: "SECONDS", commands: [.serve],
                help: ["rewrite the textfile at least this often (default 60), so that its",
                       "node_textfile_mtime_seconds shows netpath is alive"]) { result, value, option in
-            result.serving.textfileInterval = try number(value, option: option, in: 1...maximumSeconds, what: "seconds")
+            result.serving.textfileInterval = .seconds(try number(value, option: option, in: 1...maximumSeconds, what: "seconds"))
         },
         Option(name: "--web-config", value: "FILE", commands: [.serve],
                help: ["TLS and basic auth for --listen and --systemd-socket, from exporter-toolkit's",
@@ -227,11 +227,11 @@ struct Arguments: Equatable, Sendable {
         },
         Option(name: "--timeout", value: "SECONDS", commands: [.wait],
                help: ["give up after this long (default 30, at most 86400)"]) { result, value, option in
-            result.timeout = try number(value, option: option, in: 0...maximumSeconds, what: "seconds")
+            result.timeout = .seconds(try number(value, option: option, in: 0...maximumSeconds, what: "seconds"))
         },
         Option(name: "--timeout", value: "SECONDS", commands: [.probe],
                help: ["bound on the check (default 5, at most 300)"]) { result, value, option in
-            result.check.timeout = try number(value, option: option, in: 0...maximumCheckSeconds, what: "the check's seconds", aboveLower: true)
+            result.check.timeout = .seconds(try number(value, option: option, in: 0...maximumCheckSeconds, what: "the check's seconds", aboveLower: true))
         },
         Option(name: "--url", value: "URL", commands: allCommands, repeatable: true,
                help: ["an http:// or https:// endpoint for the check; default: five operators' over HTTP and Google's over HTTPS"]) { result, value, _ in
@@ -247,7 +247,7 @@ struct Arguments: Equatable, Sendable {
         },
         Option(name: "--probe-timeout", value: "SECONDS", commands: checking,
                help: ["bound on each check (default 5, at most 300)"]) { result, value, option in
-            result.check.timeout = try number(value, option: option, in: 0...maximumCheckSeconds, what: "the check's seconds", aboveLower: true)
+            result.check.timeout = .seconds(try number(value, option: option, in: 0...maximumCheckSeconds, what: "the check's seconds", aboveLower: true))
         },
         Option(name: "--no-proxy", commands: allCommands,
                help: ["send the check's requests directly, never through the proxy that",
@@ -434,7 +434,7 @@ struct Arguments: Equatable, Sendable {
         do {
             // The option's range was checked where it was parsed; the library checks again.
             return try ConnectivityCheck(endpoints: endpoints.isEmpty ? ConnectivityCheck.defaultEndpoints : endpoints,
-                                         timeout: .seconds(check.timeout ?? 5), allowsUltraConstrainedPaths: check.allowUltraConstrained,
+                                         timeout: check.timeout ?? .seconds(5), allowsUltraConstrainedPaths: check.allowUltraConstrained,
                                          // The environment, read once, at the first check, as curl reads it.
                                          proxy: check.noProxy ? .none : .environment)
         } catch let error as NetPathError {

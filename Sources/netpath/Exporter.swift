@@ -38,8 +38,8 @@ final class Exporter: Sendable {
 
     /// The wait before a namespace that failed `failures` times in a row is tried again:
     /// 1 s, doubling, at most 60 s.
-    static func retryDelay(after failures: Int) -> Double {
-        min(60, Double(1 << min(max(failures - 1, 0), 6)))
+    static func retryDelay(after failures: Int) -> Duration {
+        min(.seconds(60), .seconds(1 << min(max(failures - 1, 0), 6)))
     }
 
     static func label(of namespace: NetworkNamespace?) -> String {
@@ -110,7 +110,7 @@ final class Exporter: Sendable {
     private func record(_ path: NetworkPath, label: String, monitor: PathMonitor) {
         let current = entries.withLock { entries -> Bool in
             guard entries[label]?.monitor === monitor else { return false }
-            entries[label]?.metrics.record(path, at: SystemClock.unixSeconds(), monotonic: SystemClock.monotonicSeconds())
+            entries[label]?.metrics.record(path, at: SystemClock.unixSeconds(), monotonic: Exporter.monotonicSeconds())
             entries[label]?.path = path
             entries[label]?.failure = nil
             entries[label]?.failures = 0
@@ -154,7 +154,7 @@ final class Exporter: Sendable {
         let delay = Exporter.retryDelay(after: outcome.failures)
         let loop = session.signals.loop
         loop.execute { [weak self] in
-            loop.schedule(at: SystemClock.monotonicNanoseconds() + UInt64(delay * 1e9)) { self?.retry(label, monitor: monitor) }
+            loop.schedule(at: SystemClock.now() + delay) { self?.retry(label, monitor: monitor) }
         }
     }
 
@@ -180,8 +180,12 @@ final class Exporter: Sendable {
                 return PrometheusExposition.Namespace(name: label, failure: entry.failure ?? "no path yet")
             }
         }
-        return PrometheusExposition.text(for: namespaces, version: Help.version, probe: session.check != nil, at: SystemClock.monotonicSeconds())
+        return PrometheusExposition.text(for: namespaces, version: Help.version, probe: session.check != nil, at: Exporter.monotonicSeconds())
     }
+
+    /// Now on the monotonic clock, in seconds from its origin: the unit of ``PathMetrics``'
+    /// public API, which counts the time spent in each status.
+    private static func monotonicSeconds() -> Double { (SystemClock.now() - .zero).seconds }
 
     /// Why `file` cannot be written, if it cannot: its temporary file is made and removed
     /// once at start, so a directory that does not exist or is not writable ends `serve`

@@ -1,10 +1,12 @@
+import NetPath
+
 /// The `--help` texts, made from ``Arguments/options``: every option a command takes is
 /// listed, with the limits the parser enforces.
 enum Help {
     static let version = "0.1.0"
 
-    static func seconds(_ value: Double) -> String {
-        number(value) + " s"
+    static func seconds(_ duration: Duration) -> String {
+        number(duration.seconds) + " s"
     }
 
     static func number(_ value: Double) -> String {

@@ -17,7 +17,7 @@ struct ListenFailure: Error {
 /// basic authentication apply as the ``WebSecurity`` of the moment says.
 final class MetricsServer: Sendable {
     static let maximumConnections = 64
-    static let connectionSeconds = 5.0
+    static let connectionTimeout: Duration = .seconds(5)
     static let backlog: Int32 = 128
 
     private let listener: FileDescriptor
@@ -182,7 +182,7 @@ final class MetricsServer: Sendable {
                 drop(oldest, from: serving)
             }
             let current = security.withLock { $0 }
-            let deadline = SystemClock.monotonicNanoseconds() + UInt64(MetricsServer.connectionSeconds * 1e9)
+            let deadline = SystemClock.now() + MetricsServer.connectionTimeout
             var connection = Connection(fd: fd, security: current)
             if current.context != nil {
                 // No session (out of memory): the connection is dropped rather than served in plain text.

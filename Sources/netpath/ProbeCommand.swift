@@ -9,7 +9,7 @@ extension NetPathCommand {
         let namespace = session.namespace
         Task.detached { verdict.open(await check.run(over: path, namespace: namespace)) }
         let result: ConnectivityResult
-        switch session.signals.wait(for: verdict, timeout: check.timeoutSeconds + 5) {
+        switch session.signals.wait(for: verdict, timeout: check.timeout + .seconds(5)) {
         case .value(let value): result = value
         case .signal(let number): throw interrupted(by: number)
         case .readerLeft, .timedOut: throw CommandError("the check did not finish", .runtime)

@@ -78,11 +78,11 @@ extension NetPathCommand {
         }
     }
 
-    /// The textfile rewritten every `interval` seconds on the main thread's loop, even with
+    /// The textfile rewritten every `interval` on the main thread's loop, even with
     /// nothing changed: its mtime (node_exporter's `node_textfile_mtime_seconds`) is then
     /// the proof that netpath still runs (`NetPathTextfileStale` in Deploy/).
-    static func rewriteTextfile(_ exporter: Exporter, every interval: Double, on loop: EventLoop) {
-        loop.schedule(at: SystemClock.monotonicNanoseconds() + UInt64(interval * 1e9)) {
+    static func rewriteTextfile(_ exporter: Exporter, every interval: Duration, on loop: EventLoop) {
+        loop.schedule(at: SystemClock.now() + interval) {
             exporter.changed()
             rewriteTextfile(exporter, every: interval, on: loop)
         }

@@ -31,7 +31,7 @@ extension NetPathCommand {
         let unchecked = path.isUltraConstrained && session.check?.allowsUltraConstrainedPaths != true
         if !isAnswer(path), !unchecked {
             if let answer = waiting.withLock({ $0.take(path); return $0.answer }) { verdict.open(answer) }
-            switch session.signals.wait(for: verdict, timeout: (session.check?.timeoutSeconds ?? 5) + 2) {
+            switch session.signals.wait(for: verdict, timeout: (session.check?.timeout ?? .seconds(5)) + .seconds(2)) {
             case .value(let settled): path = settled
             case .signal(let number): throw interrupted(by: number)
             case .readerLeft, .timedOut: path = waiting.withLock { $0.latest } ?? path

@@ -15,7 +15,7 @@ extension NetPathCommand {
         try start(monitor)
         // `start` returns with the first path known: no need to wait if it is satisfied.
         if let path = monitor.currentPath, done(path) { return .success }
-        let timeout = session.arguments.timeout ?? 30
+        let timeout = session.arguments.timeout ?? .seconds(30)
         switch session.signals.wait(for: ended, timeout: timeout) {
         case .value(.success(let code)): return code
         case .value(.failure(let error)): throw error

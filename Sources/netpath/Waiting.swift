@@ -89,10 +89,10 @@ final class Signals: Sendable {
 
     /// Waits on the main thread for whichever comes first: the gate's value, a signal, the
     /// reader of standard output leaving (with `endWhenReaderLeaves`, when standard output
-    /// is a pipe) or `timeout` seconds (`nil`: none). An idle wait makes no wake-ups, and
+    /// is a pipe) or `timeout` (`nil`: none). An idle wait makes no wake-ups, and
     /// writes to the output pipe wake nothing (no event is asked of it; a pipe whose reader
     /// left reports an error regardless).
-    func wait<Value>(for gate: Gate<Value>, timeout: Double?, endWhenReaderLeaves: Bool = false) -> Waited<Value> {
+    func wait<Value>(for gate: Gate<Value>, timeout: Duration?, endWhenReaderLeaves: Bool = false) -> Waited<Value> {
         var ended: Waited<Value>?
         var registrations: [EventLoop.Registration] = []
         if let descriptor {
@@ -106,11 +106,11 @@ final class Signals: Sendable {
         #endif
         defer { for registration in registrations { loop.deregister(registration) } }
         gate.wakes(loop)
-        let deadline = timeout.map { SystemClock.monotonicNanoseconds() + UInt64(max(0, $0) * 1e9) }
+        let deadline = timeout.map { SystemClock.now() + max($0, .zero) }
         while true {
             if let value = gate.opened { return .value(value) }
             if let ended { return ended }
-            if let deadline, SystemClock.monotonicNanoseconds() >= deadline { return .timedOut }
+            if let deadline, SystemClock.now() >= deadline { return .timedOut }
             loop.runOnce(until: deadline)
         }
     }

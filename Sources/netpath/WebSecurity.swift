@@ -114,8 +114,8 @@ final class WebSecurity: Sendable {
     /// within a day: Prometheus will refuse it, and the file only says so in its dates.
     func certificateWarning(now: Int64) -> String? {
         guard let end = context?.notAfter, let file = configuration.tls?.certificateFile else { return nil }
-        if end <= now { return "warning: the certificate in \(file) expired \(Help.seconds(Double(now - end))) ago; clients will refuse it" }
-        if end - now < 86400 { return "warning: the certificate in \(file) expires in \(Help.seconds(Double(end - now)))" }
+        if end <= now { return "warning: the certificate in \(file) expired \(Help.seconds(.seconds(now - end))) ago; clients will refuse it" }
+        if end - now < 86400 { return "warning: the certificate in \(file) expires in \(Help.seconds(.seconds(end - now)))" }
         return nil
     }
 

@@ -298,7 +298,7 @@ struct ServeTests {
         var renames = 0
         for _ in 0..<3 {
             var ready = [Syscall.PollEntry(inotify.descriptor, events: Int16(POLLIN))]
-            guard case .success(1) = Syscall.poll(&ready, milliseconds: 15_000) else { break }
+            guard case .success(1) = Syscall.poll(&ready, timeout: .seconds(15)) else { break }
             renames += inotify.readEvents().filter { $0.name == "netpath.prom" }.count
         }
         #expect(renames >= 3)

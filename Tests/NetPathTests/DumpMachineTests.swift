@@ -11,7 +11,7 @@ import Testing
         var asked = [machine.start().dump]
         while let current = machine.current {
             let refusal = answer(current)
-            guard case .next(let request)? = machine.finish(refusedWith: refusal, failed: false, now: 0) else { break }
+            guard case .next(let request)? = machine.finish(refusedWith: refusal, failed: false, now: .zero) else { break }
             asked.append(request.dump)
         }
         return asked
@@ -24,7 +24,7 @@ import Testing
         // A kernel without nexthop objects answers EOPNOTSUPP: never asked again.
         var old = DumpMachine()
         #expect(synchronise(&old) { $0 == .nexthops ? .notSupported : nil } == [.links, .addresses, .routes, .rules, .nexthops])
-        #expect(old.optionalDumps[.nexthops]?.unsupported == true && old.nextRetry(now: 0) == nil)
+        #expect(old.optionalDumps[.nexthops]?.unsupported == true && old.nextRetry(now: .zero) == nil)
         #expect(synchronise(&old) == [.links, .addresses, .routes, .rules])
         #expect(old.resyncCount == 1)
     }
@@ -34,11 +34,11 @@ import Testing
         let first = machine.start()
         #expect(machine.isReply(sequence: first.sequence) && !machine.isReply(sequence: first.sequence + 1))
         machine.interrupted()
-        let interrupted = machine.finish(refusedWith: nil, failed: false, now: 0)
+        let interrupted = machine.finish(refusedWith: nil, failed: false, now: .zero)
         #expect(interrupted == .startOver && machine.state == .idle)
         _ = machine.start()
         let whileDumping = machine.startOverWhenFree()
-        let overrun = machine.finish(refusedWith: nil, failed: false, now: 0)
+        let overrun = machine.finish(refusedWith: nil, failed: false, now: .zero)
         let whenIdle = machine.startOverWhenFree()
         #expect(!whileDumping && overrun == .startOver && whenIdle)
     }
@@ -46,17 +46,17 @@ import Testing
     @Test func aFailedOptionalDumpIsAskedAgainAloneWithBackOff() {
         var machine = DumpMachine()
         _ = synchronise(&machine) { $0 == .rules ? LinuxErrno(16) : nil }
-        let retry = DumpMachine.dumpRetryDelay(afterFailures: 1)
-        #expect(machine.nextRetry(now: 0) == retry)
-        let early = machine.dueOptionalDump(now: retry - 1)
+        let retry = Instant.zero + DumpMachine.dumpRetryDelay(afterFailures: 1)
+        #expect(machine.nextRetry(now: .zero) == retry)
+        let early = machine.dueOptionalDump(now: retry - .nanoseconds(1))
         let again = machine.dueOptionalDump(now: retry)
         #expect(early == nil && again?.dump == .rules)
         let refusedAgain = machine.finish(refusedWith: LinuxErrno(16), failed: false, now: retry)
         #expect(refusedAgain == .aloneEnded(refused: true))
         #expect(machine.nextRetry(now: retry) == retry + DumpMachine.dumpRetryDelay(afterFailures: 2))
-        _ = machine.dueOptionalDump(now: 10_000_000_000)
-        let answered = machine.finish(refusedWith: nil, failed: false, now: 10_000_000_000)
+        _ = machine.dueOptionalDump(now: .at(seconds: 10))
+        let answered = machine.finish(refusedWith: nil, failed: false, now: .at(seconds: 10))
         #expect(answered == .aloneEnded(refused: false))
-        #expect(machine.optionalDumps.isEmpty && machine.nextRetry(now: 0) == nil)
+        #expect(machine.optionalDumps.isEmpty && machine.nextRetry(now: .zero) == nil)
     }
 }

@@ -14,15 +14,15 @@ import Testing
 @Suite struct EventLoopTests {
     @Test func theHeapGivesDeadlinesInOrderAndSkipsCancelledOnes() {
         var heap = TimerHeap()
-        for (deadline, id) in [(50, 1), (10, 2), (40, 3), (10, 4), (30, 5), (20, 6)] as [(UInt64, UInt64)] {
-            heap.insert(deadline: deadline, id: id)
+        for (deadline, id) in [(50, 1), (10, 2), (40, 3), (10, 4), (30, 5), (20, 6)] as [(Int, UInt64)] {
+            heap.insert(deadline: .at(seconds: deadline), id: id)
         }
-        #expect(heap.earliest(valid: { $0 != 2 && $0 != 4 }) == 20)
+        #expect(heap.earliest(valid: { $0 != 2 && $0 != 4 }) == .at(seconds: 20))
         var fired: [UInt64] = []
-        while let id = heap.popDue(at: 40) { fired.append(id) }
+        while let id = heap.popDue(at: .at(seconds: 40)) { fired.append(id) }
         #expect(fired == [6, 5, 3])
-        #expect(heap.popDue(at: 49) == nil)
-        #expect(heap.popDue(at: 50) == 1 && heap.isEmpty)
+        #expect(heap.popDue(at: .at(seconds: 49)) == nil)
+        #expect(heap.popDue(at: .at(seconds: 50)) == 1 && heap.isEmpty)
     }
 
     func pipe() throws -> (read: FileDescriptor, write: FileDescriptor) {
@@ -41,7 +41,7 @@ import Testing
         defer { Syscall.close(read); Syscall.close(write) }
         var calls: [EventLoop.Events] = []
         let registration = loop.register(read, for: .readable) { calls.append($0) }
-        let now = SystemClock.monotonicNanoseconds()
+        let now = SystemClock.now()
         loop.runOnce(until: now)
         #expect(calls.isEmpty)
         self.write(write)
@@ -50,10 +50,10 @@ import Testing
         loop.runOnce(until: nil)
         #expect(calls == [.readable, .readable])
         loop.change(registration, to: [])
-        loop.runOnce(until: SystemClock.monotonicNanoseconds())
+        loop.runOnce(until: SystemClock.now())
         #expect(calls.count == 2)
         loop.deregister(registration)
-        loop.runOnce(until: SystemClock.monotonicNanoseconds())
+        loop.runOnce(until: SystemClock.now())
         #expect(calls.count == 2)
     }
 
@@ -86,8 +86,8 @@ import Testing
         let clock = LoopProbeClock(loop: loop)
         let fired = Locked<[String]>([])
         let done = DispatchSemaphore(value: 0)
-        clock.schedule(after: 0) { fired.withLock { $0.append("cancelled") } }.cancel()
-        _ = clock.schedule(after: 0.01) {
+        clock.schedule(after: .zero) { fired.withLock { $0.append("cancelled") } }.cancel()
+        _ = clock.schedule(after: .milliseconds(10)) {
             fired.withLock { $0.append("kept") }
             loop.stop()
             done.signal()
@@ -109,32 +109,32 @@ import Testing
         let loop = try EventLoop()
         defer { loop.close() }
         var fired: [String] = []
-        let now = SystemClock.monotonicNanoseconds()
-        loop.schedule(at: now - 1) { fired.append("b") }
-        loop.schedule(at: now - 2) { fired.append("a") }
-        let cancelled = loop.schedule(at: now - 3) { fired.append("cancelled") }
-        loop.schedule(at: now + 3_600_000_000_000) { fired.append("in an hour") }
+        let now = SystemClock.now()
+        loop.schedule(at: now - .nanoseconds(1)) { fired.append("b") }
+        loop.schedule(at: now - .nanoseconds(2)) { fired.append("a") }
+        let cancelled = loop.schedule(at: now - .nanoseconds(3)) { fired.append("cancelled") }
+        loop.schedule(at: now + .seconds(3_600)) { fired.append("in an hour") }
         loop.cancel(cancelled)
         loop.runOnce(until: nil)
         #expect(fired == ["a", "b"])
-        loop.runOnce(until: SystemClock.monotonicNanoseconds())
+        loop.runOnce(until: SystemClock.now())
         #expect(fired == ["a", "b"])
     }
 
     @Test func cancelledFarDeadlinesDoNotPileUp() throws {
         let loop = try EventLoop()
         defer { loop.close() }
-        let far = SystemClock.monotonicNanoseconds() + 3_600_000_000_000
+        let far = SystemClock.now() + .seconds(3_600)
         var timer = loop.schedule(at: far) {}
         for _ in 0..<1_000 {
             loop.cancel(timer)
             timer = loop.schedule(at: far) {}
         }
         var heap = TimerHeap()
-        for id in 0..<100 as Range<UInt64> { heap.insert(deadline: 1_000 - id, id: id) }
+        for id in 0..<100 as Range<UInt64> { heap.insert(deadline: Instant(nanoseconds: 1_000 - id), id: id) }
         heap.keepOnly { $0 % 10 == 0 }
         var order: [UInt64] = []
-        while let id = heap.popDue(at: .max) { order.append(id) }
+        while let id = heap.popDue(at: .never) { order.append(id) }
         #expect(order == [90, 80, 70, 60, 50, 40, 30, 20, 10, 0])
         #expect(loop.pendingDeadlines <= 2 * 1 + 16 + 1)
     }

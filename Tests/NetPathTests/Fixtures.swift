@@ -149,22 +149,22 @@ extension NetlinkEngine {
 struct EngineDriver {
     private(set) var engine: NetlinkEngine
     /// The test's clock: when the next message is read, or the next step taken.
-    var now: UInt64 = 0
+    var now = Instant.zero
 
     init(engine: NetlinkEngine) { self.engine = engine }
 
     subscript<T>(dynamicMember keyPath: KeyPath<NetlinkEngine, T>) -> T { engine[keyPath: keyPath] }
     func path() -> NetworkPath { engine.path() }
-    func nextExpiry() -> UInt64? { engine.nextExpiry() }
+    func nextExpiry() -> Instant? { engine.nextExpiry() }
 
-    mutating func handle(_ event: NetlinkEngine.Event, at time: UInt64) -> [NetlinkEngine.Action] {
+    mutating func handle(_ event: NetlinkEngine.Event, at time: Instant) -> [NetlinkEngine.Action] {
         engine.handle(event, at: time)
     }
 
-    mutating func schedule(now time: UInt64) -> (wake: UInt64?, paused: Bool) { engine.schedule(now: time) }
+    mutating func schedule(now time: Instant) -> (wake: Instant?, paused: Bool) { engine.schedule(now: time) }
 
     /// A step at `time` (the clock moves there), its actions by kind.
-    mutating func step(now time: UInt64) -> (questions: [RouteLookup], requests: [[UInt8]], path: NetworkPath?) {
+    mutating func step(now time: Instant) -> (questions: [RouteLookup], requests: [[UInt8]], path: NetworkPath?) {
         now = time
         var result: (questions: [RouteLookup], requests: [[UInt8]], path: NetworkPath?) = ([], [], nil)
         for action in engine.handle(.step, at: time) {
@@ -262,4 +262,13 @@ extension FileDescriptor: ExpressibleByIntegerLiteral {
     public init(integerLiteral value: Int32) {
         self.init(rawValue: value)
     }
+}
+
+extension Instant {
+    /// The test clock's instant `seconds` after its origin. (Not named as `Duration`'s
+    /// `.seconds(_:)`: `instant - .seconds(1)` would then read as the distance between two
+    /// instants.)
+    static func at(seconds: Int) -> Instant { .zero + .seconds(seconds) }
+    /// The test clock's instant `milliseconds` after its origin.
+    static func at(milliseconds: Int) -> Instant { .zero + .milliseconds(milliseconds) }
 }

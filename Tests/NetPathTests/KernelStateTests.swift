@@ -22,7 +22,7 @@ import Testing
     /// IPv6 default routes through fe80::1 or fe80::2.
     func eth0WithIPv6(filter: InterfaceFilter = .none) -> EngineDriver {
         var engine = settled(filter: filter)
-        engine.now = 1_000_000_000
+        engine.now = .at(seconds: 1)
         engine.feed(Fixture.link(index: 2, flags: upFlags, name: "eth0"))
         engine.feed(Fixture.address(index: 2, "2001:db8::2", prefix: 64))
         return engine
@@ -356,12 +356,12 @@ import Testing
         engine.feed(Fixture.route(family: IPAddress.inet6, metric: 2048, oif: 2, gateway: "fe80::2", expiresTicks: 100))
         engine.ask(v6: { ipv6Answer(via: "fe80::1", sequence: $0) })
         // Only the route the answer came from counts: 3 s after the message.
-        #expect(engine.nextExpiry() == 4_000_000_000)
+        #expect(engine.nextExpiry() == .at(seconds: 4))
         // When it passes, the lookup round also asks for the table entry (its lifetime now).
         engine.passExpiry()
         let lookups = engine.startLookups()
         #expect(lookups.contains { $0.lookup.tableEntry })
-        engine.now = 4_100_000_000
+        engine.now = .at(milliseconds: 4_100)
         for (sequence, lookup) in lookups {
             if lookup.tableEntry {
                 engine.feed(Fixture.route(family: IPAddress.inet6, metric: 1024, oif: 2, gateway: "fe80::1", sequence: sequence, expiresTicks: 500))
@@ -372,7 +372,7 @@ import Testing
             }
         }
         // A router advertisement renewed it without a message: the table entry says so.
-        #expect(engine.isAnswered && engine.nextExpiry() == 9_100_000_000)
+        #expect(engine.isAnswered && engine.nextExpiry() == .at(milliseconds: 9_100))
         #expect(engine.path().supportsIPv6)
     }
 
@@ -385,21 +385,21 @@ import Testing
         engine.feed(Fixture.route(family: IPAddress.inet6, metric: 1024, oif: 2, gateway: "fe80::1", expiresTicks: 200))
         let key = engine.state.routes.keys.first { $0.family == IPAddress.inet6 }!
         // In the last tick: still the route about to expire, not a permanent one.
-        engine.now = 2_995_000_000
+        engine.now = .at(milliseconds: 2_995)
         engine.feed(Fixture.route(family: IPAddress.inet6, metric: 1024, oif: 2, gateway: "fe80::1", messageFlags: replace))
-        #expect(engine.state.routes[key]?.expiries[hop] == 3_000_000_000)
+        #expect(engine.state.routes[key]?.expiries[hop] == .at(seconds: 3))
         // Past its known end by more than the margin, and the kernel still says 0: kept too
         // (the kernel's clock runs behind ours; a bounded number of asks, then forgotten).
-        engine.now = 3_100_000_000
+        engine.now = .at(milliseconds: 3_100)
         engine.feed(Fixture.route(family: IPAddress.inet6, metric: 1024, oif: 2, gateway: "fe80::1", messageFlags: replace))
-        #expect(engine.state.routes[key]?.expiries[hop] == 3_000_000_000)
+        #expect(engine.state.routes[key]?.expiries[hop] == .at(seconds: 3))
         // Replaced by a route without a lifetime, far from the end of the old one.
         engine.feed(Fixture.route(family: IPAddress.inet6, metric: 1024, oif: 2, gateway: "fe80::1", messageFlags: replace, expiresTicks: 500))
         engine.feed(Fixture.route(family: IPAddress.inet6, metric: 1024, oif: 2, gateway: "fe80::1", messageFlags: replace))
         #expect(engine.state.routes[key]?.expiries[hop] == nil)
         // Passed 1.5 s ago: due now, not in 497 days (the count read unsigned).
         engine.feed(Fixture.route(family: IPAddress.inet6, metric: 1024, oif: 2, gateway: "fe80::1", messageFlags: replace, expiresTicks: -150))
-        #expect(engine.state.routes[key]?.expiries[hop] == 3_100_000_000)
+        #expect(engine.state.routes[key]?.expiries[hop] == .at(milliseconds: 3_100))
     }
 
     /// Two routers' IPv6 defaults share a key (same table and metric) but each has its own
@@ -411,9 +411,9 @@ import Testing
         engine.feed(Fixture.route(family: IPAddress.inet6, metric: 1024, oif: 2, gateway: "fe80::2", expiresTicks: 900))
         engine.ask(v6: { ipv6Answer(via: "fe80::1", sequence: $0) })
         // fe80::1 carries the traffic and ends first (the last message was fe80::2's).
-        #expect(engine.nextExpiry() == 4_000_000_000)
+        #expect(engine.nextExpiry() == .at(seconds: 4))
         engine.passExpiry()
-        engine.now = 4_100_000_000
+        engine.now = .at(milliseconds: 4_100)
         engine.ask { lookup, sequence in
             if lookup.tableEntry {
                 return Fixture.route(family: IPAddress.inet6, metric: 1024, oif: 2, gateway: "fe80::1", sequence: sequence, expiresTicks: 1000)
@@ -422,14 +422,14 @@ import Testing
                 ? ipv6Answer(via: "fe80::1", sequence: sequence)
                 : nil
         }
-        #expect(engine.nextExpiry() == 14_100_000_000)
+        #expect(engine.nextExpiry() == .at(milliseconds: 14_100))
         let key = engine.state.routes.keys.first { $0.family == IPAddress.inet6 }!
         #expect(engine.state.routes[key]?.nexthops.count == 2)
-        #expect(engine.state.routes[key]?.expiries[Nexthop(interfaceIndex: 2, gateway: IPAddress("fe80::2"))] == 10_000_000_000)
+        #expect(engine.state.routes[key]?.expiries[Nexthop(interfaceIndex: 2, gateway: IPAddress("fe80::2"))] == .at(seconds: 10))
         // The kernel moves to fe80::2: its own lifetime sets the timer.
         engine.feed(Fixture.route(type: Netlink.MessageType.deleteRoute, family: IPAddress.inet6, metric: 1024, oif: 2, gateway: "fe80::1"))
         engine.ask(v6: { ipv6Answer(via: "fe80::2", sequence: $0) })
-        #expect(engine.nextExpiry() == 10_000_000_000)
+        #expect(engine.nextExpiry() == .at(seconds: 10))
     }
 
     /// A filtered monitor asks bound questions; when a lifetime passes, it asks for the table
@@ -442,7 +442,7 @@ import Testing
                 ? ipv6Answer(via: "fe80::1", sequence: sequence)
                 : nil
         }
-        #expect(engine.nextExpiry() == 4_000_000_000)
+        #expect(engine.nextExpiry() == .at(seconds: 4))
         engine.passExpiry()
         let entries = engine.startLookups().map(\.lookup).filter(\.tableEntry)
         // The unbound question (asked too: it tells `filtered` apart) and the bound one.
@@ -459,10 +459,10 @@ import Testing
         engine.ask(
             v4: { Fixture.answer(oif: 2, gateway: "10.0.0.1", source: "10.0.0.2", sequence: $0) },
             v6: { ipv6Answer(via: "fe80::1", sequence: $0) })
-        #expect(engine.nextExpiry() == 2_000_000_000)
+        #expect(engine.nextExpiry() == .at(seconds: 2))
         var state = engine.state
-        state.forgetExpiries(through: 2_000_000_000)
-        #expect(PathDecision(state: state, answers: engine.round.answers, filter: .none, uid: 0).earliestExpiry() == 6_000_000_000)
+        state.forgetExpiries(through: .at(seconds: 2))
+        #expect(PathDecision(state: state, answers: engine.round.answers, filter: .none, uid: 0).earliestExpiry() == .at(seconds: 6))
     }
 
     /// A re-dump (after an overrun) that reads a hop's lifetime as 0 in its last tick still
@@ -472,7 +472,7 @@ import Testing
         engine.feed(Fixture.route(family: IPAddress.inet6, metric: 1024, oif: 2, gateway: "fe80::1", expiresTicks: 900))
         engine.feed(Fixture.route(family: IPAddress.inet6, metric: 1024, oif: 2, gateway: "fe80::2", expiresTicks: 200))
         var request = engine.resynchronize()
-        engine.now = 2_995_000_000
+        engine.now = .at(milliseconds: 2_995)
         let replies: [NetlinkEngine.Dump: [[UInt8]]] = [
             .links: [Fixture.link(index: 2, flags: upFlags, name: "eth0")],
             .addresses: [Fixture.address(index: 2, "2001:db8::2", prefix: 64)],
@@ -487,7 +487,7 @@ import Testing
             request = engine.feed(Fixture.done(sequence: current.sequence)).first
         }
         engine.ask(v6: { ipv6Answer(via: "fe80::2", sequence: $0) })
-        #expect(engine.isAnswered && engine.nextExpiry() == 3_000_000_000)
+        #expect(engine.isAnswered && engine.nextExpiry() == .at(seconds: 3))
         #expect(engine.state.formerExpiries.isEmpty)
     }
 
@@ -591,18 +591,18 @@ import Testing
         #expect(nexthops.map(\.dump) == [.nexthops])
         #expect(engine.feed(Fixture.done(sequence: nexthops[0].sequence)).isEmpty)
         #expect(engine.isSettled && !engine.state.rulesKnown)
-        #expect(engine.dumps.optionalDumps[.rules] == .init(failures: 1, retryAt: 100_000_000))
-        #expect(engine.schedule(now: 0).wake == 100_000_000)
-        #expect(engine.step(now: 99_000_000).requests.isEmpty && engine.dumping == nil)
-        #expect(engine.step(now: 100_000_000).requests.count == 1 && engine.dumping == .rules)
+        #expect(engine.dumps.optionalDumps[.rules] == .init(failures: 1, retryAt: .at(milliseconds: 100)))
+        #expect(engine.schedule(now: .zero).wake == .at(milliseconds: 100))
+        #expect(engine.step(now: .at(milliseconds: 99)).requests.isEmpty && engine.dumping == nil)
+        #expect(engine.step(now: .at(milliseconds: 100)).requests.count == 1 && engine.dumping == .rules)
         #expect(engine.feed(Fixture.error(-16, sequence: engine.dumps.dumpSequence)).isEmpty)
-        #expect(engine.isSettled && engine.dumps.optionalDumps[.rules] == .init(failures: 2, retryAt: 300_000_000))
-        #expect(engine.step(now: 299_000_000).requests.isEmpty)
-        #expect(engine.step(now: 300_000_000).requests.count == 1 && engine.dumping == .rules)
+        #expect(engine.isSettled && engine.dumps.optionalDumps[.rules] == .init(failures: 2, retryAt: .at(milliseconds: 300)))
+        #expect(engine.step(now: .at(milliseconds: 299)).requests.isEmpty)
+        #expect(engine.step(now: .at(milliseconds: 300)).requests.count == 1 && engine.dumping == .rules)
         let sequence = engine.dumps.dumpSequence
         engine.feed(Fixture.rule(action: Netlink.Rule.toTable, priority: 0, table: 255, sequence: sequence) + Fixture.done(sequence: sequence))
         #expect(engine.isSettled && engine.state.rulesKnown && engine.state.rules.count == 1)
-        #expect(engine.dumps.optionalDumps.isEmpty && engine.state.answerStale && engine.schedule(now: 300_000_000).wake == nil)
+        #expect(engine.dumps.optionalDumps.isEmpty && engine.state.answerStale && engine.schedule(now: .at(milliseconds: 300)).wake == nil)
         #expect(engine.dumps.resyncCount == 0)
     }
 
@@ -612,7 +612,7 @@ import Testing
         let nexthops = dumped(upTo: .nexthops, &engine)
         #expect(engine.feed(Fixture.error(-12, sequence: nexthops.sequence)).isEmpty)  // ENOMEM
         #expect(engine.isSettled && engine.state.rulesKnown && engine.state.nexthopObjects.isEmpty)
-        #expect(engine.step(now: 100_000_000).requests.count == 1 && engine.dumping == .nexthops)
+        #expect(engine.step(now: .at(milliseconds: 100)).requests.count == 1 && engine.dumping == .nexthops)
         let sequence = engine.dumps.dumpSequence
         engine.feed(Fixture.nexthop(id: 7, oif: 2, gateway: "10.0.0.1", sequence: sequence) + Fixture.done(sequence: sequence))
         #expect(engine.isSettled && engine.state.nexthopObjects[7] != nil && engine.dumps.optionalDumps.isEmpty)
@@ -627,8 +627,8 @@ import Testing
         #expect(engine.feed(Fixture.error(-95, sequence: nexthops[0].sequence)).isEmpty)
         #expect(engine.isSettled && !engine.state.rulesKnown)
         #expect(engine.dumps.optionalDumps == [.rules: .init(unsupported: true), .nexthops: .init(unsupported: true)])
-        #expect(engine.schedule(now: 0).wake == nil)
-        #expect(engine.step(now: 3_600_000_000_000).requests.isEmpty && engine.dumping == nil)
+        #expect(engine.schedule(now: .zero).wake == nil)
+        #expect(engine.step(now: .at(seconds: 3_600)).requests.isEmpty && engine.dumping == nil)
         var dumps: [NetlinkEngine.Dump] = []
         var request = engine.resynchronize()
         while let current = request {
@@ -639,7 +639,7 @@ import Testing
     }
 
     @Test func theDumpRetryDelayDoublesFromATenthToFiveSeconds() {
-        let delays = (1...8).map { DumpMachine.dumpRetryDelay(afterFailures: $0) / 100_000_000 }
+        let delays = (1...8).map { DumpMachine.dumpRetryDelay(afterFailures: $0) / .milliseconds(100) }
         #expect(delays == [1, 2, 4, 8, 16, 32, 50, 50])
         #expect(DumpMachine.dumpRetryDelay(afterFailures: 1000) == DumpMachine.maximumDumpRetry)
     }
@@ -657,11 +657,11 @@ import Testing
     @Test func theFirstDumpIsSentOnce() {
         var engine = NetlinkEngine.pure()
         _ = engine.handle(.start, at: engine.now)
-        let actions = engine.step(now: 5_000_000_000)
+        let actions = engine.step(now: .at(seconds: 5))
         #expect(actions.requests.count == 1 && engine.dumping == .links && engine.dumps.resyncCount == 0)
-        #expect(engine.step(now: 5_100_000_000).requests.isEmpty)
+        #expect(engine.step(now: .at(milliseconds: 5_100)).requests.isEmpty)
         // Unanswered a second after it was sent: lost, dumped afresh.
-        #expect(engine.step(now: 6_000_000_001).requests.count == 1 && engine.dumps.resyncCount == 1)
+        #expect(engine.step(now: Instant(nanoseconds: 6_000_000_001)).requests.count == 1 && engine.dumps.resyncCount == 1)
     }
 
     /// IPv6 switched off (or only tentative addresses): the socket has no source

@@ -196,25 +196,25 @@ import NetPathTestKit
 /// The check's schedule, with a hand-driven clock and checker: no sleeps, no network.
 @Suite struct ConnectivityScheduleTests {
     final class ManualClock: ProbeClock, @unchecked Sendable {
-        struct Timer { var at: Double; var work: @Sendable () -> Void; var cancelled: Locked<Bool> }
+        struct Timer { var at: Instant; var work: @Sendable () -> Void; var cancelled: Locked<Bool> }
         // Guarded by `mutex`.
-        private let mutex = Locked<(now: Double, timers: [Timer])>((0, []))
+        private let mutex = Locked<(now: Instant, timers: [Timer])>((.zero, []))
         final class Handle: ScheduledWork { let flag: Locked<Bool>; init(_ f: Locked<Bool>) { flag = f }; func cancel() { flag.withLock { $0 = true } } }
 
-        func schedule(after seconds: Double, _ work: @escaping @Sendable () -> Void) -> any ScheduledWork {
+        func schedule(after delay: Duration, _ work: @escaping @Sendable () -> Void) -> any ScheduledWork {
             let flag = Locked(false)
-            mutex.withLock { $0.timers.append(Timer(at: $0.now + seconds, work: work, cancelled: flag)) }
+            mutex.withLock { $0.timers.append(Timer(at: $0.now + delay, work: work, cancelled: flag)) }
             return Handle(flag)
         }
 
         /// Pending timers' delays from now, in order.
-        var pending: [Double] {
+        var pending: [Duration] {
             mutex.withLock { state in state.timers.filter { !$0.cancelled.withLock { $0 } }.map { $0.at - state.now } }
         }
 
-        func advance(by seconds: Double) {
+        func advance(by duration: Duration) {
             let due: [Timer] = mutex.withLock { state in
-                state.now += seconds
+                state.now += duration
                 let due = state.timers.filter { $0.at <= state.now }
                 state.timers.removeAll { $0.at <= state.now }
                 return due
@@ -241,11 +241,11 @@ import NetPathTestKit
         }
     }
 
-    func make(interval: Double? = nil, allowingUltraConstrained: Bool = false, costs: InterfaceCosts = InterfaceCosts())
+    func make(interval: Duration? = nil, allowingUltraConstrained: Bool = false, costs: InterfaceCosts = InterfaceCosts())
         throws -> (PathMonitor, SimulatedNetwork, ManualClock, ManualChecker, Locked<[NetworkPath]>) {
         let network = SimulatedNetwork(.online(.wifi))
         let clock = ManualClock(), checker = ManualChecker()
-        let check = try ConnectivityCheck(interval: interval.map { Duration.seconds($0) },
+        let check = try ConnectivityCheck(interval: interval,
                                           allowsUltraConstrainedPaths: allowingUltraConstrained)
         let configuration = PathMonitor.Configuration(
             connectivityCheck: check, meteredInterfaces: costs.metered, constrainedInterfaces: costs.constrained,
@@ -343,7 +343,7 @@ import NetPathTestKit
         #expect(checker.count == 1 && monitor.currentPath?.portalURL == "http://10.202.0.1/portal")
         checker.answer(.limited)
         #expect(monitor.currentPath?.connectivity == .portal && monitor.currentPath?.connectivitySource == .systemdNetworkd)
-        clock.advance(by: 1)
+        clock.advance(by: .seconds(1))
         checker.answer(.full)
         #expect(monitor.currentPath?.connectivity == .full && monitor.currentPath?.connectivitySource == .check)
     }
@@ -354,20 +354,20 @@ import NetPathTestKit
         #expect(monitor.currentPath?.connectivity == .unknown && checker.count == 1)
         checker.answer(.portal, portal: "http://portal.test/login")
         #expect(monitor.currentPath?.connectivity == .portal && monitor.currentPath?.portalURL == "http://portal.test/login")
-        var delays: [Double] = []
+        var delays: [Duration] = []
         for _ in 0..<12 {
-            delays.append(clock.pending.first ?? -1)
-            clock.advance(by: clock.pending.first ?? 0)
+            delays.append(clock.pending.first ?? .seconds(-1))
+            clock.advance(by: clock.pending.first ?? .zero)
             checker.answer(.limited)
         }
-        #expect(delays == [1, 2, 4, 8, 16, 32, 64, 128, 256, 300, 300, 300])
-        clock.advance(by: 300)
+        #expect(delays == [1, 2, 4, 8, 16, 32, 64, 128, 256, 300, 300, 300].map { Duration.seconds($0) })
+        clock.advance(by: .seconds(300))
         checker.answer(.full)
         #expect(monitor.currentPath?.connectivity == .full)
         // While full: no timer, no traffic.
         #expect(clock.pending.isEmpty)
         let checks = checker.count
-        clock.advance(by: 86_400)
+        clock.advance(by: .seconds(86_400))
         #expect(checker.count == checks)
         #expect(seen.withLock { $0 }.map(\.connectivity) == [.unknown, .portal, .limited, .full])
     }
@@ -376,29 +376,29 @@ import NetPathTestKit
         let (monitor, network, clock, checker, _) = try make()
         defer { monitor.cancel() }
         checker.answer(.limited)
-        clock.advance(by: 1)
+        clock.advance(by: .seconds(1))
         checker.answer(.limited)
-        #expect(clock.pending == [2])
-        clock.advance(by: 2)  // a third check is in flight…
+        #expect(clock.pending == [.seconds(2)])
+        clock.advance(by: .seconds(2))  // a third check is in flight…
         #expect(checker.count == 3 && !checker.isCancelled(2))
         network.send(.online(.cellular))  // …when the path changes: it is cancelled, a new one starts
         #expect(checker.isCancelled(2) && checker.count == 4 && !checker.isCancelled(3))
         #expect(monitor.currentPath?.connectivity == .unknown && monitor.currentPath?.availableInterfaces.first?.type == .cellular)
         checker.answer(.limited)
-        #expect(clock.pending == [1])
+        #expect(clock.pending == [.seconds(1)])
         // The path is lost: `offline` at once, the timer cancelled, nothing sent.
         network.send(.offline(.noCarrier))
         #expect(monitor.currentPath?.connectivity == Connectivity.offline && clock.pending.isEmpty)
-        clock.advance(by: 1000)
+        clock.advance(by: .seconds(1000))
         #expect(checker.count == 4)
     }
 
     @Test func anIntervalRechecksWhileFull() throws {
-        let (monitor, _, clock, checker, _) = try make(interval: 600)
+        let (monitor, _, clock, checker, _) = try make(interval: .seconds(600))
         defer { monitor.cancel() }
         checker.answer(.full)
-        #expect(clock.pending == [600])
-        clock.advance(by: 600)
+        #expect(clock.pending == [.seconds(600)])
+        clock.advance(by: .seconds(600))
         #expect(checker.count == 2)
     }
 
@@ -413,7 +413,7 @@ import NetPathTestKit
         network.send(.online(.wiredEthernet, name: "sat0"))
         #expect(checker.count == 1 && clock.pending.isEmpty)
         #expect(monitor.currentPath?.isUltraConstrained == true && monitor.currentPath?.connectivity == .unknown)
-        clock.advance(by: 86_400)
+        clock.advance(by: .seconds(86_400))
         #expect(checker.count == 1)
         // Reported so by the system (iOS 26): the same.
         var satellite = NetworkPath.online(.cellular)
@@ -438,8 +438,8 @@ import NetPathTestKit
         let (monitor, _, clock, checker, seen) = try make()
         defer { monitor.cancel() }
         checker.answer(.limited, failure: ConnectivityFailure(.noRoute, "cannot connect to 10.77.0.1: Network is unreachable"))
-        #expect(monitor.currentPath?.connectivity == .unknown && clock.pending == [1])
-        clock.advance(by: 1)
+        #expect(monitor.currentPath?.connectivity == .unknown && clock.pending == [.seconds(1)])
+        clock.advance(by: .seconds(1))
         #expect(checker.count == 2)
         checker.answer(.limited, failure: ConnectivityFailure(.timedOut, "no answer within 5 s"))
         #expect(monitor.currentPath?.connectivity == .limited)
@@ -451,7 +451,7 @@ import NetPathTestKit
         let (monitor, _, clock, checker, _) = try make()
         checker.answer(.limited)
         monitor.cancel()
-        clock.advance(by: 10)
+        clock.advance(by: .seconds(10))
         #expect(checker.count == 1 && clock.pending.isEmpty)
     }
 }

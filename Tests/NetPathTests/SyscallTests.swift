@@ -55,7 +55,7 @@ import Testing
         }
         if connected == .failure(Errno(EINPROGRESS)) {
             var descriptors = [pollfd(fd: client.rawValue, events: Int16(POLLOUT), revents: 0)]
-            #expect(Syscall.poll(&descriptors, milliseconds: 5_000) == .success(1))
+            #expect(Syscall.poll(&descriptors, timeout: .seconds(5)) == .success(1))
             #expect(Syscall.pendingError(client) == Errno(ECONNREFUSED))
             #expect(Syscall.pendingError(client) == nil)
         } else {
@@ -127,12 +127,12 @@ import Testing
         let wake = try EventSignal()
         defer { wake.close() }
         var entries = [Syscall.PollEntry(wake.descriptor, events: Int16(POLLIN))]
-        #expect(Syscall.poll(&entries, milliseconds: 0) == .success(0))
+        #expect(Syscall.poll(&entries, timeout: .zero) == .success(0))
         wake.signal()
         wake.signal()
-        #expect(Syscall.poll(&entries, milliseconds: 0) == .success(1) && entries[0].ready == Int16(POLLIN))
+        #expect(Syscall.poll(&entries, timeout: .zero) == .success(1) && entries[0].ready == Int16(POLLIN))
         wake.clear()
-        #expect(Syscall.poll(&entries, milliseconds: 0) == .success(0) && entries[0].ready == 0)
+        #expect(Syscall.poll(&entries, timeout: .zero) == .success(0) && entries[0].ready == 0)
     }
 
     /// A pipe whose reader left: the write's own EPIPE comes back.

@@ -34,17 +34,17 @@ final class DesktopSource: PathSource {
 
     /// How long an answer waits for a bus that authenticated (and so answers): NM's
     /// properties take a few round trips of well under a millisecond each.
-    static let answerWait: UInt64 = 500_000_000
+    static let answerWait: Duration = .milliseconds(500)
     /// How long an answer waits for a bus to authenticate at all: a stalled bus (it accepts
     /// and never answers) costs at most this; a dead socket or no bus, nothing.
-    static let authenticationWait: UInt64 = 100_000_000
+    static let authenticationWait: Duration = .milliseconds(100)
 
     /// Wraps a source factory: the watcher starts before the kernel is read, and the first
     /// path waits for its first answer (bounded by ``authenticationWait`` and ``answerWait``).
     static func wrap(_ base: @escaping PathSourceFactory, providesConnectivity: Bool) -> PathSourceFactory {
         { filter, deliver, terminate in
             let source = DesktopSource(providesConnectivity: providesConnectivity, deliver: deliver)
-            let start = SystemClock.monotonicNanoseconds()
+            let start = SystemClock.now()
             // No watcher (no thread or descriptor left): the kernel's path alone.
             let watcher = try? DesktopWatcher { [weak source] knowledge in source?.knowledgeChanged(knowledge) }
             let inner: any PathSource
@@ -63,7 +63,7 @@ final class DesktopSource: PathSource {
     /// The path `readKernel` gives, with what the desktop knows: `status` reads it once, the buses
     /// asked while the kernel is.
     static func snapshot(_ readKernel: () throws -> NetworkPath?) throws -> NetworkPath? {
-        let start = SystemClock.monotonicNanoseconds()
+        let start = SystemClock.now()
         let (path, knowledge) = try DesktopWatcher.askOnce(authenticatedBy: start + authenticationWait,
                                                            answeredBy: start + answerWait, between: readKernel)
         return path.map { knowledge.apply(to: $0, connectivity: false) }

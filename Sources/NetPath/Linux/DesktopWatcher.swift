@@ -12,8 +12,8 @@ import Dispatch
 /// again when it appears (inotify), never on a timer: idle, the thread does not wake.
 final class DesktopWatcher: Sendable {
     /// How long a call may wait for its reply, and the handshake for its end.
-    static let callTimeout: UInt64 = 2_000_000_000
-    static let handshakeTimeout: UInt64 = 2_000_000_000
+    static let callTimeout: Duration = .seconds(2)
+    static let handshakeTimeout: Duration = .seconds(2)
 
     private let storage: DesktopWatcherStorage
     private let loop: EventLoop
@@ -107,7 +107,7 @@ final class DesktopWatcher: Sendable {
     /// stopped without waiting for its thread to end.
     /// - Parameters:
     ///   - between: runs while the buses are asked (the kernel's dump).
-    static func askOnce<T>(authenticatedBy: UInt64, answeredBy: UInt64,
+    static func askOnce<T>(authenticatedBy: Instant, answeredBy: Instant,
                                    between work: () throws -> T) rethrows -> (T, DesktopKnowledge) {
         let (system, session) = environmentBuses()
         let reachable = [system, session].compactMap { $0 }.contains { address in
@@ -141,9 +141,9 @@ final class DesktopWatcher: Sendable {
 
     /// Blocks the calling thread until every bus watched has answered, failed or been
     /// given up, or until `deadline`, whichever comes first. Not on the watcher's thread.
-    /// - Parameter deadline: monotonic nanoseconds (``SystemClock/monotonicNanoseconds()``).
+    /// - Parameter deadline: an instant of ``SystemClock/now()``'s clock.
     /// - Returns: Whether every bus answered or failed (`false` when the deadline came first).
-    func waitForFirstAnswer(until deadline: UInt64) -> Bool {
+    func waitForFirstAnswer(until deadline: Instant) -> Bool {
         storage.waitUntilSettled(deadline: deadline)
     }
 
@@ -151,7 +151,7 @@ final class DesktopWatcher: Sendable {
     /// `answeredBy` for a bus that authenticated (it answers; NM's properties take a few
     /// round trips), but no later than `authenticatedBy` while none has (a bus that accepts
     /// and never answers holds the path only that long; a dead socket not at all).
-    func waitForFirstAnswer(authenticatedBy: UInt64, answeredBy: UInt64) {
+    func waitForFirstAnswer(authenticatedBy: Instant, answeredBy: Instant) {
         if storage.waitUntilSettled(deadline: min(authenticatedBy, answeredBy)) { return }
         if storage.isAuthenticated { _ = storage.waitUntilSettled(deadline: answeredBy) }
     }
@@ -243,7 +243,7 @@ private final class DesktopWatcherStorage: Sendable {
         for waiter in waiters { waiter.signal() }
     }
 
-    func waitUntilSettled(deadline: UInt64) -> Bool {
+    func waitUntilSettled(deadline: Instant) -> Bool {
         let semaphore = DispatchSemaphore(value: 0)
         let settled = state.withLock { state -> Bool in
             if state.unsettled <= 0 { return true }
@@ -251,8 +251,8 @@ private final class DesktopWatcherStorage: Sendable {
             return false
         }
         if settled { return true }
-        let now = SystemClock.monotonicNanoseconds()
-        if deadline > now { _ = semaphore.wait(timeout: .now() + .nanoseconds(Int(clamping: deadline - now))) }
+        let left = SystemClock.now().duration(until: deadline)
+        if left > .zero { _ = semaphore.wait(timeout: .now() + .nanoseconds(Int(clamping: left.nanoseconds))) }
         return state.withLock { state in
             state.waiters.removeAll { $0 === semaphore }
             return state.unsettled <= 0
@@ -272,8 +272,8 @@ private protocol BusConnectionClosing: AnyObject {
 /// arms one timer at the machine's next deadline, and starts again after a failure.
 /// Used on the loop's thread only.
 private final class BusConnection<Client: DesktopBusClient>: BusConnectionClosing {
-    private static var initialBackOff: UInt64 { 500_000_000 }
-    private static var maximumBackOff: UInt64 { 30_000_000_000 }
+    private static var initialBackOff: Duration { .milliseconds(500) }
+    private static var maximumBackOff: Duration { .seconds(30) }
 
     /// Where the connection is.
     private enum Phase {
@@ -301,7 +301,7 @@ private final class BusConnection<Client: DesktopBusClient>: BusConnectionClosin
         /// What the socket has not taken yet.
         var outbox: [UInt8] = []
         /// The one timer, at the machine's next deadline.
-        var timer: (timer: EventLoop.Timer, deadline: UInt64)?
+        var timer: (timer: EventLoop.Timer, deadline: Instant)?
     }
 
     private let endpoints: [DBusAddress.Endpoint]
@@ -369,7 +369,7 @@ private final class BusConnection<Client: DesktopBusClient>: BusConnectionClosin
     }
 
     private func connected() {
-        guard let actions = withLink({ $0.machine.handle(.connected, at: SystemClock.monotonicNanoseconds()) }) else { return }
+        guard let actions = withLink({ $0.machine.handle(.connected, at: SystemClock.now()) }) else { return }
         process(actions)
     }
 
@@ -406,7 +406,7 @@ private final class BusConnection<Client: DesktopBusClient>: BusConnectionClosin
             fail("the bus closed the connection")
         case .success(let count):
             let bytes = Array(buffer[0..<count])
-            if let actions = withLink({ $0.machine.handle(.bytes(bytes), at: SystemClock.monotonicNanoseconds()) }) { process(actions) }
+            if let actions = withLink({ $0.machine.handle(.bytes(bytes), at: SystemClock.now()) }) { process(actions) }
         case .failure(.wouldBlock):
             break
         case .failure(let error):
@@ -453,7 +453,7 @@ private final class BusConnection<Client: DesktopBusClient>: BusConnectionClosin
             switch action {
             case .call(let message, let token):
                 do {
-                    link.outbox += try link.machine.call(message, token: token, deadline: SystemClock.monotonicNanoseconds() + DesktopWatcher.callTimeout)
+                    link.outbox += try link.machine.call(message, token: token, deadline: SystemClock.now() + DesktopWatcher.callTimeout)
                 } catch {
                     outcome.failure = "cannot write a call: \(error)"
                     return outcome
@@ -501,7 +501,7 @@ private final class BusConnection<Client: DesktopBusClient>: BusConnectionClosin
     private func tick() {
         guard let actions = withLink({ link -> [DBusConnectionMachine.Action] in
             link.timer = nil
-            return link.machine.handle(.tick, at: SystemClock.monotonicNanoseconds())
+            return link.machine.handle(.tick, at: SystemClock.now())
         }) else { return }
         process(actions)
     }
@@ -521,7 +521,7 @@ private final class BusConnection<Client: DesktopBusClient>: BusConnectionClosin
         if !once, let missing, let watch = watchForSocket(missing) {
             phase = watch
         } else if !once {
-            phase = .backingOff(loop.schedule(at: SystemClock.monotonicNanoseconds() + backOff) { [weak self] in self?.reconnect() })
+            phase = .backingOff(loop.schedule(at: SystemClock.now() + backOff) { [weak self] in self?.reconnect() })
             backOff = min(backOff * 2, BusConnection.maximumBackOff)
         }
         answer(nil)

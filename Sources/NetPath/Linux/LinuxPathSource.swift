@@ -77,7 +77,7 @@ final class LinuxPathSource: @unchecked Sendable {
         var holder: FileDescriptor?
         var registrations: [EventLoop.Registration] = []
         var socketRegistration: EventLoop.Registration?
-        var timer: (timer: EventLoop.Timer, at: UInt64)?
+        var timer: (timer: EventLoop.Timer, at: Instant)?
         var turnAsked = false
         /// What changed since the last turn.
         var changed: Changes = []
@@ -156,7 +156,7 @@ final class LinuxPathSource: @unchecked Sendable {
                 )
             }
             _ = source.engine.handle(.resolverRead(servers: resolver.servers(read: { Syscall.readFile($0) })),
-                                     at: SystemClock.monotonicNanoseconds())
+                                     at: SystemClock.now())
             source.initialPath = try source.synchronizeNow()
             return source
         } catch {
@@ -172,16 +172,16 @@ final class LinuxPathSource: @unchecked Sendable {
     ///
     /// - Returns: The first path.
     private func synchronizeNow() throws -> NetworkPath {
-        _ = engine.handle(.start, at: SystemClock.monotonicNanoseconds())
-        let deadline = SystemClock.monotonicNanoseconds() + 10_000_000_000
+        _ = engine.handle(.start, at: SystemClock.now())
+        let deadline = SystemClock.now() + .seconds(10)
         while true {
             if let path = try settle() { return path }
-            let now = SystemClock.monotonicNanoseconds()
+            let now = SystemClock.now()
             guard now < deadline else {
                 throw NetPathError(.netlinkFailure, "the kernel did not answer the netlink requests within 10 s")
             }
             let until = min(engine.schedule(now: now).wake ?? deadline, deadline)
-            socket.setReceiveTimeout(nanoseconds: max(until > now ? until - now : 1, 1_000_000))
+            socket.setReceiveTimeout(max(now.duration(until: until), .milliseconds(1)))
             try drain(blocking: true)
         }
     }
@@ -194,7 +194,7 @@ final class LinuxPathSource: @unchecked Sendable {
     private func settle() throws -> NetworkPath? {
         var delivered: NetworkPath?
         for _ in 0..<32 {
-            let now = SystemClock.monotonicNanoseconds()
+            let now = SystemClock.now()
             var questions: [RouteLookup] = [], asked = false, sent = false
             var actions = engine.handle(.step, at: now)
             while !actions.isEmpty {
@@ -230,7 +230,7 @@ final class LinuxPathSource: @unchecked Sendable {
             if initialPath == nil { options.beforeDumpRead?() }
             let receiveNow = { try self.socket.receive(blocking: blocking && batch == 0) }
             let received = try options.receive.map { try $0(receiveNow) } ?? receiveNow()
-            let now = SystemClock.monotonicNanoseconds()
+            let now = SystemClock.now()
             var full = true
             switch received {
             case .empty:
@@ -255,7 +255,7 @@ final class LinuxPathSource: @unchecked Sendable {
             }
             if stop { return }
         }
-        _ = engine.handle(.readEnded(emptied: false), at: SystemClock.monotonicNanoseconds())
+        _ = engine.handle(.readEnded(emptied: false), at: SystemClock.now())
     }
 
     /// Starts reading: attaches the source to a reader of its own, or to the shared one in
@@ -321,7 +321,7 @@ final class LinuxPathSource: @unchecked Sendable {
     /// lost, the end of a pause after socket errors); while paused, the netlink socket is
     /// not waited on.
     private func arm(_ loop: EventLoop, onEnd: @escaping () -> Void) {
-        let (wake, paused) = engine.schedule(now: SystemClock.monotonicNanoseconds())
+        let (wake, paused) = engine.schedule(now: SystemClock.now())
         if let registration = place.socketRegistration { loop.change(registration, to: paused ? [] : .readable) }
         // Most turns leave the deadline as it was: the armed timer stays.
         guard wake != place.timer?.at else { return }
@@ -383,14 +383,14 @@ final class LinuxPathSource: @unchecked Sendable {
         var path: NetworkPath?
         do {
             try drain(blocking: false)
-            if place.changed.contains(.policies) { _ = engine.handle(.policiesChanged, at: SystemClock.monotonicNanoseconds()) }
+            if place.changed.contains(.policies) { _ = engine.handle(.policiesChanged, at: SystemClock.now()) }
             place.changed.remove(.policies)
             if !place.changed.isDisjoint(with: [.resolver, .namespace, .holderExited]) {
                 place.changed.remove(.namespace)
                 if let namespace, namespaceGone(namespace) {
                     // Deleted: its interfaces are gone for everyone else; a defined last path,
                     // then the reason, then the source ends.
-                    for case .deliver(let gone) in engine.handle(.namespaceDeleted, at: SystemClock.monotonicNanoseconds()) {
+                    for case .deliver(let gone) in engine.handle(.namespaceDeleted, at: SystemClock.now()) {
                         deliver.path(gone)
                     }
                     let reason = place.changed.contains(.holderExited)
@@ -402,14 +402,14 @@ final class LinuxPathSource: @unchecked Sendable {
             if place.changed.contains(.resolver) {
                 place.changed.remove(.resolver)
                 _ = engine.handle(.resolverRead(servers: resolverFiles.configuration.servers(read: { Syscall.readFile($0) })),
-                                  at: SystemClock.monotonicNanoseconds())
+                                  at: SystemClock.now())
             }
             path = try settle()
-            _ = engine.handle(.turnEnded(socketFailed: false), at: SystemClock.monotonicNanoseconds())
+            _ = engine.handle(.turnEnded(socketFailed: false), at: SystemClock.now())
         } catch {
             // A socket error other than an overrun: resynchronise and carry on (the engine
             // spaces the turns while it persists).
-            for case .send(let request) in engine.handle(.turnEnded(socketFailed: true), at: SystemClock.monotonicNanoseconds()) {
+            for case .send(let request) in engine.handle(.turnEnded(socketFailed: true), at: SystemClock.now()) {
                 try? socket.send(request)
             }
         }

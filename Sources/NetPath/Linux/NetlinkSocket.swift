@@ -31,8 +31,8 @@ final class NetlinkSocket: @unchecked Sendable {
     /// on every wake-up).
     private let lengths: UnsafeMutableBufferPointer<UInt32>
     private let flags: UnsafeMutableBufferPointer<Int32>
-    /// The receive timeout in force (`SO_RCVTIMEO`), nanoseconds; 0 waits for ever.
-    private var receiveTimeout: UInt64 = 0
+    /// The receive timeout in force (`SO_RCVTIMEO`); zero waits for ever.
+    private var receiveTimeout: Duration = .zero
 
     private init(descriptor: FileDescriptor, questions: QuestionSockets, policyDescriptor: FileDescriptor?) {
         self.descriptor = descriptor
@@ -182,12 +182,12 @@ final class NetlinkSocket: @unchecked Sendable {
         }
     }
 
-    /// Bounds the next blocking receives to `nanoseconds` (0: wait for ever), the moment
+    /// Bounds the next blocking receives to `timeout` (zero: wait for ever), the moment
     /// a route the answer depends on expires. A system call only when it changes.
-    func setReceiveTimeout(nanoseconds: UInt64) {
-        guard nanoseconds != receiveTimeout else { return }
-        receiveTimeout = nanoseconds
-        Syscall.setReceiveTimeout(descriptor, nanoseconds: nanoseconds)
+    func setReceiveTimeout(_ timeout: Duration) {
+        guard timeout != receiveTimeout else { return }
+        receiveTimeout = timeout
+        Syscall.setReceiveTimeout(descriptor, timeout)
     }
 }
 

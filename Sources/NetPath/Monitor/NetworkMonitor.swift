@@ -242,7 +242,7 @@ public final class NetworkMonitor {
         case .hold:
             held?.path = newPath
         case .startHolding:
-            let timer = grace.clock.schedule(after: offlineGrace.seconds) { [weak self] in
+            let timer = grace.clock.schedule(after: offlineGrace) { [weak self] in
                 NetworkMonitor.onMainActor { self?.graceEnded(run: run) }
             }
             held = (newPath, timer)

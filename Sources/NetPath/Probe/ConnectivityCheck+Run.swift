@@ -28,7 +28,7 @@ extension ConnectivityCheck {
     ///   - path: The path to check over: its primary interface is used (`SO_BINDTODEVICE`),
     ///     and an unsatisfied path gives `offline` without sending anything. `nil`: unbound.
     ///   - namespace: On Linux, the network namespace to check from (its DNS servers too).
-    /// - Returns: The verdict, within ``timeout`` seconds.
+    /// - Returns: The verdict, within ``timeout``.
     public func run(over path: NetworkPath? = nil, namespace: NetworkNamespace? = nil) async -> ConnectivityResult {
         if let path, path.status != .satisfied {
             return ConnectivityResult(connectivity: .offline, failure: .init(.pathUnsatisfied, "the path is not satisfied"))

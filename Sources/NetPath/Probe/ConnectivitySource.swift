@@ -9,7 +9,7 @@ package protocol ScheduledWork: Sendable {
 /// Schedules work after a delay: on Linux a monitor's reader loop (``LoopProbeClock``),
 /// elsewhere Dispatch; tests use a manual one.
 package protocol ProbeClock: Sendable {
-    func schedule(after seconds: Double, _ work: @escaping @Sendable () -> Void) -> any ScheduledWork
+    func schedule(after delay: Duration, _ work: @escaping @Sendable () -> Void) -> any ScheduledWork
 }
 
 struct DispatchProbeClock: ProbeClock {
@@ -20,9 +20,9 @@ struct DispatchProbeClock: ProbeClock {
         func cancel() { item.cancel() }
     }
 
-    func schedule(after seconds: Double, _ work: @escaping @Sendable () -> Void) -> any ScheduledWork {
+    func schedule(after delay: Duration, _ work: @escaping @Sendable () -> Void) -> any ScheduledWork {
         let item = DispatchWorkItem(block: work)
-        DispatchQueue.global().asyncAfter(deadline: .now() + seconds, execute: item)
+        DispatchQueue.global().asyncAfter(deadline: .now() + .nanoseconds(Int(clamping: max(delay, .zero).nanoseconds)), execute: item)
         return Item(item)
     }
 }
@@ -36,9 +36,9 @@ extension ProbeHandle: ScheduledWork {}
 struct LoopProbeClock: ProbeClock {
     let loop: EventLoop
 
-    func schedule(after seconds: Double, _ work: @escaping @Sendable () -> Void) -> any ScheduledWork {
+    func schedule(after delay: Duration, _ work: @escaping @Sendable () -> Void) -> any ScheduledWork {
         let timer = LoopTimer(loop: loop)
-        let deadline = SystemClock.monotonicNanoseconds() &+ UInt64(max(0, min(seconds, 1e9)) * 1e9)
+        let deadline = SystemClock.now() + max(delay, .zero)
         loop.execute { timer.arm(at: deadline, work) }
         return timer
     }
@@ -53,7 +53,7 @@ struct LoopProbeClock: ProbeClock {
 
         init(loop: EventLoop) { self.loop = loop }
 
-        func arm(at deadline: UInt64, _ work: @escaping @Sendable () -> Void) {
+        func arm(at deadline: Instant, _ work: @escaping @Sendable () -> Void) {
             guard !cancelled, let loop else { return }
             timer = loop.schedule(at: deadline) { [self] in
                 timer = nil
@@ -92,7 +92,7 @@ final class ConnectivitySource: PathSource {
         var generation: UInt64 = 0
         var inFlight: (any ScheduledWork)?
         var timer: (any ScheduledWork)?
-        var backoff: Double
+        var backoff: Duration
         var stopped = false
     }
 
@@ -103,8 +103,8 @@ final class ConnectivitySource: PathSource {
     private let checker: ConnectivityChecker
     private let deliver: @Sendable (NetworkPath) -> Void
 
-    static let firstDelay = 1.0
-    static let maximumDelay = 300.0
+    static let firstDelay: Duration = .seconds(1)
+    static let maximumDelay: Duration = .seconds(300)
 
     init(check: ConnectivityCheck, clock: (any ProbeClock)?,
          checker: @escaping ConnectivityChecker, deliver: @escaping @Sendable (NetworkPath) -> Void) {
@@ -185,7 +185,7 @@ final class ConnectivitySource: PathSource {
     }
 
     private func finished(_ result: ConnectivityResult, generation: UInt64) {
-        let outcome: (NetworkPath?, Double?)? = state.withLock { state in
+        let outcome: (NetworkPath?, Duration?)? = state.withLock { state in
             guard state.generation == generation, !state.stopped, let raw = state.raw else { return nil }
             state.inFlight = nil
             // A local failure (no route for the connection: the path is being lost) is no
@@ -194,7 +194,7 @@ final class ConnectivitySource: PathSource {
                 defer { state.backoff = min(state.backoff * 2, ConnectivitySource.maximumDelay) }
                 return (nil, state.backoff)
             }
-            let delay: Double?
+            let delay: Duration?
             if desktopDecides(raw) {
                 // Only the portal's address was looked for: once found (or once the check
                 // passes), nothing more is sent; the desktop's verdict stands meanwhile.
@@ -202,7 +202,7 @@ final class ConnectivitySource: PathSource {
                 state.backoff = min(state.backoff * 2, ConnectivitySource.maximumDelay)
             } else if result.connectivity == .full {
                 state.backoff = ConnectivitySource.firstDelay
-                delay = check.interval?.seconds
+                delay = check.interval
             } else {
                 delay = state.backoff
                 state.backoff = min(state.backoff * 2, ConnectivitySource.maximumDelay)

@@ -109,10 +109,10 @@ package final class EventLoop: @unchecked Sendable {
         selector.remove(entry.descriptor)
     }
 
-    /// Calls `handler` on the loop's thread once the monotonic clock reaches `deadline`
-    /// (nanoseconds, ``SystemClock/monotonicNanoseconds()``).
+    /// Calls `handler` on the loop's thread once the monotonic clock (``SystemClock/now()``)
+    /// reaches `deadline`.
     @discardableResult
-    package func schedule(at deadline: UInt64, _ handler: @escaping () -> Void) -> Timer {
+    package func schedule(at deadline: Instant, _ handler: @escaping () -> Void) -> Timer {
         assertOnLoopThread()
         let id = takeID()
         timerHandlers[id] = handler
@@ -158,7 +158,7 @@ package final class EventLoop: @unchecked Sendable {
     ///
     /// - Returns: `false` once the loop is stopped.
     @discardableResult
-    package func runOnce(until deadline: UInt64?) -> Bool {
+    package func runOnce(until deadline: Instant?) -> Bool {
         #if DEBUG
         if owner == nil { owner = pthread_self() }
         assertOnLoopThread()
@@ -169,16 +169,12 @@ package final class EventLoop: @unchecked Sendable {
         if !timers.isEmpty, let earliest = timers.earliest(valid: { timerHandlers[$0] != nil }) {
             next = min(next ?? earliest, earliest)
         }
-        var timeout: Int32 = -1
-        if let next {
-            let now = SystemClock.monotonicNanoseconds()
-            timeout = next <= now ? 0 : Int32(clamping: (next - now + 999_999) / 1_000_000)
-        }
-        selector.wait(milliseconds: timeout) { id, events in
+        let timeout = next.map { SystemClock.now().duration(until: $0) }
+        selector.wait(timeout: timeout) { id, events in
             // An entry deregistered by an earlier handler of this batch is skipped.
             entries[id]?.handler(events)
         }
-        if !timers.isEmpty { fireTimers(at: SystemClock.monotonicNanoseconds()) }
+        if !timers.isEmpty { fireTimers(at: SystemClock.now()) }
         // Work deferred by deferred work runs in this turn too.
         var index = 0
         while index < deferredWork.count {
@@ -189,7 +185,14 @@ package final class EventLoop: @unchecked Sendable {
         return takeInbox()
     }
 
-    private func fireTimers(at now: UInt64) {
+    /// ``runOnce(until:)`` to a deadline in monotonic nanoseconds: the connectivity check's
+    /// loop (``LinuxProbe``), whose machine still counts time so.
+    @discardableResult
+    package func runOnce(until deadline: UInt64) -> Bool {
+        runOnce(until: Instant(nanoseconds: deadline))
+    }
+
+    private func fireTimers(at now: Instant) {
         while let id = timers.popDue(at: now) {
             if let handler = timerHandlers.removeValue(forKey: id) { handler() }
         }
@@ -270,7 +273,7 @@ package final class EventLoop: @unchecked Sendable {
 /// The deadlines of an ``EventLoop``: a binary min-heap of (deadline, id). Cancelled timers
 /// stay in it until they come up and are skipped. Pure.
 package struct TimerHeap {
-    private var items: [(deadline: UInt64, id: UInt64)] = []
+    private var items: [(deadline: Instant, id: UInt64)] = []
 
     package var isEmpty: Bool { items.isEmpty }
     /// How many deadlines it holds, cancelled ones included.
@@ -281,7 +284,7 @@ package struct TimerHeap {
         items = items.filter { valid($0.id) }.sorted { $0.deadline < $1.deadline }
     }
 
-    package mutating func insert(deadline: UInt64, id: UInt64) {
+    package mutating func insert(deadline: Instant, id: UInt64) {
         items.append((deadline, id))
         var child = items.count - 1
         while child > 0 {
@@ -293,7 +296,7 @@ package struct TimerHeap {
     }
 
     /// The earliest deadline whose id is still `valid`; invalid ones on top are dropped.
-    package mutating func earliest(valid: (UInt64) -> Bool) -> UInt64? {
+    package mutating func earliest(valid: (UInt64) -> Bool) -> Instant? {
         while let top = items.first {
             if valid(top.id) { return top.deadline }
             _ = removeTop()
@@ -302,12 +305,12 @@ package struct TimerHeap {
     }
 
     /// The id of a timer due at `now`, removed from the heap; `nil` when none is due.
-    package mutating func popDue(at now: UInt64) -> UInt64? {
+    package mutating func popDue(at now: Instant) -> UInt64? {
         guard let top = items.first, top.deadline <= now else { return nil }
         return removeTop().id
     }
 
-    private mutating func removeTop() -> (deadline: UInt64, id: UInt64) {
+    private mutating func removeTop() -> (deadline: Instant, id: UInt64) {
         let top = items[0]
         let last = items.removeLast()
         guard !items.isEmpty else { return top }
@@ -365,10 +368,11 @@ private struct Selector {
         return mask
     }
 
-    /// Waits, then calls `ready` with each ready registration (the wake descriptor is not
-    /// among them); none after a failed wait (`ENOMEM`), which the next turn repeats.
-    package func wait(milliseconds: Int32, _ ready: (UInt64, EventLoop.Events) -> Void) {
-        Syscall.epollWait(epoll, maximum: Selector.batch, milliseconds: milliseconds) { id, mask in
+    /// Waits at most `timeout` (`nil`: for ever), then calls `ready` with each ready
+    /// registration (the wake descriptor is not among them); none after a failed wait
+    /// (`ENOMEM`), which the next turn repeats.
+    package func wait(timeout: Duration?, _ ready: (UInt64, EventLoop.Events) -> Void) {
+        Syscall.epollWait(epoll, maximum: Selector.batch, timeout: timeout) { id, mask in
             guard id != Selector.wakeID else {
                 wakeSignal.clear()
                 return
@@ -426,11 +430,11 @@ private final class Selector {
         return mask
     }
 
-    package func wait(milliseconds: Int32, _ ready: (UInt64, EventLoop.Events) -> Void) {
+    package func wait(timeout: Duration?, _ ready: (UInt64, EventLoop.Events) -> Void) {
         let ids = Array(registered.keys)
         var entries = [Syscall.PollEntry(wakeRead, events: Int16(POLLIN))]
         entries += ids.compactMap { registered[$0].map { Syscall.PollEntry($0.descriptor, events: $0.events) } }
-        guard case .success = Syscall.poll(&entries, milliseconds: milliseconds) else { return }
+        guard case .success = Syscall.poll(&entries, timeout: timeout) else { return }
         if entries[0].ready != 0 {
             var scratch = [UInt8](repeating: 0, count: 64)
             while case .success(let count) = scratch.withUnsafeMutableBytes({ Syscall.read(wakeRead, into: $0) }), count > 0 {}

@@ -79,13 +79,25 @@ package enum Syscall {
         return .success(())
     }
 
-    /// `poll(2)`: the number of ready descriptors (0 after `milliseconds`; -1 waits for
-    /// ever), or the errno.
-    package static func poll(_ descriptors: inout [pollfd], milliseconds: Int32) -> Result<Int32, Errno> {
+    /// `poll(2)`: the number of ready descriptors (0 after `timeout`; `nil` waits for ever),
+    /// or the errno.
+    package static func poll(_ descriptors: inout [pollfd], timeout: Duration?) -> Result<Int32, Errno> {
         let count = nfds_t(descriptors.count)
+        let milliseconds = timeoutMilliseconds(timeout)
         return descriptors.withUnsafeMutableBufferPointer { buffer in
             retrying("poll") { systemPoll(buffer.baseAddress, count, milliseconds) }
         }
+    }
+
+    /// A wait's timeout as `poll` and `epoll_wait` take it: whole milliseconds, rounded up so
+    /// a deadline is never woken for early; -1 (for ever) for `nil`.
+    private static func timeoutMilliseconds(_ timeout: Duration?) -> Int32 {
+        guard let timeout else { return -1 }
+        guard timeout > .zero else { return 0 }
+        let (seconds, attoseconds) = timeout.components
+        let milliseconds = seconds.multipliedReportingOverflow(by: 1000)
+        guard !milliseconds.overflow else { return .max }
+        return Int32(clamping: milliseconds.partialValue + (attoseconds + 999_999_999_999_999) / 1_000_000_000_000_000)
     }
 
     /// One descriptor for `poll` as the tool polls: the events
@@ -102,9 +114,9 @@ package enum Syscall {
     }
 
     /// `poll(2)` of ``PollEntry`` values; each one's `ready` is set.
-    package static func poll(_ entries: inout [PollEntry], milliseconds: Int32) -> Result<Int32, Errno> {
+    package static func poll(_ entries: inout [PollEntry], timeout: Duration?) -> Result<Int32, Errno> {
         var descriptors = entries.map { pollfd(fd: $0.descriptor.rawValue, events: $0.events, revents: 0) }
-        let result = poll(&descriptors, milliseconds: milliseconds)
+        let result = poll(&descriptors, timeout: timeout)
         for index in entries.indices { entries[index].ready = descriptors[index].revents }
         return result
     }
@@ -193,23 +205,18 @@ private func systemPoll(_ descriptors: UnsafeMutablePointer<pollfd>?, _ count: n
 }
 private func systemPipe(_ ends: UnsafeMutablePointer<Int32>) -> Int32 { pipe(ends) }
 
-/// The package's one clock: `CLOCK_MONOTONIC` for deadlines and durations (the monitor's
-/// engine takes it as a value, so its tests use a manual clock), `CLOCK_REALTIME` for
-/// timestamps.
+/// The package's one clock: `CLOCK_MONOTONIC` for deadlines and durations, read as an
+/// ``Instant`` (the state machines take it as a value, so their tests use a manual clock),
+/// `CLOCK_REALTIME` for timestamps.
 package enum SystemClock {
-    /// Now, on the monotonic clock: the package's one time type.
+    /// Now, on the monotonic clock.
     package static func now() -> Instant { Instant(nanoseconds: monotonicNanoseconds()) }
 
-    /// Monotonic nanoseconds.
+    /// Monotonic nanoseconds: ``now()``'s number, for the connectivity check's machine,
+    /// which still counts in it.
     package static func monotonicNanoseconds() -> UInt64 {
         let time = read(CLOCK_MONOTONIC)
         return UInt64(time.tv_sec) * 1_000_000_000 + UInt64(time.tv_nsec)
-    }
-
-    /// Monotonic seconds.
-    package static func monotonicSeconds() -> Double {
-        let time = read(CLOCK_MONOTONIC)
-        return Double(time.tv_sec) + Double(time.tv_nsec) / 1e9
     }
 
     /// Seconds since 1970 (the wall clock), and the milliseconds of the current second.
@@ -375,10 +382,11 @@ extension Syscall {
         return retrying("setsockopt") { setsockopt(descriptor.rawValue, option.level, option.name, &value, socklen_t(MemoryLayout<Int32>.size)) }
     }
 
-    /// `SO_RCVTIMEO`: bounds a blocking receive (0 waits for ever).
-    package static func setReceiveTimeout(_ descriptor: FileDescriptor, nanoseconds: UInt64) {
-        var value = timeval(tv_sec: Int(nanoseconds / 1_000_000_000), tv_usec: Int(nanoseconds % 1_000_000_000 / 1000))
-        if nanoseconds != 0 && value.tv_sec == 0 && value.tv_usec == 0 { value.tv_usec = 1 }
+    /// `SO_RCVTIMEO`: bounds a blocking receive (zero waits for ever).
+    package static func setReceiveTimeout(_ descriptor: FileDescriptor, _ timeout: Duration) {
+        let (seconds, attoseconds) = max(timeout, .zero).components
+        var value = timeval(tv_sec: Int(seconds), tv_usec: Int(attoseconds / 1_000_000_000_000))
+        if timeout > .zero && value.tv_sec == 0 && value.tv_usec == 0 { value.tv_usec = 1 }
         _ = retrying("setsockopt") { setsockopt(descriptor.rawValue, SOL_SOCKET, SO_RCVTIMEO, &value, socklen_t(MemoryLayout<timeval>.size)) }
     }
 
@@ -612,10 +620,11 @@ extension Syscall {
         return retrying("epoll_ctl") { epoll_ctl(epoll.rawValue, operation, descriptor.rawValue, &event) }
     }
 
-    /// `epoll_wait` for at most `maximum` events and `milliseconds` (-1: no limit); `body`
+    /// `epoll_wait` for at most `maximum` events and `timeout` (`nil`: no limit); `body`
     /// gets each ready event's id and mask. A failure (`ENOMEM`) reports nothing.
-    package static func epollWait(_ epoll: FileDescriptor, maximum: Int, milliseconds: Int32, _ body: (UInt64, UInt32) -> Void) {
-        withUnsafeTemporaryAllocation(of: epoll_event.self, capacity: maximum) { events in
+    package static func epollWait(_ epoll: FileDescriptor, maximum: Int, timeout: Duration?, _ body: (UInt64, UInt32) -> Void) {
+        let milliseconds = timeoutMilliseconds(timeout)
+        return withUnsafeTemporaryAllocation(of: epoll_event.self, capacity: maximum) { events in
             guard case .success(let count) = retrying("epoll_wait", { epoll_wait(epoll.rawValue, events.baseAddress, Int32(maximum), milliseconds) }) else { return }
             for index in 0..<Int(count) { body(events[index].data.u64, events[index].events) }
         }

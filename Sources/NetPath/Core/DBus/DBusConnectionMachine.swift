@@ -15,8 +15,8 @@ package struct DBusError: Error, Hashable, Sendable, CustomStringConvertible {
 /// The protocol state of a client's connection to a message bus, apart from its I/O and
 /// its clock: events in, actions out. It authenticates (``DBusAuthentication``), says
 /// `Hello`, numbers the calls it is given and matches their replies by serial, hands out
-/// signals, and times calls out at the deadlines it was given (monotonic nanoseconds, as
-/// everywhere in the core). Read-only: it answers calls made to it only to say it has no
+/// signals, and times calls out at the deadlines it was given (``Instant``s, as everywhere
+/// in the core). Read-only: it answers calls made to it only to say it has no
 /// such method (and to `org.freedesktop.DBus.Peer.Ping`). Pure.
 package struct DBusConnectionMachine: Sendable {
     package enum Event: Equatable, Sendable {
@@ -50,12 +50,12 @@ package struct DBusConnectionMachine: Sendable {
 
     private var state: State
     private let maximumMessageLength: Int
-    private let handshakeTimeout: UInt64
+    private let handshakeTimeout: Duration
     /// Until when the handshake and `Hello` may take; `nil` once ready.
-    private var handshakeDeadline: UInt64?
+    private var handshakeDeadline: Instant?
     private var lastSerial: UInt32 = 0
     private var helloSerial: UInt32?
-    private var pending: [UInt32: (token: UInt64, deadline: UInt64)] = [:]
+    private var pending: [UInt32: (token: UInt64, deadline: Instant)] = [:]
     /// Calls made before authentication ended, sent after `Hello`.
     private var queued: [UInt8] = []
     private var inbox: [UInt8] = []
@@ -64,24 +64,24 @@ package struct DBusConnectionMachine: Sendable {
     /// - Parameters:
     ///   - uid: the process's user ID, for `EXTERNAL` authentication.
     ///   - maximumMessageLength: the longest message accepted from the bus.
-    ///   - handshakeTimeout: how long authentication and `Hello` may take, in nanoseconds.
+    ///   - handshakeTimeout: how long authentication and `Hello` may take.
     package init(uid: UInt32, maximumMessageLength: Int = DBusMessage.defaultMaximumLength,
-                 handshakeTimeout: UInt64 = 25_000_000_000) {
+                 handshakeTimeout: Duration = .seconds(25)) {
         state = .authenticating(DBusAuthentication(uid: uid))
         self.maximumMessageLength = maximumMessageLength
         self.handshakeTimeout = handshakeTimeout
     }
 
     /// The earliest deadline: of the handshake or of a call waiting for its reply.
-    package var nextDeadline: UInt64? {
+    package var nextDeadline: Instant? {
         pending.values.map(\.deadline).reduce(handshakeDeadline) { earliest, deadline in min(earliest ?? deadline, deadline) }
     }
 
     /// Takes one event at `now`; returns what to do, in order.
-    package mutating func handle(_ event: Event, at now: UInt64) -> [Action] {
+    package mutating func handle(_ event: Event, at now: Instant) -> [Action] {
         switch (event, state) {
         case (.connected, .authenticating(var authentication)):
-            handshakeDeadline = now &+ handshakeTimeout
+            handshakeDeadline = now + handshakeTimeout
             let actions = authentication.handle(.start)
             state = .authenticating(authentication)
             return authenticated(actions)
@@ -107,9 +107,9 @@ package struct DBusConnectionMachine: Sendable {
     /// sent after `Hello` (an empty array is returned); once the connection has failed,
     /// nothing is sent or awaited.
     /// - Parameters:
-    ///   - deadline: when to give up waiting for the reply (monotonic nanoseconds).
+    ///   - deadline: when to give up waiting for the reply.
     /// - Throws: ``DBusWireError`` when the message cannot be written.
-    package mutating func call(_ message: DBusMessage, token: UInt64, deadline: UInt64) throws -> [UInt8] {
+    package mutating func call(_ message: DBusMessage, token: UInt64, deadline: Instant) throws -> [UInt8] {
         if case .closed = state { return [] }
         var message = message
         message.serial = nextSerial()

@@ -42,8 +42,8 @@ package struct DumpMachine: Sendable {
     package struct OptionalDump: Equatable, Sendable {
         /// Error answers in a row.
         package var failures = 0
-        /// When to ask for it again (monotonic nanoseconds), after an error answer.
-        package var retryAt: UInt64?
+        /// When to ask for it again, after an error answer.
+        package var retryAt: Instant?
         /// The kernel answered `EOPNOTSUPP`.
         package var unsupported = false
     }
@@ -56,14 +56,14 @@ package struct DumpMachine: Sendable {
 
     /// The first wait before asking again for an optional dump that failed, doubling to at
     /// most ``maximumDumpRetry``.
-    package static let firstDumpRetry: UInt64 = 100_000_000
-    package static let maximumDumpRetry: UInt64 = 5_000_000_000
+    package static let firstDumpRetry: Duration = .milliseconds(100)
+    package static let maximumDumpRetry: Duration = .seconds(5)
 
     /// The wait before asking again for an optional dump that failed `failures` times in a
     /// row: 0.1 s, doubling, at most 5 s.
-    package static func dumpRetryDelay(afterFailures failures: Int) -> UInt64 {
-        guard failures > 0 else { return 0 }
-        return min(firstDumpRetry << UInt64(min(failures - 1, 16)), maximumDumpRetry)
+    package static func dumpRetryDelay(afterFailures failures: Int) -> Duration {
+        guard failures > 0 else { return .zero }
+        return min(firstDumpRetry * (1 << min(failures - 1, 16)), maximumDumpRetry)
     }
 
     /// Where the protocol is.
@@ -145,7 +145,7 @@ package struct DumpMachine: Sendable {
 
     /// The optional dump to ask for again alone at `now`, if one is due (only while no dump
     /// runs); its request.
-    package mutating func dueOptionalDump(now: UInt64) -> Request? {
+    package mutating func dueOptionalDump(now: Instant) -> Request? {
         guard case .idle = state,
               let dump = [Dump.rules, .nexthops].first(where: { optionalDumps[$0]?.retryAt.map { now >= $0 } ?? false })
         else { return nil }
@@ -153,7 +153,7 @@ package struct DumpMachine: Sendable {
     }
 
     /// When an optional dump is asked again, if one waits (only while no dump runs).
-    package func nextRetry(now: UInt64) -> UInt64? {
+    package func nextRetry(now: Instant) -> Instant? {
         guard case .idle = state, let at = optionalDumps.values.compactMap(\.retryAt).min() else { return nil }
         return max(at, now)
     }
@@ -161,7 +161,7 @@ package struct DumpMachine: Sendable {
     /// The dump in progress ended: with `DONE` (`refusal` nil), refused with an errno (an
     /// optional dump), or `failed` (a required one refused: everything is dumped afresh).
     /// - Returns: What follows, or `nil` when no dump runs.
-    package mutating func finish(refusedWith refusal: LinuxErrno?, failed: Bool, now: UInt64) -> End? {
+    package mutating func finish(refusedWith refusal: LinuxErrno?, failed: Bool, now: Instant) -> End? {
         guard case .dumping(let dump, _, let alone, let startOver) = state else { return nil }
         if failed || startOver {
             state = .idle
@@ -190,7 +190,7 @@ package struct DumpMachine: Sendable {
     }
 
     /// An optional dump was refused: for good with `EOPNOTSUPP`, else asked again later.
-    private mutating func optionalDumpRefused(_ dump: Dump, _ error: LinuxErrno, now: UInt64) {
+    private mutating func optionalDumpRefused(_ dump: Dump, _ error: LinuxErrno, now: Instant) {
         var record = optionalDumps[dump] ?? OptionalDump()
         if error == .notSupported {
             record.unsupported = true

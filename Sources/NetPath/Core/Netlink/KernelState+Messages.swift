@@ -14,7 +14,7 @@ extension KernelState {
     /// Applies one message. `replace`: a route event with `NLM_F_REPLACE` (never a dump's
     /// object), which takes the place of the route with the same key. `classify` names a link
     /// that appears, or whose name, kind or hardware type changed.
-    package mutating func apply(_ message: NetlinkMessage, replace: Bool, now: UInt64,
+    package mutating func apply(_ message: NetlinkMessage, replace: Bool, now: Instant,
                                 classify: (LinkMessage) -> NetworkInterface.InterfaceType) -> MessageEffect {
         switch message {
         case .newLink(let link):

@@ -56,16 +56,16 @@ package struct KernelState: Hashable, Sendable {
         package var nexthops: [Nexthop]
         /// The nexthop object the route uses (its hops come from ``nexthopObjects``).
         package var nexthopID: UInt32?
-        /// When each hop stops being used (CLOCK_MONOTONIC nanoseconds), for those that
+        /// When each hop stops being used, for those that
         /// expire: IPv6 defaults learned from several routers share a key, and each has a
         /// lifetime of its own. A route through a nexthop object keeps its lifetime under `nil`.
-        package var expiries: [Nexthop?: UInt64] = [:]
+        package var expiries: [Nexthop?: Instant] = [:]
 
         /// Takes the lifetime `route` reports for each of its hops that the entry has (see
         /// ``KernelState/lifetime(reported:previous:now:)``); `earlier` holds lifetimes known
         /// before this entry was made.
-        package mutating func takeLifetimes(of route: RouteMessage, now: UInt64, earlier: [Nexthop?: UInt64] = [:]) {
-            let reported = route.expiresTicks.map { now &+ UInt64(max($0, 0)) * KernelState.nanosecondsPerTick }
+        package mutating func takeLifetimes(of route: RouteMessage, now: Instant, earlier: [Nexthop?: Instant] = [:]) {
+            let reported = route.expiresTicks.map { now + KernelState.tick * max($0, 0) }
             let hops: [Nexthop?] = route.nexthopID != nil || route.nexthops.isEmpty ? [nil] : route.nexthops.map { $0 }
             for hop in hops where hop.map(nexthops.contains) ?? true {
                 expiries[hop] = KernelState.lifetime(reported: reported, previous: expiries[hop] ?? earlier[hop], now: now)
@@ -100,7 +100,7 @@ package struct KernelState: Hashable, Sendable {
     /// The lifetimes known before the state was last thrown away, until the dump that
     /// follows ends: a route dumped in the last tick of its lifetime reads 0 (see
     /// ``lifetime(reported:previous:now:)``).
-    package var formerExpiries: [RouteKey: [Nexthop?: UInt64]] = [:]
+    package var formerExpiries: [RouteKey: [Nexthop?: Instant]] = [:]
     package var nexthopObjects: [UInt32: NexthopObject] = [:]
     /// Every policy-routing rule, as the kernel reports it (the `blocked` diagnosis of an
     /// answer that says only "network unreachable", and which tables some rule uses).
@@ -242,7 +242,7 @@ package struct KernelState: Hashable, Sendable {
 
     /// Records a route (only routes that cover the Internet reach here; cached clones do
     /// not count). `replace` is `NLM_F_REPLACE`; `now` is when the message was read.
-    package mutating func addRoute(_ route: RouteMessage, replace: Bool, now: UInt64) {
+    package mutating func addRoute(_ route: RouteMessage, replace: Bool, now: Instant) {
         guard route.flags & Netlink.RouteFlag.cloned == 0 else { return }
         let key = KernelState.key(of: route)
         markStale(family: route.family)
@@ -270,7 +270,7 @@ package struct KernelState: Hashable, Sendable {
     /// Takes the lifetime in force now from the kernel's own table entry (an answer to a
     /// lookup with `RTM_F_FIB_MATCH`), for the hops it names only: routers renew their
     /// routes' lifetimes without a message. Not a change of the tables.
-    package mutating func refreshLifetime(_ route: RouteMessage, now: UInt64) {
+    package mutating func refreshLifetime(_ route: RouteMessage, now: Instant) {
         let key = KernelState.key(of: route)
         routes[key]?.takeLifetimes(of: route, now: now)
     }
@@ -278,7 +278,7 @@ package struct KernelState: Hashable, Sendable {
     /// Forgets every lifetime that ends at or before `deadline`: the kernel went on using
     /// the route after it (a clock that disagrees, or a route that took its place without
     /// a message), so it is no longer a reason to ask.
-    package mutating func forgetExpiries(through deadline: UInt64) {
+    package mutating func forgetExpiries(through deadline: Instant) {
         for (key, entry) in routes where entry.expiries.values.contains(where: { $0 <= deadline }) {
             routes[key]?.expiries = entry.expiries.filter { $0.value > deadline }
         }
@@ -374,8 +374,8 @@ package struct KernelState: Hashable, Sendable {
         return result
     }
 
-    /// Clock ticks (`USER_HZ`, 100 per second) in nanoseconds.
-    package static let nanosecondsPerTick: UInt64 = 10_000_000
+    /// A clock tick (`USER_HZ`, 100 per second), the unit of a route's reported lifetime.
+    package static let tick: Duration = .milliseconds(10)
 
     /// A hop's lifetime from what a message reports (`nil`: the kernel wrote 0) and what
     /// was known before. The kernel writes 0 both for "does not expire" and for "expires
@@ -383,9 +383,9 @@ package struct KernelState: Hashable, Sendable {
     /// to expire within two ticks, or already past its known end, keeps that end. (Past its
     /// end and still in use, it is asked about a bounded number of times, then forgotten:
     /// ``forgetExpiries(through:)``.)
-    package static func lifetime(reported: UInt64?, previous: UInt64?, now: UInt64) -> UInt64? {
+    package static func lifetime(reported: Instant?, previous: Instant?, now: Instant) -> Instant? {
         if let reported { return reported }
-        guard let previous, previous <= now &+ 2 * nanosecondsPerTick else { return nil }
+        guard let previous, previous <= now + tick * 2 else { return nil }
         return previous
     }
 

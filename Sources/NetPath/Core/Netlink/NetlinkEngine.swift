@@ -47,8 +47,8 @@ package struct NetlinkEngine {
         package var uid: UInt32 = 0
     }
     package let context: Context
-    /// When the last event was seen (CLOCK_MONOTONIC nanoseconds): every event sets it.
-    package private(set) var now: UInt64 = 0
+    /// When the last event was seen: every event sets it.
+    package private(set) var now: Instant = .zero
 
     /// The question protocol: socket questions, route lookups, the answers.
     package private(set) var round = QuestionRound()
@@ -84,7 +84,7 @@ package struct NetlinkEngine {
     }
 
     /// When to ask again because a route the answers came from expires, if one does.
-    package func nextExpiry() -> UInt64? {
+    package func nextExpiry() -> Instant? {
         decision.earliestExpiry()
     }
 
@@ -104,7 +104,7 @@ package struct NetlinkEngine {
     }
 
     /// Takes the datagrams queued for sending (the reader sends them at once).
-    private mutating func takeRequests(now: UInt64) -> [[UInt8]] {
+    private mutating func takeRequests(now: Instant) -> [[UInt8]] {
         guard !outbox.isEmpty else { return [] }
         timers.sent(at: now)
         defer { outbox = [] }
@@ -114,7 +114,7 @@ package struct NetlinkEngine {
     /// Applies the timing rules at `now` and moves the question protocol on.
     ///
     /// - Returns: What the reader must do now.
-    private mutating func step(now: UInt64) -> StepActions {
+    private mutating func step(now: Instant) -> StepActions {
         self.now = now
         var actions = StepActions()
         // A request still in the outbox has not been sent: it cannot have been lost.
@@ -160,10 +160,10 @@ package struct NetlinkEngine {
         return actions
     }
 
-    /// When the reader must step without a message (monotonic nanoseconds), or `nil` to wait
+    /// When the reader must step without a message, or `nil` to wait
     /// for one: the timers' next deadline (``EngineTimers/wakeTime(now:awaitingReply:answered:)``),
     /// or an optional dump's retry.
-    private func wakeTime(now: UInt64) -> UInt64? {
+    private func wakeTime(now: Instant) -> Instant? {
         var wake = timers.wakeTime(now: now, awaitingReply: isAwaitingReply, answered: isAnswered)
         if let at = dumps.nextRetry(now: now) { wake = min(wake ?? at, at) }
         return wake
@@ -227,7 +227,7 @@ package struct NetlinkEngine {
 
     /// Applies one message read at `now`; a dump's next request goes to the datagrams to
     /// send (``Event/message(_:)`` without the event's copy: the reader's hot path).
-    package mutating func handle(_ envelope: NetlinkEnvelope, at now: UInt64) {
+    package mutating func handle(_ envelope: NetlinkEnvelope, at now: Instant) {
         self.now = now
         if let request = apply(envelope) { outbox.append(NetlinkRequest.encode(request)) }
     }
@@ -340,10 +340,10 @@ extension NetlinkEngine {
         case stopReading
     }
 
-    /// Takes one event seen at `now` (monotonic nanoseconds).
+    /// Takes one event seen at `now`.
     ///
     /// - Returns: What the reader must do now.
-    package mutating func handle(_ event: Event, at now: UInt64) -> [Action] {
+    package mutating func handle(_ event: Event, at now: Instant) -> [Action] {
         self.now = now
         switch event {
         case .start:
@@ -399,7 +399,7 @@ extension NetlinkEngine {
     /// the socket alone until then (paused after socket errors).
     /// `mutating` only so that a caller holding the engine in a class property passes it
     /// by reference: a non-mutating call would copy the whole engine (every table) first.
-    package mutating func schedule(now: UInt64) -> (wake: UInt64?, paused: Bool) {
+    package mutating func schedule(now: Instant) -> (wake: Instant?, paused: Bool) {
         (wakeTime(now: now), timers.pauseEnd.map { $0 > now } ?? false)
     }
 }

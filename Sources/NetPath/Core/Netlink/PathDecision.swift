@@ -299,9 +299,9 @@ package struct PathDecision {
     }
 
     /// When the kernel stops using a route that one of the answers came from (the earliest
-    /// such expiry, CLOCK_MONOTONIC nanoseconds), if any does expire.
-    package func earliestExpiry() -> UInt64? {
-        var earliest: UInt64?
+    /// such expiry), if any does expire.
+    package func earliestExpiry() -> Instant? {
+        var earliest: Instant?
         for (lookup, answer) in answers where !lookup.tableEntry {
             guard case .route(let route) = answer, let hop = route.nexthops.first else { continue }
             func matches(_ candidate: Nexthop) -> Bool {
@@ -316,7 +316,7 @@ package struct PathDecision {
                 for (lifetimeHop, expiry) in entry.expiries {
                     // A hop of its own, or the whole route through a nexthop object.
                     let used = lifetimeHop.map(matches) ?? state.hops(of: entry).contains(where: matches)
-                    if used { earliest = min(earliest ?? .max, expiry) }
+                    if used { earliest = min(earliest ?? .never, expiry) }
                 }
             }
         }
