@@ -86,6 +86,30 @@ struct DesktopCLITests {
         #expect(line["isExpensive"] as? Bool == false && line["status"] as? String == "satisfied")
     }
 
+    /// After a resume (logind's `PrepareForSleep(false)`, from python3-dbusmock's logind on
+    /// the lab's bus) the verdict from before the sleep is not shown as current: `unknown`,
+    /// then a new check's. A sleep alone changes nothing. The check's endpoint is configured,
+    /// so it runs whatever NetworkManager checks.
+    @Test func aResumeChecksAfreshAtOnce() throws {
+        let lab = try DesktopLabRun("up", ["--metered", "no"])
+        defer { lab.remove() }
+        #expect(try lab.lab("logind-up") == "ready")
+        let watch = try lab.netpath(["watch", "--json", "--probe", "--url", "http://nmcheck.gnome.org/check_network_status.txt",
+                                     "--expect-status", "200"])
+        defer { watch.signal(SIGTERM); _ = watch.finish() }
+        var line = try jsonObject(try #require(watch.nextLine(seconds: 20)))
+        while line["connectivity"] as? String != "full" {
+            #expect(line["connectivity"] as? String == "unknown", "\(line)")
+            line = try jsonObject(try #require(watch.nextLine(seconds: 20), "no verdict"))
+        }
+        #expect(try lab.lab("sleep", "true") == "sleeping=true")
+        #expect(try lab.lab("sleep", "false") == "sleeping=false")
+        let resumed = try jsonObject(try #require(watch.nextLine(seconds: 20), "nothing after the resume"))
+        #expect(resumed["connectivity"] as? String == "unknown" && resumed["status"] as? String == "satisfied", "\(resumed)")
+        let checked = try jsonObject(try #require(watch.nextLine(seconds: 20), "no check after the resume"))
+        #expect(checked["connectivity"] as? String == "full" && checked["connectivitySource"] as? String == "check", "\(checked)")
+    }
+
     @Test func twoUplinksFollowTheDeviceNetPathChose() throws {
         let lab = try DesktopLabRun("up", ["--metered", "yes", "--second-uplink"])
         defer { lab.remove() }

@@ -127,7 +127,8 @@ struct DesktopBusTests {
         defer { watcher.stop() }
         #expect(watcher.waitForFirstAnswer(until: deadline(seconds: 10)))
         #expect(watcher.lastFailure?.contains("connect: No such file") == true, "\(watcher.lastFailure ?? "")")
-        #expect(watcher.busesWaitingForTheirSocket == 1)
+        // NetworkManager's connection and logind's, both on the system bus.
+        #expect(watcher.busesWaitingForTheirSocket == 2)
         mkdir(directory, 0o755)
         mkdir(directory + "/dbus", 0o755)
         // A listener at the path: the watcher connects to it (accepted within 10 s).
@@ -141,8 +142,14 @@ struct DesktopBusTests {
         }
         _ = try bound.get()
         _ = try Syscall.listen(listener, backlog: 4).get()
-        var ready = [pollfd(fd: listener.rawValue, events: Int16(POLLIN), revents: 0)]
-        #expect(Syscall.poll(&ready, timeout: .seconds(10)) == .success(1), "the watcher did not connect when the socket appeared")
+        var accepted: [FileDescriptor] = []
+        defer { accepted.forEach(Syscall.close) }
+        for _ in 0..<2 {
+            var ready = [pollfd(fd: listener.rawValue, events: Int16(POLLIN), revents: 0)]
+            #expect(Syscall.poll(&ready, timeout: .seconds(10)) == .success(1), "the watcher did not connect when the socket appeared")
+            if let connection = try? Syscall.accept(listener).get() { accepted.append(connection) }
+        }
+        #expect(accepted.count == 2)
         #expect(watcher.busesWaitingForTheirSocket == 0)
     }
 

@@ -43,6 +43,19 @@ import Testing
         #expect(!whileDumping && overrun == .startOver && whenIdle)
     }
 
+    /// logind's resume reaches the engine as `.resumed`: the tables are dumped again at once
+    /// (the request is handed back to send), links first.
+    @Test func aResumeDumpsEverythingAgain() {
+        var driver = NetlinkEngine.pure()
+        let actions = driver.handle(.resumed, at: .zero)
+        #expect(actions.count == 1 && driver.dumping == .links)
+        if case .send(let bytes)? = actions.first {
+            #expect(bytes.count >= 16 && UInt16(bytes[4]) | UInt16(bytes[5]) << 8 == 18)  // RTM_GETLINK
+        } else {
+            Issue.record("no request: \(actions)")
+        }
+    }
+
     @Test func aFailedOptionalDumpIsAskedAgainAloneWithBackOff() {
         var machine = DumpMachine()
         _ = synchronise(&machine) { $0 == .rules ? LinuxErrno(16) : nil }

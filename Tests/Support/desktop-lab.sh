@@ -19,6 +19,8 @@
 #   desktop-lab.sh portal-up NAME [--available B] [--metered B] [--connectivity 1-4]   portal stand-in
 #   desktop-lab.sh portal-set NAME available|metered|connectivity VALUE
 #   desktop-lab.sh up-networkd NAME                systemd-networkd 254 instead of NM (RFC 8910 portal)
+#   desktop-lab.sh logind-up NAME                  python3-dbusmock's logind template on the lab's system bus
+#   desktop-lab.sh sleep NAME true|false           logind emits PrepareForSleep(true|false) (suspend, resume)
 #
 # up prints key=value lines (anchor=, bus=, host_ns=, peer_ns=, device=, ifindex=, address=, and
 # device2=, ifindex2=, peer2_ns= with --second-uplink; then state=, connectivity=, metered= as seen),
@@ -414,7 +416,7 @@ wanted_connectivity() {
 # --- commands ------------------------------------------------------------------------------
 down_lab() {
   local label pids ns
-  for label in portal session-bus stalled nm networkd udevd; do stop_daemon "$label"; done
+  for label in portal session-bus stalled nm networkd udevd logind; do stop_daemon "$label"; done
   # Whatever else runs in the lab's namespaces (the anchor, exec'd commands, dnsmasq, servers).
   for ns in "$NS_H" "$NS_P" "$NS_Q"; do
     if [ -e "/run/netns/$ns" ]; then
@@ -773,6 +775,31 @@ cmd_portal_set() {
   echo "status=$(busctl --address="$SBUS" --timeout=3 call org.freedesktop.portal.Desktop /org/freedesktop/portal/desktop org.freedesktop.portal.NetworkMonitor GetStatus)"
 }
 
+# --- logind (python3-dbusmock) -------------------------------------------------------------
+# A stand-in for systemd-logind on the lab's system bus: dbusmock's logind template, whose
+# Mock interface emits the signals a real logind sends around a suspend.
+cmd_logind_up() {
+  [ $# -eq 1 ] || usage
+  set_names "$1"
+  lab_pid bus >/dev/null || die "logind-up $NAME: no lab bus (desktop-lab.sh up $NAME)"
+  "$SYSPY" -c 'import dbusmock' 2>/dev/null || { echo "desktop-lab: no dbusmock (apt-get install python3-dbusmock)" >&2; exit 3; }
+  ! lab_pid logind >/dev/null || die "logind-up $NAME: logind runs already"
+  DBUS_SYSTEM_BUS_ADDRESS=$BUS start_daemon logind "$SYSPY" -m dbusmock --system --template logind
+  wait_step "$WAIT" "logind on the lab's bus" \
+    bctl --timeout=1 call org.freedesktop.login1 /org/freedesktop/login1 org.freedesktop.login1.Manager CanSuspend
+  echo "ready"
+}
+
+cmd_sleep() {
+  [ $# -eq 2 ] || usage
+  set_names "$1"
+  lab_pid logind >/dev/null || die "sleep $NAME: no logind (desktop-lab.sh logind-up $NAME)"
+  case $2 in true|false) ;; *) usage ;; esac
+  bctl call org.freedesktop.login1 /org/freedesktop/login1 org.freedesktop.DBus.Mock EmitSignal \
+    sssav org.freedesktop.login1.Manager PrepareForSleep b 1 b "$2"
+  echo "sleeping=$2"
+}
+
 # --- systemd-networkd 254 ------------------------------------------------------------------
 CACHE=${DESKTOP_LAB_CACHE:-/var/cache/netpath-desktop-lab}
 SD=$CACHE/sd254
@@ -938,6 +965,8 @@ case $command in
   dead-bus) cmd_dead_bus "$@" ;;
   portal-up) cmd_portal_up "$@" ;;
   portal-set) cmd_portal_set "$@" ;;
+  logind-up) cmd_logind_up "$@" ;;
+  sleep) cmd_sleep "$@" ;;
   -h|--help|help) usage ;;
   *) usage ;;
 esac

@@ -97,8 +97,16 @@ final class DesktopSource: PathSource {
         update { $0.raw = raw }
     }
 
+    /// New knowledge from the watcher. A resume from sleep (logind's count went up) also
+    /// has the kernel's tables read again; the path it delivers meanwhile carries the new
+    /// wake count, so a connectivity verdict from before the sleep is checked afresh.
     private func knowledgeChanged(_ knowledge: DesktopKnowledge) {
-        update { $0.knowledge = knowledge }
+        var woke: (any PathSource)?
+        update { state in
+            if (knowledge.logind?.resumes ?? 0) > (state.knowledge.logind?.resumes ?? 0) { woke = state.inner }
+            state.knowledge = knowledge
+        }
+        woke?.refresh()
     }
 
     /// Applies `change`, and delivers the path it makes if it differs from the last one.

@@ -2,9 +2,10 @@
 import Dispatch
 
 /// What the desktop knows about the network (``DesktopKnowledge``), kept up to date from
-/// its message buses: NetworkManager on the system bus, the Flatpak portal on the session
-/// bus. One thread of its own runs one ``EventLoop`` with up to two connections
-/// (``BusConnection``); idle, it waits on their sockets only and never wakes.
+/// its message buses: NetworkManager and logind's sleep signals on the system bus (two
+/// connections: one client each), the Flatpak portal on the session bus. One thread of its
+/// own runs one ``EventLoop`` with up to three connections (``BusConnection``); idle, it
+/// waits on their sockets only and never wakes.
 ///
 /// A bus that cannot be reached, fails or stops answering is tried again after 0.5 s,
 /// then twice as long each time up to 30 s; meanwhile its part of the knowledge is `nil`.
@@ -37,7 +38,10 @@ final class DesktopWatcher: Sendable {
         // for a missing socket (closing an inotify instance costs an SRCU grace period).
         let once = networkd == .once
         // networkd's files count as one more source to wait for (read at once).
-        let storage = DesktopWatcherStorage(buses: (system == nil ? 0 : 1) + (session == nil ? 0 : 1) + (networkd == .none ? 0 : 1),
+        // logind's sleep signals, on a second system-bus connection: only for a watch.
+        let sleeps = system != nil && !once
+        let storage = DesktopWatcherStorage(buses: (system == nil ? 0 : 1) + (sleeps ? 1 : 0) + (session == nil ? 0 : 1)
+                                                + (networkd == .none ? 0 : 1),
                                             onChange: onChange)
         let loop = try EventLoop()
         let started = OwnThread.start(name: "netpath-desktop") {
@@ -45,6 +49,13 @@ final class DesktopWatcher: Sendable {
             if let system {
                 let connection = BusConnection<NetworkManagerClient>(endpoints: system, loop: loop, storage: storage, once: once) { answer in
                     storage.update { $0.networkManager = answer }
+                }
+                connections.append(connection)
+                connection.open()
+            }
+            if let system, sleeps {
+                let connection = BusConnection<LogindClient>(endpoints: system, loop: loop, storage: storage, once: false) { answer in
+                    storage.update { $0.logind = answer }
                 }
                 connections.append(connection)
                 connection.open()

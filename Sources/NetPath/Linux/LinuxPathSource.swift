@@ -101,6 +101,8 @@ final class LinuxPathSource: @unchecked Sendable {
         static let namespace = Changes(rawValue: 4)
         /// The holding process exited.
         static let holderExited = Changes(rawValue: 8)
+        /// The machine woke from sleep: read everything again.
+        static let resumed = Changes(rawValue: 16)
     }
 
     /// The first path, computed by `open` before the reader thread exists.
@@ -382,6 +384,10 @@ final class LinuxPathSource: @unchecked Sendable {
         options.beforeRead?()
         var path: NetworkPath?
         do {
+            if place.changed.contains(.resumed) {
+                place.changed.remove(.resumed)
+                for case .send(let request) in engine.handle(.resumed, at: SystemClock.now()) { try socket.send(request) }
+            }
             try drain(blocking: false)
             if place.changed.contains(.policies) { _ = engine.handle(.policiesChanged, at: SystemClock.now()) }
             place.changed.remove(.policies)
@@ -422,8 +428,19 @@ final class LinuxPathSource: @unchecked Sendable {
         return true
     }
 
-    /// How many full re-dumps happened (overruns, interrupted dumps), as the reader last
-    /// published it: safe from any thread.
+    /// The machine woke from sleep: the reader dumps the tables again and asks the kernel
+    /// afresh, on its next turn. From any thread; nothing while the source is not reading.
+    func refresh() {
+        guard let loop = shared.withLock({ $0.reader })?.loop else { return }
+        loop.execute { [self] in
+            guard !place.left, let ask = place.ask else { return }
+            place.changed.insert(.resumed)
+            ask()
+        }
+    }
+
+    /// How many full re-dumps happened (overruns, interrupted dumps, resumes), as the reader
+    /// last published it: safe from any thread.
     var resyncCount: Int { shared.withLock { $0.publishedResyncs } }
 
     /// Timers on the reader's loop, while the source reads.

@@ -14,11 +14,15 @@ package protocol PathSource: AnyObject, Sendable {
     /// A clock whose timers run on the source's own event loop, while it reads (Linux:
     /// its reader's); `nil` where it has none.
     var loopClock: (any ProbeClock)? { get }
+    /// The machine woke from sleep: read the state afresh (Linux: dump the kernel's tables
+    /// again). From any thread; sources with nothing to read again do nothing.
+    func refresh()
 }
 
 extension PathSource {
     package var resyncCount: Int { 0 }
     package var loopClock: (any ProbeClock)? { nil }
+    package func refresh() {}
 }
 
 /// Opens a source for a filter; `deliver` receives each path that differs from the last,

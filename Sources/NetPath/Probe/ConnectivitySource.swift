@@ -151,11 +151,13 @@ final class ConnectivitySource: PathSource {
     /// A new path from the inner source. A path that differs from the last only in its DNS
     /// servers (``NetworkPath/isIdentical(to:)``: a DHCP client rewrote `resolv.conf` after
     /// the routes came up) restarts the check as any change does, but the connectivity shown
-    /// stays until the new check's verdict: users see no path change.
+    /// stays until the new check's verdict: users see no path change. One whose wake count
+    /// went up (the machine resumed) shows `unknown` until the new check's verdict.
     func receive(_ raw: NetworkPath) {
         let (cancelled, satisfied, serversOnly) = state.withLock { state -> ([any ScheduledWork], Bool, Bool) in
             guard !state.stopped else { return ([], false, false) }
-            let serversOnly = state.raw == raw && !raw.isIdentical(to: state.raw)
+            // After a resume from sleep the verdict shown is `unknown` until the new check's.
+            let serversOnly = state.raw == raw && !raw.isIdentical(to: state.raw) && raw.wakeCount == state.raw?.wakeCount
             state.raw = raw
             state.generation &+= 1
             state.backoff = ConnectivitySource.firstDelay

@@ -14,8 +14,9 @@ extension DesktopKnowledge {
     ///
     /// A path that is not satisfied is returned unchanged.
     package func apply(to path: NetworkPath, connectivity: Bool) -> NetworkPath {
-        guard path.status == .satisfied, let physical = path.physicalInterface else { return path }
         var path = path
+        path.wakeCount = logind?.resumes ?? 0
+        guard path.status == .satisfied, let physical = path.physicalInterface else { return path }
         let device = networkManager?.device(named: physical.name)
         if !path.isExpensive {
             if let device, device.metered == 1 || device.metered == 3 {

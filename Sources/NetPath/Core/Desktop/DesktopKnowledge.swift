@@ -10,12 +10,15 @@ package struct DesktopKnowledge: Equatable, Sendable {
     /// Captive-portal URLs the network announced (DHCP option 114, RFC 8910), by interface
     /// index, as systemd-networkd records them (`CAPTIVE_PORTAL=`).
     package var captivePortals: [Int32: String] = [:]
+    /// What logind said about sleep (``LogindClient``), `nil` when it is not watched.
+    package var logind: LogindState?
 
     package init(networkManager: NetworkManagerState? = nil, portal: PortalStatus? = nil,
-                 captivePortals: [Int32: String] = [:]) {
+                 captivePortals: [Int32: String] = [:], logind: LogindState? = nil) {
         self.networkManager = networkManager
         self.portal = portal
         self.captivePortals = captivePortals
+        self.logind = logind
     }
 }
 

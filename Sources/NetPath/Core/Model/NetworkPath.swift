@@ -130,6 +130,10 @@ public struct NetworkPath: Hashable, Sendable {
     /// part of `==`: a DHCP client that rewrites `resolv.conf` changes no path users see, but
     /// a connectivity check in flight starts over (``isIdentical(to:)``).
     @IgnoredByEquality package var dnsServers: [String] = []
+    /// How many resumes from sleep the source had seen when it made the path (logind's
+    /// `PrepareForSleep(false)`, Linux). Not part of `==`: a resume alone changes no path
+    /// users see, but a connectivity verdict from before it is not current any more.
+    @IgnoredByEquality package var wakeCount: UInt64 = 0
 
     /// Where a fact about the path comes from (SPEC §1, §3: the system's knowledge first).
     public enum Source: String, Sendable, Hashable, Codable, CaseIterable {
@@ -192,11 +196,12 @@ public struct NetworkPath: Hashable, Sendable {
         self.connectivityProxy = connectivityProxy
     }
 
-    /// Whether the path equals `other` and has the same DNS servers: whether a source has
-    /// anything new to hand on (a DNS change restarts a connectivity check).
+    /// Whether the path equals `other` and has the same DNS servers and wake count: whether a
+    /// source has anything new to hand on (a DNS change or a resume restarts a connectivity
+    /// check).
     package func isIdentical(to other: NetworkPath?) -> Bool {
         guard let other else { return false }
-        return self == other && dnsServers == other.dnsServers
+        return self == other && dnsServers == other.dnsServers && wakeCount == other.wakeCount
     }
 
     /// Whether the path uses an interface of `type` (as `NWPath.usesInterfaceType`).

@@ -323,6 +323,9 @@ extension NetlinkEngine {
         case resolverRead(servers: [String])
         /// The watched namespace was deleted: a last path.
         case namespaceDeleted
+        /// The machine woke from sleep (logind's `PrepareForSleep(false)`): dump everything
+        /// again and ask the kernel afresh, as after an overrun (it counts as a re-dump).
+        case resumed
         /// A turn of the reader ended, with a socket error or without.
         case turnEnded(socketFailed: Bool)
     }
@@ -376,6 +379,9 @@ extension NetlinkEngine {
             // A change of servers alone makes a path that differs only in them: a check in
             // flight starts over with the new servers.
             state.dnsServers = servers
+        case .resumed:
+            overrun()
+            return takeRequests(now: now).map(Action.send)
         case .namespaceDeleted:
             // Its interfaces are gone for everyone else.
             let gone = NetworkPath(status: .unsatisfied, unsatisfiedReason: .notAvailable, diagnosis: .noInterface)
