@@ -237,3 +237,61 @@ import Testing
         #expect(late.handle(.timedOut(token: 999)) == [])
     }
 }
+
+/// The active connection of each device (issue 38: the network's identity as NetworkManager
+/// knows it): read after the device names it, part of the whole answer, followed.
+@Suite struct NetworkManagerActiveConnectionTests {
+    typealias Base = NetworkManagerClientTests
+    static let active = "/org/freedesktop/NetworkManager/ActiveConnection/7"
+
+    static func deviceProperties(_ name: String, connection: String) -> [DBusValue] {
+        [Base.variants(["Interface": .string(name), "IpInterface": .string(name), "Metered": .uint32(2),
+                        "Ip4Connectivity": .uint32(4), "Ip6Connectivity": .uint32(1), "ActiveConnection": .objectPath(connection)])]
+    }
+
+    static func connectionProperties(uuid: String, id: String) -> [DBusValue] {
+        [Base.variants(["Uuid": .string(uuid), "Id": .string(id), "Type": .string("802-11-wireless"), "State": .uint32(2)])]
+    }
+
+    @Test func theAnswerWaitsForTheDevicesActiveConnectionAndFollowsIt() throws {
+        var client = NetworkManagerClient()
+        let base = Base()
+        let ready = base.calls(client.handle(.ready))
+        let owner = try #require(ready.last)
+        let manager = try #require(base.calls(client.handle(.reply(token: owner.token, .success([.string(":1.2")])))).first)
+        let listed = client.handle(.reply(token: manager.token, .success(Base.managerProperties(devices: [Base.eth0]))))
+        let device = try #require(base.calls(listed).first)
+        let afterDevice = client.handle(.reply(token: device.token, .success(Self.deviceProperties("wlan0", connection: Self.active))))
+        #expect(base.answers(afterDevice).isEmpty)
+        let read = try #require(base.calls(afterDevice).first)
+        #expect(read.message.path == Self.active && read.message.body.first?.string == NetworkManagerClient.activeConnectionInterface)
+        let answered = base.answers(client.handle(.reply(token: read.token, .success(Self.connectionProperties(uuid: "u-1", id: "Cafe")))))
+        let state = try #require(answered.first ?? nil)
+        #expect(state.connection(onInterface: "wlan0") == .init(uuid: "u-1", id: "Cafe", type: "802-11-wireless"))
+        // Another network: the device names another active connection, which is read.
+        let moved = client.handle(.signal(Base.propertiesChanged(path: Base.eth0, interface: NetworkManagerClient.deviceInterface,
+                                                                   ["ActiveConnection": .objectPath("/org/freedesktop/NetworkManager/ActiveConnection/8")])))
+        let second = try #require(base.calls(moved).first)
+        let after = base.answers(client.handle(.reply(token: second.token, .success(Self.connectionProperties(uuid: "u-2", id: "Home")))))
+        let last = try #require(after.first ?? nil)
+        #expect(last.connection(onInterface: "wlan0")?.uuid == "u-2" && last.connections.count == 1)
+        // Disconnected: no connection, nothing to read.
+        let off = base.answers(client.handle(.signal(Base.propertiesChanged(path: Base.eth0, interface: NetworkManagerClient.deviceInterface,
+                                                                              ["ActiveConnection": .objectPath("/")]))))
+        #expect((off.first ?? nil)?.connection(onInterface: "wlan0") == nil && (off.first ?? nil)?.connections.isEmpty == true)
+    }
+
+    @Test func aConnectionGoneBeforeItsReplyStillMakesTheAnswerWhole() throws {
+        var client = NetworkManagerClient()
+        let base = Base()
+        let owner = try #require(base.calls(client.handle(.ready)).last)
+        let manager = try #require(base.calls(client.handle(.reply(token: owner.token, .success([.string(":1.2")])))).first)
+        let listed = client.handle(.reply(token: manager.token, .success(Base.managerProperties(devices: [Base.eth0]))))
+        let device = try #require(base.calls(listed).first)
+        let named = client.handle(.reply(token: device.token, .success(Self.deviceProperties("eth0", connection: Self.active))))
+        let read = try #require(base.calls(named).first)
+        let answered = base.answers(client.handle(.reply(token: read.token,
+                                                         .failure(DBusError(name: "org.freedesktop.DBus.Error.UnknownObject", message: "gone")))))
+        #expect((answered.first ?? nil)?.connection(onInterface: "eth0") == .init())
+    }
+}

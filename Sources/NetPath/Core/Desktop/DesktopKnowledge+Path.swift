@@ -53,6 +53,12 @@ extension NetworkManagerState {
         devices.values.first { $0.ipInterface == name } ?? devices.values.first { $0.ipInterface.isEmpty && $0.interface == name }
     }
 
+    /// The active connection of the device carrying interface `name`, if NetworkManager has one.
+    package func connection(onInterface name: String) -> ActiveConnection? {
+        guard let path = device(named: name)?.activeConnection, path != "/" else { return nil }
+        return connections[path]
+    }
+
     /// NetworkManager's verdict for `device`: the better of its IPv4 and IPv6 connectivity
     /// when NM has checked it, else the manager's. `NMConnectivityState`: 4 full, 2 portal,
     /// 3 limited, 1 none (offline), 0 unknown.

@@ -36,6 +36,8 @@ package struct NetworkManagerState: Equatable, Sendable {
         /// `Ip4Connectivity` / `Ip6Connectivity` (`NMConnectivityState`).
         package var ip4Connectivity: UInt32
         package var ip6Connectivity: UInt32
+        /// `ActiveConnection`: the object path of the device's active connection, `/` when none.
+        package var activeConnection = "/"
 
         package init(interface: String, ipInterface: String = "", metered: UInt32 = 0,
                      ip4Connectivity: UInt32 = 0, ip6Connectivity: UInt32 = 0) {
@@ -47,8 +49,28 @@ package struct NetworkManagerState: Equatable, Sendable {
         }
     }
 
+    /// An active connection (`org.freedesktop.NetworkManager.Connection.Active`): which of
+    /// the user's profiles a device is on. A profile is made per network (a Wi-Fi's SSID, a
+    /// wired network's settings), so its UUID names the network as NetworkManager knows it.
+    package struct ActiveConnection: Equatable, Sendable {
+        /// `Uuid`: the profile's UUID.
+        package var uuid = ""
+        /// `Id`: the profile's name (for Wi-Fi, by default the SSID).
+        package var id = ""
+        /// `Type`: `802-11-wireless`, `802-3-ethernet`, `gsm`, `vpn`…
+        package var type = ""
+
+        package init(uuid: String = "", id: String = "", type: String = "") {
+            self.uuid = uuid
+            self.id = id
+            self.type = type
+        }
+    }
+
     /// The devices, by object path.
     package var devices: [String: Device] = [:]
+    /// The devices' active connections, by object path.
+    package var connections: [String: ActiveConnection] = [:]
     /// `Connectivity` (`NMConnectivityState`): 0 unknown, 1 none, 2 portal, 3 limited, 4 full.
     package var connectivity: UInt32 = 0
     /// `ConnectivityCheckEnabled`: the user's switch (a privacy setting).

@@ -19,6 +19,7 @@ package struct NetworkManagerClient: DesktopBusClient {
     package static let managerPath = "/org/freedesktop/NetworkManager"
     package static let managerInterface = "org.freedesktop.NetworkManager"
     package static let deviceInterface = "org.freedesktop.NetworkManager.Device"
+    package static let activeConnectionInterface = "org.freedesktop.NetworkManager.Connection.Active"
 
     /// The signals the client asks the bus for.
     package static let matchRules = [
@@ -32,7 +33,7 @@ package struct NetworkManagerClient: DesktopBusClient {
 
     /// What a call in flight was for.
     private enum Purpose: Equatable, Sendable {
-        case addMatch, nameOwner, manager, device(String)
+        case addMatch, nameOwner, manager, device(String), connection(String)
     }
 
     private var calls: [UInt64: Purpose] = [:]
@@ -105,6 +106,13 @@ package struct NetworkManagerClient: DesktopBusClient {
             listed.remove(path)
             current.devices[path] = nil
             return publishIfWhole()
+        case (.connection(let path), _):
+            // Gone between the device's answer and the call (the device's change follows):
+            // known as nothing, so the answer is whole.
+            var connection = NetworkManagerState.ActiveConnection()
+            if case .success(let body) = result, let properties = body.first?.dictionary { connection.apply(properties) }
+            current.connections[path] = connection
+            return publishIfWhole()
         }
     }
 
@@ -149,6 +157,11 @@ package struct NetworkManagerClient: DesktopBusClient {
             guard managerAnswered else { return [] }
             if !invalidated.isDisjoint(with: NetworkManagerState.managerProperties) { return [readManager()] }
             return applyManager(changed) + publishIfWhole()
+        }
+        if interface == NetworkManagerClient.activeConnectionInterface, var connection = current.connections[path] {
+            connection.apply(changed)
+            current.connections[path] = connection
+            return publishIfWhole()
         }
         guard interface == NetworkManagerClient.deviceInterface, var device = current.devices[path] else { return [] }
         if !invalidated.isDisjoint(with: NetworkManagerState.Device.properties) { return [readDevice(path)] }
@@ -203,9 +216,21 @@ package struct NetworkManagerClient: DesktopBusClient {
              for: .device(path))
     }
 
-    /// The answer, once the manager and every listed device have answered.
+    /// The answer, once the manager, every listed device and every device's active
+    /// connection have answered (the connections no device names any more are dropped; the
+    /// ones not read yet are asked for).
     private mutating func publishIfWhole() -> [DesktopBusAction<NetworkManagerState>] {
         guard owner != nil, managerAnswered, listed.allSatisfy({ current.devices[$0] != nil }) else { return [] }
+        let named = Set(current.devices.values.map(\.activeConnection).filter { $0 != "/" && !$0.isEmpty })
+        current.connections = current.connections.filter { named.contains($0.key) }
+        let asked = Set(calls.values.compactMap { if case .connection(let path) = $0 { path } else { nil } })
+        let missing = named.filter { current.connections[$0] == nil }
+        guard missing.isEmpty else {
+            return missing.subtracting(asked).sorted().map { path in
+                call(.getAllProperties(destination: NetworkManagerClient.busName, path: path,
+                                       interface: NetworkManagerClient.activeConnectionInterface), for: .connection(path))
+            }
+        }
         return publish(current)
     }
 
@@ -240,9 +265,19 @@ extension NetworkManagerState {
     }
 }
 
+extension NetworkManagerState.ActiveConnection {
+    /// Takes the active connection's properties that are present and of the right type.
+    mutating func apply(_ properties: [String: DBusValue]) {
+        if let value = properties["Uuid"]?.string { uuid = value }
+        if let value = properties["Id"]?.string { id = value }
+        if let value = properties["Type"]?.string { type = value }
+    }
+}
+
 extension NetworkManagerState.Device {
     /// The device properties the client reads.
-    static let properties: Set<String> = ["Interface", "IpInterface", "Metered", "Ip4Connectivity", "Ip6Connectivity"]
+    static let properties: Set<String> = ["Interface", "IpInterface", "Metered", "Ip4Connectivity", "Ip6Connectivity",
+                                          "ActiveConnection"]
 
     /// Takes the device's properties that are present and of the right type.
     mutating func apply(_ properties: [String: DBusValue]) {
@@ -251,5 +286,6 @@ extension NetworkManagerState.Device {
         if let value = properties["Metered"]?.uint32 { metered = value }
         if let value = properties["Ip4Connectivity"]?.uint32 { ip4Connectivity = value }
         if let value = properties["Ip6Connectivity"]?.uint32 { ip6Connectivity = value }
+        if let value = properties["ActiveConnection"]?.string { activeConnection = value }
     }
 }
