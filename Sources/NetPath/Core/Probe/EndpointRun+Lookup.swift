@@ -29,7 +29,7 @@ extension EndpointRun {
     /// one on an IPv6-only path once the NAT64 prefix is known.
     mutating func reach(_ address: IPAddress, routes: ProbeRoutes, at now: Instant) -> [Action] {
         lookup.resolved = true
-        if address.isLoopback || routes.routes(address) { return connect(to: address) }
+        if address.isLoopback || routes.routes(address) { return startConnecting(to: address) }
         guard address.family == IPAddress.inet && routes.needsNAT64 else { return finish(routes.unroutable(address), at: now) }
         lookup.awaitsPrefix = true
         return reachThroughNAT64(routes: routes, at: now)
@@ -84,7 +84,7 @@ extension EndpointRun {
     private mutating func tryAddress(_ address: IPAddress) -> [Action] {
         guard !lookup.addresses.contains(address) else { return [] }
         lookup.addresses.append(address)
-        return winner == nil ? connect(to: address) : []
+        return winner == nil ? startConnecting(to: address) : []
     }
 
     /// Connects an IPv4 literal through the NAT64 prefix once it is known; ends the run when
@@ -96,7 +96,7 @@ extension EndpointRun {
             return []
         case .found(let prefix):
             lookup.awaitsPrefix = false
-            return connect(to: prefix.synthesize(address))
+            return startConnecting(to: prefix.synthesize(address))
         case .failed(let reason):
             lookup.awaitsPrefix = false
             return finish(routes.unroutable(address, why: reason), at: now)

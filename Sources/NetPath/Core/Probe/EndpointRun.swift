@@ -142,7 +142,7 @@ struct EndpointRun {
     }
 
     /// Starts connecting to `address`.
-    mutating func connect(to address: IPAddress) -> [Action] {
+    mutating func startConnecting(to address: IPAddress) -> [Action] {
         opening += 1
         return [.connect(endpoint: number, address: address, port: port)]
     }
