@@ -196,16 +196,20 @@ struct EndpointRun {
     }
 
     /// The way to the endpoint is open (connected to it, or through its proxy's tunnel or
-    /// SOCKS5 negotiation): TLS for an `https://` endpoint, else the request, in absolute
-    /// form to an HTTP proxy.
+    /// SOCKS5 negotiation): TLS for an `https://` endpoint, else the request.
     private mutating func opened(_ connection: Connection) -> [Action] {
         let target = endpoint.target
-        if target.isTLS {
-            phase = .handshake(connection, .readable)
-            return [.startTLS(fd: connection.fd, host: target.host, hostIsAddress: target.address != nil)]
-        }
+        guard target.isTLS else { return sendRequest(on: connection) }
+        phase = .handshake(connection, .readable)
+        return [.startTLS(fd: connection.fd, host: target.host, hostIsAddress: target.address != nil)]
+    }
+
+    /// Sends the HTTP request: in absolute form to an HTTP proxy, else (to the endpoint, in
+    /// its TLS session or through a SOCKS5 proxy) in origin form.
+    private mutating func sendRequest(on connection: Connection) -> [Action] {
         phase = .request(connection)
-        return [.send(fd: connection.fd, request: target.request(via: proxy.flatMap { $0.isSOCKS ? nil : $0 }))]
+        let httpProxy = endpoint.target.isTLS ? nil : proxy.flatMap { $0.isSOCKS ? nil : $0 }
+        return [.send(fd: connection.fd, request: endpoint.target.request(via: httpProxy))]
     }
 
     private mutating func requestSent(fd: FileDescriptor, complete: Bool, at now: Instant) -> [Action] {
@@ -245,8 +249,7 @@ struct EndpointRun {
             phase = .handshake(connection, .writable)
             return []
         case .done:
-            phase = .request(connection)
-            return [.send(fd: fd, request: target.request)]
+            return sendRequest(on: connection)
         case .closed(let reason):
             return finish(.init(.connectionFailed, "\(named): \(reason)"), at: now)
         case .failed(let reason):
