@@ -41,16 +41,16 @@ public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     _ = HTTPResponseClassifier.refreshTarget(in: bytes[...])
     _ = HTTPResponseClassifier.parseHead(bytes, limit: limit)
     var outcomes: [(endpoint: ConnectivityCheck.Endpoint, resolved: Bool, verdict: HTTPResponseClassifier.Verdict?,
-                    error: ConnectivityFailure?, latency: Double?)] = []
+                    error: ConnectivityFailure?, latency: Duration?)] = []
     for finished in [false, true] {
         let verdict = classifier.verdict(bytes, finished: finished)
         if finished, verdict == .needMore { fatalError("needMore on a finished response") }
         if case .unexpected(_, let location?, _) = verdict {
             _ = ProbeVerdict.absolute(location, from: endpoint.target)
         }
-        outcomes.append((endpoint, true, verdict, nil, 1))
+        outcomes.append((endpoint, true, verdict, nil, .milliseconds(1)))
     }
-    let result = ProbeVerdict.of(outcomes, elapsed: 2)
+    let result = ProbeVerdict.of(outcomes, elapsed: .milliseconds(2))
     // A pass is full unless an answer in place of the expected one stands beside it (SPEC §3).
     let portal = outcomes.contains { if case .unexpected = $0.verdict { true } else { false } }
     if case .pass = outcomes[1].verdict, result.connectivity != (portal ? .portal : .full) { fatalError("a pass that is neither full nor beside a portal") }

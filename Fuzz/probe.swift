@@ -75,8 +75,8 @@ public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     guard size >= 1 else { return 0 }
     let (check, ipv4, ipv6) = checks[Int(data[0]) % checks.count]
     var script = Script(bytes: Array(UnsafeBufferPointer(start: data + 1, count: size - 1)))
-    var machine = ProbeStateMachine(check: check, servers: servers, start: 0, firstQueryID: 7, ipv4: ipv4, ipv6: ipv6)
-    var now: UInt64 = 0
+    var machine = ProbeStateMachine(check: check, servers: servers, start: .zero, firstQueryID: 7, ipv4: ipv4, ipv6: ipv6)
+    var now = Instant.zero
     var nextDescriptor: Int32 = 10
     var open: Set<FileDescriptor> = []
     var queries: [FileDescriptor: ProbeStateMachine.Query] = [:]
@@ -132,26 +132,26 @@ public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
                 queries[fd] = nil
                 continue
             case .wait:
-                fatalError("handle(_:now:) returned wait")
+                fatalError("handle(_:at:) returned wait")
             case .finish:
                 guard position == actions.count - 1 else { fatalError("finish before other actions") }
                 guard open.isEmpty else { fatalError("finished with descriptors open: \(open)") }
                 finished = true
                 continue
             }
-            perform(machine.handle(outcome, now: now))
+            perform(machine.handle(outcome, at: now))
         }
     }
 
-    perform(machine.handle(.started, now: now))
+    perform(machine.handle(.started, at: now))
     var turns = 0
     while !finished {
         turns += 1
         if turns > 400 { fatalError("no end after 400 turns") }
-        let actions = machine.next(now: now)
+        let actions = machine.next(at: now)
         guard case .wait(let until, let watching)? = actions.last else {
             perform(actions)
-            if !finished { fatalError("next(now:) ended in neither wait nor finish: \(actions)") }
+            if !finished { fatalError("next(at:) ended in neither wait nor finish: \(actions)") }
             break
         }
         perform(Array(actions.dropLast()))
@@ -160,7 +160,7 @@ public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
         for watch in watching where !open.contains(watch.fd) { fatalError("a wait on \(watch.fd), which is not open") }
         if script.exhausted {
             // The caller gives up: cancellation ends the check at once.
-            perform(machine.handle(.cancelled, now: now))
+            perform(machine.handle(.cancelled, at: now))
             if !finished { fatalError("cancelled, and not finished") }
             break
         }
@@ -169,7 +169,7 @@ public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
             now = until
             continue
         }
-        now += UInt64(choice >> 3) * 1_000_000
+        now += .milliseconds(Int(choice >> 3))
         let watch = watching[Int(choice) % watching.count]
         let event: ProbeStateMachine.Event
         if watch.interest == .writable {
@@ -185,7 +185,7 @@ public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
             default: event = .received(fd: watch.fd, .success(script.chunk()))
             }
         }
-        perform(machine.handle(event, now: now))
+        perform(machine.handle(event, at: now))
     }
     return 0
 }

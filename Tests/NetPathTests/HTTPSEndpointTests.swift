@@ -8,7 +8,7 @@ import Testing
 /// machine's handshake steps. The check starts at 0 s; timeout 5 s.
 @Suite struct HTTPSEndpointTests {
     typealias Machine = ProbeStateMachine
-    static func t(_ seconds: Double) -> UInt64 { UInt64(seconds * 1e9) }
+    static func t(_ seconds: Double) -> Instant { Instant(nanoseconds: UInt64(seconds * 1e9)) }
 
     @Test func httpsURLsAreParsedWithTheirPort() throws {
         let target = try HTTPTarget("HTTPS://Secure.Test/204")
@@ -27,27 +27,27 @@ import Testing
         let proxy = try ConnectivityCheck.Proxy(http: "http://10.0.0.3:3128", https: "http://u:p@10.0.0.4:3129")
         let check = try ConnectivityCheck(endpoints: [try .init("https://10.77.0.1/204"), try .init("http://10.77.0.1/204")],
                                           timeout: .seconds(5), proxy: proxy)
-        var machine = Machine(check: check, servers: [], start: 0, firstQueryID: 1)
+        var machine = Machine(check: check, servers: [], start: .zero, firstQueryID: 1)
         let proxyAddress = IPAddress("10.0.0.4")!
-        #expect(machine.handle(.started, now: 0) == [.connect(endpoint: 0, address: proxyAddress, port: 3129),
+        #expect(machine.handle(.started, at: .zero) == [.connect(endpoint: 0, address: proxyAddress, port: 3129),
                                                      .connect(endpoint: 1, address: IPAddress("10.0.0.3")!, port: 3128)])
-        _ = machine.handle(.connectStarted(endpoint: 0, address: proxyAddress, .started(fd: 10)), now: 0)
+        _ = machine.handle(.connectStarted(endpoint: 0, address: proxyAddress, .started(fd: 10)), at: .zero)
         let connect = try HTTPTarget("https://10.77.0.1/204").connectRequest(via: try #require(proxy.server(for: try HTTPTarget("https://10.77.0.1/204"), scheme: "https")))
         #expect(String(decoding: connect, as: UTF8.self) == "CONNECT 10.77.0.1:443 HTTP/1.1\r\nHost: 10.77.0.1:443\r\nProxy-Authorization: Basic dTpw\r\n"
                 + "User-Agent: NetPath/0.1 (connectivity check)\r\nProxy-Connection: Keep-Alive\r\n\r\n")
-        #expect(machine.handle(.connectFinished(fd: 10, error: nil), now: Self.t(0.01)) == [.send(fd: 10, request: connect)])
-        #expect(machine.handle(.requestSent(fd: 10, complete: true), now: Self.t(0.01)).isEmpty)
-        #expect(machine.next(now: Self.t(0.01)).first == .wait(until: Self.t(5), watching: [.init(fd: 10, interest: .readable)]))
+        #expect(machine.handle(.connectFinished(fd: 10, error: nil), at: Self.t(0.01)) == [.send(fd: 10, request: connect)])
+        #expect(machine.handle(.requestSent(fd: 10, complete: true), at: Self.t(0.01)).isEmpty)
+        #expect(machine.next(at: Self.t(0.01)).first == .wait(until: Self.t(5), watching: [.init(fd: 10, interest: .readable)]))
         // The proxy's answer in two reads.
-        #expect(machine.handle(.received(fd: 10, .success(Array("HTTP/1.1 200 Connection established\r\n".utf8))), now: Self.t(0.02)).isEmpty)
-        #expect(machine.handle(.received(fd: 10, .success(Array("\r\n".utf8))), now: Self.t(0.02))
+        #expect(machine.handle(.received(fd: 10, .success(Array("HTTP/1.1 200 Connection established\r\n".utf8))), at: Self.t(0.02)).isEmpty)
+        #expect(machine.handle(.received(fd: 10, .success(Array("\r\n".utf8))), at: Self.t(0.02))
                 == [.startTLS(fd: 10, host: "10.77.0.1", hostIsAddress: true)])
-        #expect(machine.handle(.tlsStepped(fd: 10, .done), now: Self.t(0.03)) == [.send(fd: 10, request: try HTTPTarget("https://10.77.0.1/204").request)])
-        #expect(machine.handle(.requestSent(fd: 10, complete: true), now: Self.t(0.03)).isEmpty)
+        #expect(machine.handle(.tlsStepped(fd: 10, .done), at: Self.t(0.03)) == [.send(fd: 10, request: try HTTPTarget("https://10.77.0.1/204").request)])
+        #expect(machine.handle(.requestSent(fd: 10, complete: true), at: Self.t(0.03)).isEmpty)
         // An HTTP error inside the tunnel is the endpoint's, not the proxy's.
-        #expect(machine.handle(.received(fd: 10, .success(Array("HTTP/1.1 503 Busy\r\nContent-Length: 0\r\n\r\n".utf8))), now: Self.t(0.04)) == [.close(fd: 10)])
-        _ = machine.handle(.connectStarted(endpoint: 1, address: IPAddress("10.0.0.3")!, .connectFailed(Errno(111))), now: Self.t(0.04))
-        guard case .finish(let result)? = machine.next(now: Self.t(0.04)).last else { Issue.record("no result"); return }
+        #expect(machine.handle(.received(fd: 10, .success(Array("HTTP/1.1 503 Busy\r\nContent-Length: 0\r\n\r\n".utf8))), at: Self.t(0.04)) == [.close(fd: 10)])
+        _ = machine.handle(.connectStarted(endpoint: 1, address: IPAddress("10.0.0.3")!, .connectFailed(Errno(111))), at: Self.t(0.04))
+        guard case .finish(let result)? = machine.next(at: Self.t(0.04)).last else { Issue.record("no result"); return }
         #expect(result.connectivity == .limited && result.httpStatus == 503 && result.failure?.kind == .httpError
                 && result.proxy == "http://10.0.0.4:3129", "\(result)")
     }
@@ -66,14 +66,14 @@ import Testing
     func aProxyThatDoesNotOpenTheTunnelIsTheVerdict(answer: String, message: String) throws {
         let check = try ConnectivityCheck(endpoints: [try .init("https://10.77.0.1/204")], timeout: .seconds(5),
                                           proxy: try .init(https: "http://10.0.0.4:3129"))
-        var machine = Machine(check: check, servers: [], start: 0, firstQueryID: 1)
+        var machine = Machine(check: check, servers: [], start: .zero, firstQueryID: 1)
         let proxyAddress = IPAddress("10.0.0.4")!
-        _ = machine.handle(.started, now: 0)
-        _ = machine.handle(.connectStarted(endpoint: 0, address: proxyAddress, .started(fd: 10)), now: 0)
-        _ = machine.handle(.connectFinished(fd: 10, error: nil), now: Self.t(0.01))
-        _ = machine.handle(.requestSent(fd: 10, complete: true), now: Self.t(0.01))
-        #expect(machine.handle(.received(fd: 10, .success(Array(answer.utf8))), now: Self.t(0.02)) == [.close(fd: 10)])
-        guard case .finish(let result)? = machine.next(now: Self.t(0.02)).last else { Issue.record("no result"); return }
+        _ = machine.handle(.started, at: .zero)
+        _ = machine.handle(.connectStarted(endpoint: 0, address: proxyAddress, .started(fd: 10)), at: .zero)
+        _ = machine.handle(.connectFinished(fd: 10, error: nil), at: Self.t(0.01))
+        _ = machine.handle(.requestSent(fd: 10, complete: true), at: Self.t(0.01))
+        #expect(machine.handle(.received(fd: 10, .success(Array(answer.utf8))), at: Self.t(0.02)) == [.close(fd: 10)])
+        guard case .finish(let result)? = machine.next(at: Self.t(0.02)).last else { Issue.record("no result"); return }
         #expect(result.connectivity == .limited && result.failure == ConnectivityFailure(.proxyFailed, message)
                 && result.latencyMilliseconds == 20, "\(result)")
     }
@@ -81,73 +81,73 @@ import Testing
     @Test func aSilentProxyIsNamedAtTheTimeout() throws {
         let check = try ConnectivityCheck(endpoints: [try .init("https://10.77.0.1/204")], timeout: .seconds(5),
                                           proxy: try .init(https: "http://10.0.0.4:3129"))
-        var machine = Machine(check: check, servers: [], start: 0, firstQueryID: 1)
-        _ = machine.handle(.started, now: 0)
-        _ = machine.handle(.connectStarted(endpoint: 0, address: IPAddress("10.0.0.4")!, .started(fd: 10)), now: 0)
-        _ = machine.handle(.connectFinished(fd: 10, error: nil), now: Self.t(0.01))
-        _ = machine.handle(.requestSent(fd: 10, complete: true), now: Self.t(0.01))
-        guard case .finish(let result)? = machine.next(now: Self.t(5)).last else { Issue.record("no result"); return }
+        var machine = Machine(check: check, servers: [], start: .zero, firstQueryID: 1)
+        _ = machine.handle(.started, at: .zero)
+        _ = machine.handle(.connectStarted(endpoint: 0, address: IPAddress("10.0.0.4")!, .started(fd: 10)), at: .zero)
+        _ = machine.handle(.connectFinished(fd: 10, error: nil), at: Self.t(0.01))
+        _ = machine.handle(.requestSent(fd: 10, complete: true), at: Self.t(0.01))
+        guard case .finish(let result)? = machine.next(at: Self.t(5)).last else { Issue.record("no result"); return }
         #expect(result.connectivity == .limited
                 && result.failure == ConnectivityFailure(.proxyFailed, "no answer to CONNECT from the proxy http://10.0.0.4:3129 (https) within 5.0 seconds"),
                 "\(result)")
     }
 
-    typealias Outcome = (endpoint: ConnectivityCheck.Endpoint, resolved: Bool, verdict: HTTPResponseClassifier.Verdict?, error: ConnectivityFailure?, latency: Double?)
+    typealias Outcome = (endpoint: ConnectivityCheck.Endpoint, resolved: Bool, verdict: HTTPResponseClassifier.Verdict?, error: ConnectivityFailure?, latency: Duration?)
 
     @Test func aCertificateThatDoesNotVerifyOutweighsAPassButNotAPortal() throws {
         let http = try ConnectivityCheck.Endpoint("http://check.test/204")
         let https = try ConnectivityCheck.Endpoint("https://secure.test/204")
         let intercepted = ConnectivityFailure(.tlsFailed, "TLS with 10.0.0.1 port 443 failed: certificate verify failed: self-signed certificate")
-        let pass: Outcome = (http, true, .pass(status: 204), nil, 3)
-        let tls: Outcome = (https, true, nil, intercepted, 5)
+        let pass: Outcome = (http, true, .pass(status: 204), nil, .milliseconds(3))
+        let tls: Outcome = (https, true, nil, intercepted, .milliseconds(5))
         let limited = ProbeVerdict.of([pass, tls])
         #expect(limited.connectivity == .limited && limited.failure == intercepted && limited.url == https.url)
-        let portal = ProbeVerdict.of([(http, true, .unexpected(status: 302, location: "http://portal/", reason: "r"), nil, 3), tls])
+        let portal = ProbeVerdict.of([(http, true, .unexpected(status: 302, location: "http://portal/", reason: "r"), nil, .milliseconds(3)), tls])
         #expect(portal.connectivity == .portal && portal.portalURL == "http://portal/")
         // A TLS endpoint that only ended (reset, silent) counts neither way.
-        let ended: Outcome = (https, true, nil, ConnectivityFailure(.connectionFailed, "10.0.0.1 port 443: the connection ended during the TLS handshake"), 5)
+        let ended: Outcome = (https, true, nil, ConnectivityFailure(.connectionFailed, "10.0.0.1 port 443: the connection ended during the TLS handshake"), .milliseconds(5))
         #expect(ProbeVerdict.of([pass, ended]).connectivity == .full)
-        let unavailable: Outcome = (https, true, nil, ConnectivityFailure(.systemFailure, "cannot check https://secure.test/204: TLS needs OpenSSL 3"), 5)
+        let unavailable: Outcome = (https, true, nil, ConnectivityFailure(.systemFailure, "cannot check https://secure.test/204: TLS needs OpenSSL 3"), .milliseconds(5))
         #expect(ProbeVerdict.of([pass, unavailable]).connectivity == .full)
-        #expect(ProbeVerdict.of([(https, true, .pass(status: 204), nil, 4)]).connectivity == .full)
+        #expect(ProbeVerdict.of([(https, true, .pass(status: 204), nil, .milliseconds(4))]).connectivity == .full)
     }
 
     /// Connects to an https literal and returns the machine with its connection (fd 10) made
     /// and `startTLS` asked for.
     func connected(_ url: String = "https://10.77.0.1/204") throws -> Machine {
         let check = try ConnectivityCheck(endpoints: [try .init(url)], timeout: .seconds(5), proxy: .none)
-        var machine = Machine(check: check, servers: [], start: 0, firstQueryID: 1)
+        var machine = Machine(check: check, servers: [], start: .zero, firstQueryID: 1)
         let address = IPAddress("10.77.0.1")!
-        _ = machine.handle(.started, now: 0)
-        _ = machine.handle(.connectStarted(endpoint: 0, address: address, .started(fd: 10)), now: 0)
-        #expect(machine.handle(.connectFinished(fd: 10, error: nil), now: Self.t(0.01)) == [.startTLS(fd: 10, host: "10.77.0.1", hostIsAddress: true)])
+        _ = machine.handle(.started, at: .zero)
+        _ = machine.handle(.connectStarted(endpoint: 0, address: address, .started(fd: 10)), at: .zero)
+        #expect(machine.handle(.connectFinished(fd: 10, error: nil), at: Self.t(0.01)) == [.startTLS(fd: 10, host: "10.77.0.1", hostIsAddress: true)])
         return machine
     }
 
     @Test func theHandshakeIsWaitedForThenTheRequestGoesOverIt() throws {
         var machine = try connected()
-        #expect(machine.handle(.tlsStepped(fd: 10, .wantRead), now: Self.t(0.01)).isEmpty)
-        #expect(machine.next(now: Self.t(0.01)) == [.wait(until: Self.t(5), watching: [.init(fd: 10, interest: .readable)])])
-        #expect(machine.handle(.tlsStepped(fd: 10, .wantWrite), now: Self.t(0.02)).isEmpty)
-        #expect(machine.next(now: Self.t(0.02)) == [.wait(until: Self.t(5), watching: [.init(fd: 10, interest: .writable)])])
-        #expect(machine.handle(.tlsStepped(fd: 10, .done), now: Self.t(0.03)) == [.send(fd: 10, request: try HTTPTarget("https://10.77.0.1/204").request)])
-        #expect(machine.handle(.requestSent(fd: 10, complete: true), now: Self.t(0.03)).isEmpty)
-        #expect(machine.handle(.received(fd: 10, .success(Array("HTTP/1.1 204 No Content\r\n\r\n".utf8))), now: Self.t(0.04)) == [.close(fd: 10)])
-        #expect(machine.next(now: Self.t(0.04)) == [.finish(ConnectivityResult(connectivity: .full, url: "https://10.77.0.1/204", httpStatus: 204, latencyMilliseconds: 40))])
+        #expect(machine.handle(.tlsStepped(fd: 10, .wantRead), at: Self.t(0.01)).isEmpty)
+        #expect(machine.next(at: Self.t(0.01)) == [.wait(until: Self.t(5), watching: [.init(fd: 10, interest: .readable)])])
+        #expect(machine.handle(.tlsStepped(fd: 10, .wantWrite), at: Self.t(0.02)).isEmpty)
+        #expect(machine.next(at: Self.t(0.02)) == [.wait(until: Self.t(5), watching: [.init(fd: 10, interest: .writable)])])
+        #expect(machine.handle(.tlsStepped(fd: 10, .done), at: Self.t(0.03)) == [.send(fd: 10, request: try HTTPTarget("https://10.77.0.1/204").request)])
+        #expect(machine.handle(.requestSent(fd: 10, complete: true), at: Self.t(0.03)).isEmpty)
+        #expect(machine.handle(.received(fd: 10, .success(Array("HTTP/1.1 204 No Content\r\n\r\n".utf8))), at: Self.t(0.04)) == [.close(fd: 10)])
+        #expect(machine.next(at: Self.t(0.04)) == [.finish(ConnectivityResult(connectivity: .full, url: "https://10.77.0.1/204", httpStatus: 204, latencyMilliseconds: 40))])
     }
 
     @Test func aFailedHandshakeIsLimitedWithOpenSSLsReason() throws {
         var machine = try connected("https://10.77.0.1:8443/204")
-        #expect(machine.handle(.tlsStepped(fd: 10, .failed("certificate verify failed: self-signed certificate")), now: Self.t(0.02)) == [.close(fd: 10)])
-        guard case .finish(let result)? = machine.next(now: Self.t(0.02)).last else { Issue.record("no result"); return }
+        #expect(machine.handle(.tlsStepped(fd: 10, .failed("certificate verify failed: self-signed certificate")), at: Self.t(0.02)) == [.close(fd: 10)])
+        guard case .finish(let result)? = machine.next(at: Self.t(0.02)).last else { Issue.record("no result"); return }
         #expect(result.connectivity == .limited
                 && result.failure == ConnectivityFailure(.tlsFailed, "TLS with 10.77.0.1 port 8443 failed: certificate verify failed: self-signed certificate"))
     }
 
     @Test func aHandshakeThatNeverEndsTimesOutAndSaysSo() throws {
         var machine = try connected()
-        _ = machine.handle(.tlsStepped(fd: 10, .wantRead), now: Self.t(0.01))
-        guard case .finish(let result)? = machine.next(now: Self.t(5)).last else { Issue.record("no result"); return }
+        _ = machine.handle(.tlsStepped(fd: 10, .wantRead), at: Self.t(0.01))
+        guard case .finish(let result)? = machine.next(at: Self.t(5)).last else { Issue.record("no result"); return }
         #expect(result.connectivity == .limited && result.failure == ConnectivityFailure(.timedOut, "no TLS handshake with 10.77.0.1 within 5.0 seconds"))
     }
 }

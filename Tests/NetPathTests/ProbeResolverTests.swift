@@ -9,7 +9,7 @@ import Testing
 @testable import NetPathCore
 @testable import NetPathSystem
 
-private func t(_ seconds: Double) -> UInt64 { UInt64(seconds * 1e9) }
+private func t(_ seconds: Double) -> Instant { Instant(nanoseconds: UInt64(seconds * 1e9)) }
 
 /// The check's resolver, driven by hand with byte fixtures (SPEC §3: it follows glibc): a
 /// definitive answer from one server is final, TC asks again over TCP, the resolution
@@ -26,15 +26,15 @@ private func t(_ seconds: Double) -> UInt64 { UInt64(seconds * 1e9) }
     /// 21 (first, AAAA), 22 (second, A), 23 (second, AAAA).
     func resolving(_ url: String) throws -> (Machine, [Machine.Query]) {
         let check = try ConnectivityCheck(endpoints: [try .init(url)], timeout: .seconds(5), resolutionTimeout: .seconds(3))
-        var machine = Machine(check: check, servers: [Self.first, Self.second], start: 0, firstQueryID: 100)
-        let queries = machine.handle(.started, now: 0).compactMap { action -> Machine.Query? in
+        var machine = Machine(check: check, servers: [Self.first, Self.second], start: .zero, firstQueryID: 100)
+        let queries = machine.handle(.started, at: .zero).compactMap { action -> Machine.Query? in
             if case .openQuery(let query) = action { query } else { nil }
         }
         #expect(queries.map(\.server) == [Self.first, Self.first, Self.second, Self.second])
         #expect(queries.map(\.type) == [DNSMessage.typeA, DNSMessage.typeAAAA, DNSMessage.typeA, DNSMessage.typeAAAA])
         #expect(queries.allSatisfy { !$0.overTCP })
         for (offset, query) in queries.enumerated() {
-            #expect(machine.handle(.querySent(query, fd: FileDescriptor(rawValue: Int32(20 + offset))), now: 0).isEmpty)
+            #expect(machine.handle(.querySent(query, fd: FileDescriptor(rawValue: Int32(20 + offset))), at: .zero).isEmpty)
         }
         return (machine, queries)
     }
@@ -61,9 +61,9 @@ private func t(_ seconds: Double) -> UInt64 { UInt64(seconds * 1e9) }
     /// deadline and said "timed out").
     @Test func nxdomainFromOneServerIsFinal() throws {
         var (machine, queries) = try resolving("http://nowhere.test/")
-        #expect(machine.handle(.received(fd: 20, .success(answer(queries[0], rcode: 3))), now: t(0.01)) == [.close(fd: 20), .close(fd: 22)])
-        #expect(machine.handle(.received(fd: 21, .success(answer(queries[1], rcode: 3))), now: t(0.01)) == [.close(fd: 21), .close(fd: 23)])
-        let result = try #require(finishResult(machine.next(now: t(0.01))))
+        #expect(machine.handle(.received(fd: 20, .success(answer(queries[0], rcode: 3))), at: t(0.01)) == [.close(fd: 20), .close(fd: 22)])
+        #expect(machine.handle(.received(fd: 21, .success(answer(queries[1], rcode: 3))), at: t(0.01)) == [.close(fd: 21), .close(fd: 23)])
+        let result = try #require(finishResult(machine.next(at: t(0.01))))
         #expect(result.connectivity == .local && result.failure == ConnectivityFailure(.nameNotResolved, "the name 'nowhere.test' did not resolve"))
         #expect(result.latencyMilliseconds == 10)
     }
@@ -72,13 +72,13 @@ private func t(_ seconds: Double) -> UInt64 { UInt64(seconds * 1e9) }
     /// answer is final, so the reset ends the check at once (it waited 5 s).
     @Test func aDeadServerDoesNotHoldAFailedConnection() throws {
         var (machine, queries) = try resolving("http://check.test:81/204")
-        #expect(machine.handle(.received(fd: 22, .success(answer(queries[2], [Self.endpoint]))), now: t(0.01))
+        #expect(machine.handle(.received(fd: 22, .success(answer(queries[2], [Self.endpoint]))), at: t(0.01))
                 == [.close(fd: 22), .connect(endpoint: 0, address: Self.endpoint, port: 81), .close(fd: 20)])
-        #expect(machine.handle(.received(fd: 23, .success(answer(queries[3]))), now: t(0.01)) == [.close(fd: 23), .close(fd: 21)])
-        _ = machine.handle(.connectStarted(endpoint: 0, address: Self.endpoint, .started(fd: 30)), now: t(0.01))
-        #expect(machine.next(now: t(0.01)) == [.wait(until: t(5), watching: [.init(fd: 30, interest: .writable)])])
-        #expect(machine.handle(.connectFinished(fd: 30, error: Errno(ECONNREFUSED)), now: t(0.02)) == [.close(fd: 30)])
-        let result = try #require(finishResult(machine.next(now: t(0.02))))
+        #expect(machine.handle(.received(fd: 23, .success(answer(queries[3]))), at: t(0.01)) == [.close(fd: 23), .close(fd: 21)])
+        _ = machine.handle(.connectStarted(endpoint: 0, address: Self.endpoint, .started(fd: 30)), at: t(0.01))
+        #expect(machine.next(at: t(0.01)) == [.wait(until: t(5), watching: [.init(fd: 30, interest: .writable)])])
+        #expect(machine.handle(.connectFinished(fd: 30, error: Errno(ECONNREFUSED)), at: t(0.02)) == [.close(fd: 30)])
+        let result = try #require(finishResult(machine.next(at: t(0.02))))
         #expect(result.connectivity == .limited && result.latencyMilliseconds == 20)
         #expect(result.failure == ConnectivityFailure(.connectionFailed, "cannot connect to 10.78.0.1 port 81: Connection refused"))
     }
@@ -87,12 +87,12 @@ private func t(_ seconds: Double) -> UInt64 { UInt64(seconds * 1e9) }
     /// the other server is waited for, and when every one failed the failure says so.
     @Test func aServersFailureLeavesTheNameToTheOthers() throws {
         var (machine, queries) = try resolving("http://check.test/204")
-        #expect(machine.handle(.received(fd: 20, .success(answer(queries[0], rcode: 2))), now: t(0.01)) == [.close(fd: 20)])
-        #expect(machine.handle(.received(fd: 21, .failure(Errno(ECONNREFUSED))), now: t(0.01)) == [.close(fd: 21)])
-        #expect(machine.next(now: t(0.01)) == [.wait(until: t(3), watching: [.init(fd: 22, interest: .readable), .init(fd: 23, interest: .readable)])])
-        #expect(machine.handle(.received(fd: 22, .success(answer(queries[2], rcode: 5))), now: t(0.02)) == [.close(fd: 22)])
-        #expect(machine.handle(.received(fd: 23, .success(answer(queries[3], rcode: 2))), now: t(0.02)) == [.close(fd: 23)])
-        let result = try #require(finishResult(machine.next(now: t(0.02))))
+        #expect(machine.handle(.received(fd: 20, .success(answer(queries[0], rcode: 2))), at: t(0.01)) == [.close(fd: 20)])
+        #expect(machine.handle(.received(fd: 21, .failure(Errno(ECONNREFUSED))), at: t(0.01)) == [.close(fd: 21)])
+        #expect(machine.next(at: t(0.01)) == [.wait(until: t(3), watching: [.init(fd: 22, interest: .readable), .init(fd: 23, interest: .readable)])])
+        #expect(machine.handle(.received(fd: 22, .success(answer(queries[2], rcode: 5))), at: t(0.02)) == [.close(fd: 22)])
+        #expect(machine.handle(.received(fd: 23, .success(answer(queries[3], rcode: 2))), at: t(0.02)) == [.close(fd: 23)])
+        let result = try #require(finishResult(machine.next(at: t(0.02))))
         #expect(result.connectivity == .local && result.failure == ConnectivityFailure(.dnsFailure, "the DNS server failed (SERVFAIL)"))
     }
 
@@ -100,23 +100,23 @@ private func t(_ seconds: Double) -> UInt64 { UInt64(seconds * 1e9) }
     /// query, read the framed answer (here in two reads), then connect to the endpoint.
     @Test func aTruncatedAnswerIsAskedAgainOverTCP() throws {
         let check = try ConnectivityCheck(endpoints: [try .init("http://check.test/204")], timeout: .seconds(5), resolutionTimeout: .seconds(3))
-        var machine = Machine(check: check, servers: [Self.second], start: 0, firstQueryID: 100)
-        let queries = machine.handle(.started, now: 0).compactMap { if case .openQuery(let query) = $0 { query } else { nil } }
-        _ = machine.handle(.querySent(queries[0], fd: 20), now: 0)
-        _ = machine.handle(.querySent(queries[1], fd: 21), now: 0)
-        #expect(machine.handle(.received(fd: 21, .success(answer(queries[1]))), now: t(0.01)) == [.close(fd: 21)])
+        var machine = Machine(check: check, servers: [Self.second], start: .zero, firstQueryID: 100)
+        let queries = machine.handle(.started, at: .zero).compactMap { if case .openQuery(let query) = $0 { query } else { nil } }
+        _ = machine.handle(.querySent(queries[0], fd: 20), at: .zero)
+        _ = machine.handle(.querySent(queries[1], fd: 21), at: .zero)
+        #expect(machine.handle(.received(fd: 21, .success(answer(queries[1]))), at: t(0.01)) == [.close(fd: 21)])
         var overTCP = queries[0]
         overTCP.overTCP = true
-        #expect(machine.handle(.received(fd: 20, .success(answer(queries[0], truncated: true))), now: t(0.01)) == [.close(fd: 20), .openQuery(overTCP)])
-        #expect(machine.handle(.querySent(overTCP, fd: 24), now: t(0.01)).isEmpty)
-        #expect(machine.next(now: t(0.01)) == [.wait(until: t(3), watching: [.init(fd: 24, interest: .writable)])])
+        #expect(machine.handle(.received(fd: 20, .success(answer(queries[0], truncated: true))), at: t(0.01)) == [.close(fd: 20), .openQuery(overTCP)])
+        #expect(machine.handle(.querySent(overTCP, fd: 24), at: t(0.01)).isEmpty)
+        #expect(machine.next(at: t(0.01)) == [.wait(until: t(3), watching: [.init(fd: 24, interest: .writable)])])
         let framed = DNSMessage.framed(overTCP.bytes)
-        #expect(machine.handle(.connectFinished(fd: 24, error: nil), now: t(0.02)) == [.send(fd: 24, request: framed)])
-        #expect(machine.handle(.requestSent(fd: 24, complete: true), now: t(0.02)).isEmpty)
-        #expect(machine.next(now: t(0.02)) == [.wait(until: t(3), watching: [.init(fd: 24, interest: .readable)])])
+        #expect(machine.handle(.connectFinished(fd: 24, error: nil), at: t(0.02)) == [.send(fd: 24, request: framed)])
+        #expect(machine.handle(.requestSent(fd: 24, complete: true), at: t(0.02)).isEmpty)
+        #expect(machine.next(at: t(0.02)) == [.wait(until: t(3), watching: [.init(fd: 24, interest: .readable)])])
         let reply = DNSMessage.framed(answer(overTCP, [Self.endpoint]))
-        #expect(machine.handle(.received(fd: 24, .success(Array(reply.prefix(5)))), now: t(0.03)).isEmpty)
-        #expect(machine.handle(.received(fd: 24, .success(Array(reply.dropFirst(5)))), now: t(0.03))
+        #expect(machine.handle(.received(fd: 24, .success(Array(reply.prefix(5)))), at: t(0.03)).isEmpty)
+        #expect(machine.handle(.received(fd: 24, .success(Array(reply.dropFirst(5)))), at: t(0.03))
                 == [.close(fd: 24), .connect(endpoint: 0, address: Self.endpoint, port: 80)])
     }
 
@@ -125,51 +125,51 @@ private func t(_ seconds: Double) -> UInt64 { UInt64(seconds * 1e9) }
     /// server's failure.
     @Test func formerrToEDNSAsksAgainWithoutIt() throws {
         let check = try ConnectivityCheck(endpoints: [try .init("http://check.test/204")], timeout: .seconds(5), resolutionTimeout: .seconds(3))
-        var machine = Machine(check: check, servers: [Self.second], start: 0, firstQueryID: 100)
-        let queries = machine.handle(.started, now: 0).compactMap { if case .openQuery(let query) = $0 { query } else { nil } }
+        var machine = Machine(check: check, servers: [Self.second], start: .zero, firstQueryID: 100)
+        let queries = machine.handle(.started, at: .zero).compactMap { if case .openQuery(let query) = $0 { query } else { nil } }
         #expect(queries.allSatisfy { DNSMessage.hasEDNS($0.bytes) })
-        _ = machine.handle(.querySent(queries[0], fd: 20), now: 0)
-        _ = machine.handle(.querySent(queries[1], fd: 21), now: 0)
+        _ = machine.handle(.querySent(queries[0], fd: 20), at: .zero)
+        _ = machine.handle(.querySent(queries[1], fd: 21), at: .zero)
         var plain = queries[0]
         plain.bytes = DNSMessage.withoutEDNS(queries[0].bytes)
         #expect(!DNSMessage.hasEDNS(plain.bytes) && plain.bytes.count == queries[0].bytes.count - 11 && plain.bytes[11] == 0)
-        #expect(machine.handle(.received(fd: 20, .success(answer(queries[0], rcode: 1))), now: t(0.01)) == [.close(fd: 20), .openQuery(plain)])
-        _ = machine.handle(.querySent(plain, fd: 24), now: t(0.01))
+        #expect(machine.handle(.received(fd: 20, .success(answer(queries[0], rcode: 1))), at: t(0.01)) == [.close(fd: 20), .openQuery(plain)])
+        _ = machine.handle(.querySent(plain, fd: 24), at: t(0.01))
         // The answer to the plain query carries its question (no OPT to strip).
         var reply = answer(queries[0], [Self.endpoint])
         reply[11] = 0
-        #expect(machine.handle(.received(fd: 24, .success(reply)), now: t(0.02))
+        #expect(machine.handle(.received(fd: 24, .success(reply)), at: t(0.02))
                 == [.close(fd: 24), .connect(endpoint: 0, address: Self.endpoint, port: 80)])
         // FORMERR to the query without EDNS is not asked again.
         var plainAAAA = queries[1]
         plainAAAA.bytes = DNSMessage.withoutEDNS(queries[1].bytes)
-        #expect(machine.handle(.received(fd: 21, .success(answer(queries[1], rcode: 1))), now: t(0.02)) == [.close(fd: 21), .openQuery(plainAAAA)])
-        _ = machine.handle(.querySent(plainAAAA, fd: 25), now: t(0.02))
-        #expect(machine.handle(.received(fd: 25, .success(answer(queries[1], rcode: 1))), now: t(0.03)) == [.close(fd: 25)])
+        #expect(machine.handle(.received(fd: 21, .success(answer(queries[1], rcode: 1))), at: t(0.02)) == [.close(fd: 21), .openQuery(plainAAAA)])
+        _ = machine.handle(.querySent(plainAAAA, fd: 25), at: t(0.02))
+        #expect(machine.handle(.received(fd: 25, .success(answer(queries[1], rcode: 1))), at: t(0.03)) == [.close(fd: 25)])
     }
 
     /// A TCP connection the server refuses, or one closed before the whole answer, is that
     /// server's failure.
     @Test func aFailedTCPQueryIsTheServersFailure() throws {
         let check = try ConnectivityCheck(endpoints: [try .init("http://check.test/204")], timeout: .seconds(5), resolutionTimeout: .seconds(3))
-        var machine = Machine(check: check, servers: [Self.second], start: 0, firstQueryID: 100)
-        let queries = machine.handle(.started, now: 0).compactMap { if case .openQuery(let query) = $0 { query } else { nil } }
-        _ = machine.handle(.querySent(queries[0], fd: 20), now: 0)
-        _ = machine.handle(.querySent(queries[1], fd: 21), now: 0)
+        var machine = Machine(check: check, servers: [Self.second], start: .zero, firstQueryID: 100)
+        let queries = machine.handle(.started, at: .zero).compactMap { if case .openQuery(let query) = $0 { query } else { nil } }
+        _ = machine.handle(.querySent(queries[0], fd: 20), at: .zero)
+        _ = machine.handle(.querySent(queries[1], fd: 21), at: .zero)
         var tcp: [Machine.Query] = []
         for (fd, query) in zip([20, 21] as [FileDescriptor], queries) {
-            let actions = machine.handle(.received(fd: fd, .success(answer(query, truncated: true))), now: t(0.01))
+            let actions = machine.handle(.received(fd: fd, .success(answer(query, truncated: true))), at: t(0.01))
             guard case .openQuery(let again)? = actions.last else { Issue.record("no TCP query: \(actions)"); return }
             tcp.append(again)
         }
-        _ = machine.handle(.querySent(tcp[0], fd: 24), now: t(0.01))
-        _ = machine.handle(.querySent(tcp[1], fd: 25), now: t(0.01))
-        #expect(machine.handle(.connectFinished(fd: 24, error: Errno(ECONNREFUSED)), now: t(0.02)) == [.close(fd: 24)])
-        _ = machine.handle(.connectFinished(fd: 25, error: nil), now: t(0.02))
-        _ = machine.handle(.requestSent(fd: 25, complete: true), now: t(0.02))
-        _ = machine.handle(.received(fd: 25, .success([0, 40, 1, 2])), now: t(0.03))
-        #expect(machine.handle(.received(fd: 25, .success([])), now: t(0.03)) == [.close(fd: 25)])
-        let result = try #require(finishResult(machine.next(now: t(0.03))))
+        _ = machine.handle(.querySent(tcp[0], fd: 24), at: t(0.01))
+        _ = machine.handle(.querySent(tcp[1], fd: 25), at: t(0.01))
+        #expect(machine.handle(.connectFinished(fd: 24, error: Errno(ECONNREFUSED)), at: t(0.02)) == [.close(fd: 24)])
+        _ = machine.handle(.connectFinished(fd: 25, error: nil), at: t(0.02))
+        _ = machine.handle(.requestSent(fd: 25, complete: true), at: t(0.02))
+        _ = machine.handle(.received(fd: 25, .success([0, 40, 1, 2])), at: t(0.03))
+        #expect(machine.handle(.received(fd: 25, .success([])), at: t(0.03)) == [.close(fd: 25)])
+        let result = try #require(finishResult(machine.next(at: t(0.03))))
         #expect(result.connectivity == .local && result.failure == ConnectivityFailure(.dnsFailure, "the DNS server closed the connection"))
     }
 
@@ -177,13 +177,13 @@ private func t(_ seconds: Double) -> UInt64 { UInt64(seconds * 1e9) }
     /// queries are dropped) instead of holding the check to its timeout.
     @Test func theResolutionDeadlineEndsAnEndpointWhoseConnectionsFailed() throws {
         var (machine, queries) = try resolving("http://check.test:81/204")
-        _ = machine.handle(.received(fd: 22, .success(answer(queries[2], [Self.endpoint]))), now: t(0.01))
+        _ = machine.handle(.received(fd: 22, .success(answer(queries[2], [Self.endpoint]))), at: t(0.01))
         // The second server fails the AAAA query: the first, dead, is still waited for.
-        #expect(machine.handle(.received(fd: 23, .success(answer(queries[3], rcode: 2))), now: t(0.01)) == [.close(fd: 23)])
-        _ = machine.handle(.connectStarted(endpoint: 0, address: Self.endpoint, .started(fd: 30)), now: t(0.01))
-        #expect(machine.handle(.connectFinished(fd: 30, error: Errno(ECONNREFUSED)), now: t(0.02)) == [.close(fd: 30)])
-        #expect(machine.next(now: t(0.02)) == [.wait(until: t(3), watching: [.init(fd: 21, interest: .readable)])])
-        let actions = machine.next(now: t(3))
+        #expect(machine.handle(.received(fd: 23, .success(answer(queries[3], rcode: 2))), at: t(0.01)) == [.close(fd: 23)])
+        _ = machine.handle(.connectStarted(endpoint: 0, address: Self.endpoint, .started(fd: 30)), at: t(0.01))
+        #expect(machine.handle(.connectFinished(fd: 30, error: Errno(ECONNREFUSED)), at: t(0.02)) == [.close(fd: 30)])
+        #expect(machine.next(at: t(0.02)) == [.wait(until: t(3), watching: [.init(fd: 21, interest: .readable)])])
+        let actions = machine.next(at: t(3))
         #expect(actions.first == .close(fd: 21))
         let result = try #require(finishResult(actions))
         #expect(result.connectivity == .limited && result.latencyMilliseconds == 3000 && result.failure?.kind == .connectionFailed)
@@ -194,13 +194,13 @@ private func t(_ seconds: Double) -> UInt64 { UInt64(seconds * 1e9) }
     @Test(arguments: [("127.0.0.1", "::1"), ("0.0.0.0", "::"), ("127.1.2.3", "")])
     func aLoopbackOrUnspecifiedAnswerIsFiltered(v4: String, v6: String) throws {
         let check = try ConnectivityCheck(endpoints: [try .init("http://check.test/204")], timeout: .seconds(5), resolutionTimeout: .seconds(3))
-        var machine = Machine(check: check, servers: [Self.second], start: 0, firstQueryID: 100)
-        let queries = machine.handle(.started, now: 0).compactMap { if case .openQuery(let query) = $0 { query } else { nil } }
-        _ = machine.handle(.querySent(queries[0], fd: 20), now: 0)
-        _ = machine.handle(.querySent(queries[1], fd: 21), now: 0)
-        #expect(machine.handle(.received(fd: 20, .success(answer(queries[0], [IPAddress(v4)!]))), now: t(0.01)) == [.close(fd: 20)])
-        #expect(machine.handle(.received(fd: 21, .success(answer(queries[1], IPAddress(v6).map { [$0] } ?? []))), now: t(0.01)) == [.close(fd: 21)])
-        let result = try #require(finishResult(machine.next(now: t(0.01))))
+        var machine = Machine(check: check, servers: [Self.second], start: .zero, firstQueryID: 100)
+        let queries = machine.handle(.started, at: .zero).compactMap { if case .openQuery(let query) = $0 { query } else { nil } }
+        _ = machine.handle(.querySent(queries[0], fd: 20), at: .zero)
+        _ = machine.handle(.querySent(queries[1], fd: 21), at: .zero)
+        #expect(machine.handle(.received(fd: 20, .success(answer(queries[0], [IPAddress(v4)!]))), at: t(0.01)) == [.close(fd: 20)])
+        #expect(machine.handle(.received(fd: 21, .success(answer(queries[1], IPAddress(v6).map { [$0] } ?? []))), at: t(0.01)) == [.close(fd: 21)])
+        let result = try #require(finishResult(machine.next(at: t(0.01))))
         #expect(result.connectivity == .limited && result.failure?.kind == .filteredAnswer && result.latencyMilliseconds == 10)
         #expect(result.failure?.message == "the name 'check.test' resolved to \(v4): the network's DNS filters it")
         #expect(result.failure?.isLocal == false)
@@ -211,13 +211,13 @@ private func t(_ seconds: Double) -> UInt64 { UInt64(seconds * 1e9) }
     @Test func onlyFilteredAddressesAreLeftOut() throws {
         let check = try ConnectivityCheck(endpoints: [try .init("http://check.test/204"), try .init("http://app.localhost:8080/204")],
                                           timeout: .seconds(5), resolutionTimeout: .seconds(3))
-        var machine = Machine(check: check, servers: [Self.second], start: 0, firstQueryID: 100)
-        let queries = machine.handle(.started, now: 0).compactMap { if case .openQuery(let query) = $0 { query } else { nil } }
+        var machine = Machine(check: check, servers: [Self.second], start: .zero, firstQueryID: 100)
+        let queries = machine.handle(.started, at: .zero).compactMap { if case .openQuery(let query) = $0 { query } else { nil } }
         #expect(queries.map(\.endpoint) == [0, 0, 1, 1])
-        for (offset, query) in queries.enumerated() { _ = machine.handle(.querySent(query, fd: FileDescriptor(rawValue: Int32(20 + offset))), now: 0) }
-        #expect(machine.handle(.received(fd: 20, .success(answer(queries[0], [IPAddress("127.0.0.1")!, Self.endpoint]))), now: t(0.01))
+        for (offset, query) in queries.enumerated() { _ = machine.handle(.querySent(query, fd: FileDescriptor(rawValue: Int32(20 + offset))), at: .zero) }
+        #expect(machine.handle(.received(fd: 20, .success(answer(queries[0], [IPAddress("127.0.0.1")!, Self.endpoint]))), at: t(0.01))
                 == [.close(fd: 20), .connect(endpoint: 0, address: Self.endpoint, port: 80)])
-        #expect(machine.handle(.received(fd: 22, .success(answer(queries[2], [IPAddress("127.0.0.1")!]))), now: t(0.01))
+        #expect(machine.handle(.received(fd: 22, .success(answer(queries[2], [IPAddress("127.0.0.1")!]))), at: t(0.01))
                 == [.close(fd: 22), .connect(endpoint: 1, address: IPAddress("127.0.0.1")!, port: 8080)])
     }
 }

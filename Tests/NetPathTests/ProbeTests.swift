@@ -64,10 +64,10 @@ import NetPathTestKit
                 .unexpected(status: 511, location: nil, reason: "HTTP 511, expected 204 or an empty 200"))
         #expect(verdict("HTTP/1.1 404 Not Found\r\n\r\n", ConnectivityCheck.Expectation(status: 404)) == .pass(status: 404))
         let a = try ConnectivityCheck.Endpoint("http://a.test/"), b = try ConnectivityCheck.Endpoint("http://b.test/")
-        let limited = ProbeVerdict.of([(a, true, .httpError(status: 404, reason: reason404), nil, 4), (b, true, nil, ConnectivityFailure(.connectionFailed, "refused"), nil)])
+        let limited = ProbeVerdict.of([(a, true, .httpError(status: 404, reason: reason404), nil, .milliseconds(4)), (b, true, nil, ConnectivityFailure(.connectionFailed, "refused"), nil)])
         #expect(limited.connectivity == .limited && limited.httpStatus == 404 && limited.failure == ConnectivityFailure(.httpError, reason404) && limited.url == "http://a.test/")
-        let portal = ProbeVerdict.of([(a, true, .httpError(status: 404, reason: reason404), nil, 4),
-                                      (b, true, .unexpected(status: 302, location: "/login", reason: "r"), nil, 3)])
+        let portal = ProbeVerdict.of([(a, true, .httpError(status: 404, reason: reason404), nil, .milliseconds(4)),
+                                      (b, true, .unexpected(status: 302, location: "/login", reason: "r"), nil, .milliseconds(3))])
         #expect(portal.connectivity == .portal)
     }
 
@@ -180,11 +180,11 @@ import NetPathTestKit
     @Test func verdictsFollowSpecOrder() throws {
         let a = try ConnectivityCheck.Endpoint("http://a.test/"), b = try ConnectivityCheck.Endpoint("http://b.test/")
         // A portal's answer from one endpoint while another passes is a portal (SPEC §3).
-        let bypass = ProbeVerdict.of([(a, true, .unexpected(status: 302, location: "/login", reason: "r"), nil, 5), (b, true, .pass(status: 204), nil, 9)])
+        let bypass = ProbeVerdict.of([(a, true, .unexpected(status: 302, location: "/login", reason: "r"), nil, .milliseconds(5)), (b, true, .pass(status: 204), nil, .milliseconds(9))])
         #expect(bypass.connectivity == .portal && bypass.url == "http://a.test/" && bypass.httpStatus == 302 && bypass.portalURL == "http://a.test/login")
-        let full = ProbeVerdict.of([(a, true, nil, ConnectivityFailure(.timedOut, "t"), nil), (b, true, .pass(status: 204), nil, 9)])
+        let full = ProbeVerdict.of([(a, true, nil, ConnectivityFailure(.timedOut, "t"), nil), (b, true, .pass(status: 204), nil, .milliseconds(9))])
         #expect(full.connectivity == .full && full.url == "http://b.test/" && full.httpStatus == 204 && full.latencyMilliseconds == 9)
-        let portal = ProbeVerdict.of([(a, true, .malformed(reason: "x"), ConnectivityFailure(.malformedAnswer, "x"), nil), (b, true, .unexpected(status: 302, location: "/login", reason: "r"), nil, 3)])
+        let portal = ProbeVerdict.of([(a, true, .malformed(reason: "x"), ConnectivityFailure(.malformedAnswer, "x"), nil), (b, true, .unexpected(status: 302, location: "/login", reason: "r"), nil, .milliseconds(3))])
         #expect(portal.connectivity == .portal && portal.portalURL == "http://b.test/login")
         let limited = ProbeVerdict.of([(a, false, nil, ConnectivityFailure(.dnsFailure, "no DNS"), nil), (b, true, nil, ConnectivityFailure(.connectionFailed, "refused"), nil)])
         #expect(limited.connectivity == .limited && limited.failure?.message == "refused")

@@ -55,13 +55,13 @@ import Testing
         let complete = verdict(head + page, finished: false)
         #expect(complete == .unexpected(status: 200, location: "/portal/login?x=1", reason: reason))
         let endpoint = try ConnectivityCheck.Endpoint("http://10.77.0.1:8080/generate_204")
-        let withTarget = ProbeVerdict.of([(endpoint, true, complete, nil, 3)])
+        let withTarget = ProbeVerdict.of([(endpoint, true, complete, nil, .milliseconds(3))])
         #expect(withTarget.connectivity == .portal && withTarget.portalURL == "http://10.77.0.1:8080/portal/login?x=1")
         let plain = verdict("HTTP/1.1 200 OK\r\nContent-Length: 11\r\n\r\nPlease log", finished: false)
         #expect(plain == .needMore)
         let classifier = HTTPResponseClassifier(expectation: .noContent, limit: 65536)
         let early = try #require(classifier.portal(in: Array("HTTP/1.1 200 OK\r\nContent-Length: 11\r\n\r\nPlease log".utf8)))
-        let withoutTarget = ProbeVerdict.of([(endpoint, true, early, nil, 3)])
+        let withoutTarget = ProbeVerdict.of([(endpoint, true, early, nil, .milliseconds(3))])
         #expect(withoutTarget.connectivity == .portal && withoutTarget.portalURL == "http://10.77.0.1:8080/generate_204" && withoutTarget.httpStatus == 200)
         #expect(classifier.portal(in: Array("HTTP/1.1 204 No Content\r\n\r\n".utf8)) == nil)
         #expect(ProbeVerdict.absolute("?next=1", from: endpoint.target) == "http://10.77.0.1:8080/generate_204?next=1")
@@ -72,10 +72,10 @@ import Testing
     /// is a portal, and the result names the endpoint that showed it.
     @Test func aPortalAnswerFromAnyDefaultEndpointBeatsAPass() {
         let endpoints = ConnectivityCheck.defaultEndpoints
-        func outcomes(_ answer: (ConnectivityCheck.Endpoint) -> String) -> [(endpoint: ConnectivityCheck.Endpoint, resolved: Bool, verdict: HTTPResponseClassifier.Verdict?, error: ConnectivityFailure?, latency: Double?)] {
+        func outcomes(_ answer: (ConnectivityCheck.Endpoint) -> String) -> [(endpoint: ConnectivityCheck.Endpoint, resolved: Bool, verdict: HTTPResponseClassifier.Verdict?, error: ConnectivityFailure?, latency: Duration?)] {
             endpoints.map { endpoint in
                 let verdict = HTTPResponseClassifier(expectation: endpoint.expectation, limit: 65536).verdict(Array(answer(endpoint).utf8), finished: true)
-                return (endpoint, true, verdict, nil, 10)
+                return (endpoint, true, verdict, nil, .milliseconds(10))
             }
         }
         let wlc = ProbeVerdict.of(outcomes { endpoint in
@@ -108,7 +108,7 @@ import Testing
             }
         }
         let tls = ConnectivityFailure(.tlsFailed, "TLS with 10.0.0.1 port 443 failed: certificate verify failed: unable to get local issuer certificate")
-        intercepted[5] = (endpoints[5], true, nil, tls, 12)
+        intercepted[5] = (endpoints[5], true, nil, tls, .milliseconds(12))
         let partial = ProbeVerdict.of(intercepted)
         #expect(partial.connectivity == .limited && partial.url == "https://www.google.com/generate_204" && partial.failure == tls)
     }
@@ -121,17 +121,17 @@ import Testing
     typealias Machine = ProbeStateMachine
     static let a = IPAddress("10.77.0.1")!, b = IPAddress("10.77.0.2")!
 
-    func t(_ seconds: Double) -> UInt64 { UInt64(seconds * 1e9) }
+    func t(_ seconds: Double) -> Instant { Instant(nanoseconds: UInt64(seconds * 1e9)) }
 
     /// Two literal endpoints, both connected and asked (descriptors 10 and 11).
     func asking(_ first: String, _ second: String) throws -> Machine {
         let check = try ConnectivityCheck(endpoints: [try .init(first), try .init(second)], timeout: .seconds(5))
-        var machine = Machine(check: check, servers: [], start: 0, firstQueryID: 1)
-        _ = machine.handle(.started, now: 0)
+        var machine = Machine(check: check, servers: [], start: .zero, firstQueryID: 1)
+        _ = machine.handle(.started, at: .zero)
         for (index, (fd, address)) in zip([10, 11] as [FileDescriptor], [Self.a, Self.b]).enumerated() {
-            _ = machine.handle(.connectStarted(endpoint: index, address: address, .started(fd: fd)), now: 0)
-            _ = machine.handle(.connectFinished(fd: fd, error: nil), now: t(0.01))
-            _ = machine.handle(.requestSent(fd: fd, complete: true), now: t(0.01))
+            _ = machine.handle(.connectStarted(endpoint: index, address: address, .started(fd: fd)), at: .zero)
+            _ = machine.handle(.connectFinished(fd: fd, error: nil), at: t(0.01))
+            _ = machine.handle(.requestSent(fd: fd, complete: true), at: t(0.01))
         }
         return machine
     }
@@ -146,11 +146,11 @@ import Testing
 
     @Test func aPassWaitsForTheOtherEndpointAndLosesToItsPortalAnswer() throws {
         var machine = try asking("http://10.77.0.1/generate_204", "http://10.77.0.2/hotspot")
-        #expect(machine.handle(.received(fd: 10, .success(noContent)), now: t(0.05)) == [.close(fd: 10)])
+        #expect(machine.handle(.received(fd: 10, .success(noContent)), at: t(0.05)) == [.close(fd: 10)])
         // The other endpoint gets ProbeStateMachine.passGrace (1 s) more, not the whole timeout.
-        #expect(machine.next(now: t(0.05)) == [.wait(until: t(1.05), watching: [.init(fd: 11, interest: .readable)])])
-        #expect(machine.handle(.received(fd: 11, .success(redirect)), now: t(0.08)) == [.close(fd: 11)])
-        let portal = try #require(result(machine.next(now: t(0.08))))
+        #expect(machine.next(at: t(0.05)) == [.wait(until: t(1.05), watching: [.init(fd: 11, interest: .readable)])])
+        #expect(machine.handle(.received(fd: 11, .success(redirect)), at: t(0.08)) == [.close(fd: 11)])
+        let portal = try #require(result(machine.next(at: t(0.08))))
         #expect(portal.connectivity == .portal && portal.url == "http://10.77.0.2/hotspot" && portal.portalURL == "http://portal.test/login"
                 && portal.latencyMilliseconds == 80)
     }
@@ -158,8 +158,8 @@ import Testing
     /// A portal's answer ends the check at once; the endpoint still out is not waited for.
     @Test func aPortalAnswerEndsTheCheckAtOnce() throws {
         var machine = try asking("http://10.77.0.1/generate_204", "http://10.77.0.2/never")
-        #expect(machine.handle(.received(fd: 10, .success(redirect)), now: t(0.05)) == [.close(fd: 10)])
-        let actions = machine.next(now: t(0.05))
+        #expect(machine.handle(.received(fd: 10, .success(redirect)), at: t(0.05)) == [.close(fd: 10)])
+        let actions = machine.next(at: t(0.05))
         #expect(actions.first == .close(fd: 11))
         #expect(result(actions)?.connectivity == .portal)
     }
@@ -168,30 +168,30 @@ import Testing
     /// timeout), with the pass's latency; with the other refused, as soon as it is.
     @Test func aSilentOrFailedEndpointCountsNeitherWay() throws {
         var silent = try asking("http://10.77.0.1/generate_204", "http://10.77.0.2/never")
-        _ = silent.handle(.received(fd: 10, .success(noContent)), now: t(0.05))
-        #expect(silent.next(now: t(0.05)) == [.wait(until: t(1.05), watching: [.init(fd: 11, interest: .readable)])])
-        let full = try #require(result(silent.next(now: t(1.05))))
+        _ = silent.handle(.received(fd: 10, .success(noContent)), at: t(0.05))
+        #expect(silent.next(at: t(0.05)) == [.wait(until: t(1.05), watching: [.init(fd: 11, interest: .readable)])])
+        let full = try #require(result(silent.next(at: t(1.05))))
         #expect(full.connectivity == .full && full.url == "http://10.77.0.1/generate_204" && full.latencyMilliseconds == 50)
 
         let check = try ConnectivityCheck(endpoints: [try .init("http://10.77.0.1/generate_204"), try .init("http://10.77.0.2:81/")], timeout: .seconds(5))
-        var refused = Machine(check: check, servers: [], start: 0, firstQueryID: 1)
-        _ = refused.handle(.started, now: 0)
-        _ = refused.handle(.connectStarted(endpoint: 0, address: Self.a, .started(fd: 10)), now: 0)
-        _ = refused.handle(.connectStarted(endpoint: 1, address: Self.b, .started(fd: 11)), now: 0)
-        _ = refused.handle(.connectFinished(fd: 10, error: nil), now: t(0.01))
-        _ = refused.handle(.requestSent(fd: 10, complete: true), now: t(0.01))
-        _ = refused.handle(.received(fd: 10, .success(noContent)), now: t(0.02))
-        #expect(refused.next(now: t(0.02)) == [.wait(until: t(1.02), watching: [.init(fd: 11, interest: .writable)])])
-        _ = refused.handle(.connectFinished(fd: 11, error: Errno(ECONNREFUSED)), now: t(0.03))
-        #expect(result(refused.next(now: t(0.03)))?.connectivity == .full)
+        var refused = Machine(check: check, servers: [], start: .zero, firstQueryID: 1)
+        _ = refused.handle(.started, at: .zero)
+        _ = refused.handle(.connectStarted(endpoint: 0, address: Self.a, .started(fd: 10)), at: .zero)
+        _ = refused.handle(.connectStarted(endpoint: 1, address: Self.b, .started(fd: 11)), at: .zero)
+        _ = refused.handle(.connectFinished(fd: 10, error: nil), at: t(0.01))
+        _ = refused.handle(.requestSent(fd: 10, complete: true), at: t(0.01))
+        _ = refused.handle(.received(fd: 10, .success(noContent)), at: t(0.02))
+        #expect(refused.next(at: t(0.02)) == [.wait(until: t(1.02), watching: [.init(fd: 11, interest: .writable)])])
+        _ = refused.handle(.connectFinished(fd: 11, error: Errno(ECONNREFUSED)), at: t(0.03))
+        #expect(result(refused.next(at: t(0.03)))?.connectivity == .full)
     }
 
     /// A login page still coming when the time is up is a portal, its URL the probe URL.
     @Test func aPortalPageCutShortByTheDeadlineIsAPortal() throws {
         var machine = try asking("http://10.77.0.1/generate_204", "http://10.77.0.2/never")
         let page = Array("HTTP/1.1 200 OK\r\nContent-Length: 5000\r\n\r\n<html><body>Log in".utf8)
-        #expect(machine.handle(.received(fd: 10, .success(page)), now: t(0.05)).isEmpty)
-        let portal = try #require(result(machine.next(now: t(5))))
+        #expect(machine.handle(.received(fd: 10, .success(page)), at: t(0.05)).isEmpty)
+        let portal = try #require(result(machine.next(at: t(5))))
         #expect(portal.connectivity == .portal && portal.portalURL == "http://10.77.0.1/generate_204" && portal.httpStatus == 200)
     }
 
@@ -202,18 +202,18 @@ import Testing
     func anUnreachableAfterTheSYNIsTheNetworksAnswer(_ code: Int32) throws {
         let check = try ConnectivityCheck(endpoints: [try .init("http://203.0.113.1/generate_204")], timeout: .seconds(5))
         let address = IPAddress("203.0.113.1")!
-        var network = Machine(check: check, servers: [], start: 0, firstQueryID: 1)
-        _ = network.handle(.started, now: 0)
-        _ = network.handle(.connectStarted(endpoint: 0, address: address, .started(fd: 10)), now: 0)
-        #expect(network.handle(.connectFinished(fd: 10, error: Errno(code)), now: t(0.002)) == [.close(fd: 10)])
-        let answered = try #require(result(network.next(now: t(0.002))))
+        var network = Machine(check: check, servers: [], start: .zero, firstQueryID: 1)
+        _ = network.handle(.started, at: .zero)
+        _ = network.handle(.connectStarted(endpoint: 0, address: address, .started(fd: 10)), at: .zero)
+        #expect(network.handle(.connectFinished(fd: 10, error: Errno(code)), at: t(0.002)) == [.close(fd: 10)])
+        let answered = try #require(result(network.next(at: t(0.002))))
         #expect(answered.connectivity == .limited && answered.failure?.kind == .connectionFailed && answered.failure?.isLocal == false)
         #expect(!ConnectivitySource.isNoVerdict(answered))
 
-        var local = Machine(check: check, servers: [], start: 0, firstQueryID: 1)
-        _ = local.handle(.started, now: 0)
-        #expect(local.handle(.connectStarted(endpoint: 0, address: address, .connectFailed(Errno(ENETUNREACH))), now: 0).isEmpty)
-        let noRoute = try #require(result(local.next(now: 0)))
+        var local = Machine(check: check, servers: [], start: .zero, firstQueryID: 1)
+        _ = local.handle(.started, at: .zero)
+        #expect(local.handle(.connectStarted(endpoint: 0, address: address, .connectFailed(Errno(ENETUNREACH))), at: .zero).isEmpty)
+        let noRoute = try #require(result(local.next(at: .zero)))
         #expect(noRoute.failure?.kind == .noRoute && ConnectivitySource.isNoVerdict(noRoute))
     }
 }

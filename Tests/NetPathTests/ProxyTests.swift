@@ -125,11 +125,11 @@ import Testing
     static let proxy = IPAddress("10.0.0.3")!
     static let url = "http://check.test/204"
 
-    private func t(_ seconds: Double) -> UInt64 { UInt64(seconds * 1e9) }
+    private func t(_ seconds: Double) -> Instant { Instant(nanoseconds: UInt64(seconds * 1e9)) }
 
     func machine(_ proxy: ConnectivityCheck.Proxy, servers: [IPAddress] = []) throws -> Machine {
         let check = try ConnectivityCheck(endpoints: [try .init(Self.url)], timeout: .seconds(5), proxy: proxy)
-        return Machine(check: check, servers: servers, start: 0, firstQueryID: 100)
+        return Machine(check: check, servers: servers, start: .zero, firstQueryID: 100)
     }
 
     /// A server's answer to `query`: its question (without the query's EDNS0 record), then
@@ -153,13 +153,13 @@ import Testing
     /// with the proxy named in the result.
     @Test func aPassThroughTheProxyIsFullAndNamesIt() throws {
         var machine = try machine(try .init(http: "http://10.0.0.3:3128"), servers: [IPAddress("10.0.0.53")!])
-        #expect(machine.handle(.started, now: 0) == [.connect(endpoint: 0, address: Self.proxy, port: 3128)])
-        #expect(machine.handle(.connectStarted(endpoint: 0, address: Self.proxy, .started(fd: 10)), now: 0).isEmpty)
+        #expect(machine.handle(.started, at: .zero) == [.connect(endpoint: 0, address: Self.proxy, port: 3128)])
+        #expect(machine.handle(.connectStarted(endpoint: 0, address: Self.proxy, .started(fd: 10)), at: .zero).isEmpty)
         let request = try HTTPTarget(Self.url).request(via: ProxyServer.parse("http://10.0.0.3:3128", variable: "http"))
-        #expect(machine.handle(.connectFinished(fd: 10, error: nil), now: t(0.01)) == [.send(fd: 10, request: request)])
-        #expect(machine.handle(.requestSent(fd: 10, complete: true), now: t(0.01)).isEmpty)
-        #expect(machine.handle(.received(fd: 10, .success(Array("HTTP/1.1 204 No Content\r\n\r\n".utf8))), now: t(0.02)) == [.close(fd: 10)])
-        #expect(result(machine.next(now: t(0.02))) == ConnectivityResult(connectivity: .full, url: Self.url, httpStatus: 204,
+        #expect(machine.handle(.connectFinished(fd: 10, error: nil), at: t(0.01)) == [.send(fd: 10, request: request)])
+        #expect(machine.handle(.requestSent(fd: 10, complete: true), at: t(0.01)).isEmpty)
+        #expect(machine.handle(.received(fd: 10, .success(Array("HTTP/1.1 204 No Content\r\n\r\n".utf8))), at: t(0.02)) == [.close(fd: 10)])
+        #expect(result(machine.next(at: t(0.02))) == ConnectivityResult(connectivity: .full, url: Self.url, httpStatus: 204,
                                                                           latencyMilliseconds: 20, proxy: "http://10.0.0.3:3128"))
     }
 
@@ -167,17 +167,17 @@ import Testing
     /// machine (no filtered-answer rule for it); not resolving, it is `local`, naming it.
     @Test func aProxysNameIsResolvedByTheCheck() throws {
         var machine = try machine(try .init(http: "proxy.test:3128"), servers: [IPAddress("10.0.0.53")!])
-        let queries = machine.handle(.started, now: 0).compactMap { if case .openQuery(let query) = $0 { query } else { nil } }
+        let queries = machine.handle(.started, at: .zero).compactMap { if case .openQuery(let query) = $0 { query } else { nil } }
         #expect(queries.count == 2 && queries.allSatisfy { $0.bytes.count > 12 })
         var notFound = machine
-        for (offset, query) in queries.enumerated() { _ = machine.handle(.querySent(query, fd: FileDescriptor(rawValue: Int32(20 + offset))), now: 0) }
-        for (offset, query) in queries.enumerated() { _ = notFound.handle(.querySent(query, fd: FileDescriptor(rawValue: Int32(20 + offset))), now: 0) }
+        for (offset, query) in queries.enumerated() { _ = machine.handle(.querySent(query, fd: FileDescriptor(rawValue: Int32(20 + offset))), at: .zero) }
+        for (offset, query) in queries.enumerated() { _ = notFound.handle(.querySent(query, fd: FileDescriptor(rawValue: Int32(20 + offset))), at: .zero) }
         // 127.0.0.1 for the proxy's name: connected to (a local proxy), not filtered.
-        #expect(machine.handle(.received(fd: 20, .success(answer(queries[0], [IPAddress("127.0.0.1")!]))), now: t(0.01)).contains(.connect(endpoint: 0, address: IPAddress("127.0.0.1")!, port: 3128)))
+        #expect(machine.handle(.received(fd: 20, .success(answer(queries[0], [IPAddress("127.0.0.1")!]))), at: t(0.01)).contains(.connect(endpoint: 0, address: IPAddress("127.0.0.1")!, port: 3128)))
         // NXDOMAIN for both: the proxy's name did not resolve.
-        _ = notFound.handle(.received(fd: 20, .success(answer(queries[0], rcode: 3))), now: t(0.01))
-        _ = notFound.handle(.received(fd: 21, .success(answer(queries[1], rcode: 3))), now: t(0.01))
-        let ended = notFound.next(now: t(0.01))
+        _ = notFound.handle(.received(fd: 20, .success(answer(queries[0], rcode: 3))), at: t(0.01))
+        _ = notFound.handle(.received(fd: 21, .success(answer(queries[1], rcode: 3))), at: t(0.01))
+        let ended = notFound.next(at: t(0.01))
         let failed = try #require(result(ended), "\(ended)")
         #expect(failed.connectivity == .local && failed.proxy == "http://proxy.test:3128"
                 && failed.failure?.message == "the name of the proxy http://proxy.test:3128 (http), 'proxy.test', did not resolve")
@@ -195,16 +195,16 @@ import Testing
     ] as [(Int?, ConnectivityFailure.Kind, String)])
     func aProxysFailureIsLimitedAndNamesIt(status: Int?, kind: ConnectivityFailure.Kind, message: String) throws {
         var machine = try machine(try .init(http: "http://10.0.0.3:3128"))
-        _ = machine.handle(.started, now: 0)
-        _ = machine.handle(.connectStarted(endpoint: 0, address: Self.proxy, .started(fd: 10)), now: 0)
+        _ = machine.handle(.started, at: .zero)
+        _ = machine.handle(.connectStarted(endpoint: 0, address: Self.proxy, .started(fd: 10)), at: .zero)
         if let status {
-            _ = machine.handle(.connectFinished(fd: 10, error: nil), now: t(0.01))
-            _ = machine.handle(.requestSent(fd: 10, complete: true), now: t(0.01))
-            _ = machine.handle(.received(fd: 10, .success(Array("HTTP/1.1 \(status) X\r\nContent-Length: 0\r\n\r\n".utf8))), now: t(0.02))
+            _ = machine.handle(.connectFinished(fd: 10, error: nil), at: t(0.01))
+            _ = machine.handle(.requestSent(fd: 10, complete: true), at: t(0.01))
+            _ = machine.handle(.received(fd: 10, .success(Array("HTTP/1.1 \(status) X\r\nContent-Length: 0\r\n\r\n".utf8))), at: t(0.02))
         } else {
-            _ = machine.handle(.connectFinished(fd: 10, error: Errno(ECONNREFUSED)), now: t(0.02))
+            _ = machine.handle(.connectFinished(fd: 10, error: Errno(ECONNREFUSED)), at: t(0.02))
         }
-        let ended = try #require(result(machine.next(now: t(0.02))))
+        let ended = try #require(result(machine.next(at: t(0.02))))
         #expect(ended.connectivity == .limited && ended.httpStatus == status && ended.proxy == "http://10.0.0.3:3128")
         #expect(ended.failure == ConnectivityFailure(kind, message))
     }
@@ -213,11 +213,11 @@ import Testing
     /// sends the endpoint direct.
     @Test func anUnusableProxyFailsAtOnceAndNoProxyGoesDirect() throws {
         var socks = try machine(.init(environment: ["all_proxy": "socks4://10.0.0.3"]))
-        let ended = try #require(result(socks.handle(.started, now: 0) + socks.next(now: 0)))
+        let ended = try #require(result(socks.handle(.started, at: .zero) + socks.next(at: .zero)))
         #expect(ended.connectivity == .limited && ended.failure?.kind == .proxyFailed
                 && ended.failure?.message == "cannot use the proxy socks4://10.0.0.3 (all_proxy): SOCKS4 proxies are not supported (only http://, socks5:// and socks5h://)")
         var direct = try machine(.init(environment: ["http_proxy": "10.0.0.3:3128", "no_proxy": "test"]), servers: [IPAddress("10.0.0.53")!])
-        let queries = direct.handle(.started, now: 0).compactMap { if case .openQuery(let query) = $0 { query } else { nil } }
+        let queries = direct.handle(.started, at: .zero).compactMap { if case .openQuery(let query) = $0 { query } else { nil } }
         #expect(queries.count == 2 && queries[0].bytes.count > 12)
         let name = Array("check".utf8)
         #expect(queries[0].bytes[13..<(13 + name.count)].elementsEqual(name))
@@ -228,22 +228,22 @@ import Testing
     /// endpoint's 204 is `full`, naming the proxy.
     @Test func aPassThroughASOCKS5ProxyIsFull() throws {
         var machine = try machine(.init(environment: ["all_proxy": "socks5h://10.0.0.3"]))
-        #expect(machine.handle(.started, now: 0) == [.connect(endpoint: 0, address: Self.proxy, port: 1080)])
-        _ = machine.handle(.connectStarted(endpoint: 0, address: Self.proxy, .started(fd: 10)), now: 0)
-        #expect(machine.handle(.connectFinished(fd: 10, error: nil), now: t(0.01)) == [.send(fd: 10, request: [5, 1, 0])])
-        #expect(machine.handle(.requestSent(fd: 10, complete: true), now: t(0.01)).isEmpty)
-        #expect(machine.next(now: t(0.01)).first == .wait(until: t(5), watching: [.init(fd: 10, interest: .readable)]))
-        #expect(machine.handle(.received(fd: 10, .success([5, 0])), now: t(0.01))
+        #expect(machine.handle(.started, at: .zero) == [.connect(endpoint: 0, address: Self.proxy, port: 1080)])
+        _ = machine.handle(.connectStarted(endpoint: 0, address: Self.proxy, .started(fd: 10)), at: .zero)
+        #expect(machine.handle(.connectFinished(fd: 10, error: nil), at: t(0.01)) == [.send(fd: 10, request: [5, 1, 0])])
+        #expect(machine.handle(.requestSent(fd: 10, complete: true), at: t(0.01)).isEmpty)
+        #expect(machine.next(at: t(0.01)).first == .wait(until: t(5), watching: [.init(fd: 10, interest: .readable)]))
+        #expect(machine.handle(.received(fd: 10, .success([5, 0])), at: t(0.01))
                 == [.send(fd: 10, request: [5, 1, 0, 3, 10] + Array("check.test".utf8) + [0, 80])])
-        _ = machine.handle(.requestSent(fd: 10, complete: true), now: t(0.01))
+        _ = machine.handle(.requestSent(fd: 10, complete: true), at: t(0.01))
         // The reply in two reads: its bound address is IPv4.
-        #expect(machine.handle(.received(fd: 10, .success([5, 0, 0, 1, 10])), now: t(0.02)).isEmpty)
-        #expect(machine.handle(.received(fd: 10, .success([0, 0, 3, 0x9C, 0x40])), now: t(0.02))
+        #expect(machine.handle(.received(fd: 10, .success([5, 0, 0, 1, 10])), at: t(0.02)).isEmpty)
+        #expect(machine.handle(.received(fd: 10, .success([0, 0, 3, 0x9C, 0x40])), at: t(0.02))
                 == [.send(fd: 10, request: try HTTPTarget(Self.url).request)])
-        _ = machine.handle(.requestSent(fd: 10, complete: true), now: t(0.02))
+        _ = machine.handle(.requestSent(fd: 10, complete: true), at: t(0.02))
         // An HTTP error through it is the endpoint's own.
-        #expect(machine.handle(.received(fd: 10, .success(Array("HTTP/1.1 204 No Content\r\n\r\n".utf8))), now: t(0.03)) == [.close(fd: 10)])
-        #expect(result(machine.next(now: t(0.03))) == ConnectivityResult(connectivity: .full, url: Self.url, httpStatus: 204,
+        #expect(machine.handle(.received(fd: 10, .success(Array("HTTP/1.1 204 No Content\r\n\r\n".utf8))), at: t(0.03)) == [.close(fd: 10)])
+        #expect(result(machine.next(at: t(0.03))) == ConnectivityResult(connectivity: .full, url: Self.url, httpStatus: 204,
                                                                           latencyMilliseconds: 30, proxy: "socks5h://10.0.0.3:1080"))
     }
 
@@ -252,16 +252,16 @@ import Testing
     @Test func aSOCKS5ProxyGetsItsCredentialsAndCarriesTLS() throws {
         let check = try ConnectivityCheck(endpoints: [try .init("https://10.77.0.1/204")], timeout: .seconds(5),
                                           proxy: .init(environment: ["https_proxy": "socks5://u:secret@10.0.0.3:1081"]))
-        var machine = Machine(check: check, servers: [], start: 0, firstQueryID: 1)
-        _ = machine.handle(.started, now: 0)
-        _ = machine.handle(.connectStarted(endpoint: 0, address: Self.proxy, .started(fd: 10)), now: 0)
-        #expect(machine.handle(.connectFinished(fd: 10, error: nil), now: t(0.01)) == [.send(fd: 10, request: [5, 2, 0, 2])])
-        #expect(machine.handle(.received(fd: 10, .success([5, 2])), now: t(0.01))
+        var machine = Machine(check: check, servers: [], start: .zero, firstQueryID: 1)
+        _ = machine.handle(.started, at: .zero)
+        _ = machine.handle(.connectStarted(endpoint: 0, address: Self.proxy, .started(fd: 10)), at: .zero)
+        #expect(machine.handle(.connectFinished(fd: 10, error: nil), at: t(0.01)) == [.send(fd: 10, request: [5, 2, 0, 2])])
+        #expect(machine.handle(.received(fd: 10, .success([5, 2])), at: t(0.01))
                 == [.send(fd: 10, request: [1, 1] + Array("u".utf8) + [6] + Array("secret".utf8))])
         // The credentials' status after a version byte of 5, as some servers send it (curl
         // ignores that byte too).
-        #expect(machine.handle(.received(fd: 10, .success([5, 0])), now: t(0.01)) == [.send(fd: 10, request: [5, 1, 0, 1, 10, 77, 0, 1, 1, 0xBB])])
-        #expect(machine.handle(.received(fd: 10, .success([5, 0, 0, 4] + [UInt8](repeating: 0, count: 18))), now: t(0.02))
+        #expect(machine.handle(.received(fd: 10, .success([5, 0])), at: t(0.01)) == [.send(fd: 10, request: [5, 1, 0, 1, 10, 77, 0, 1, 1, 0xBB])])
+        #expect(machine.handle(.received(fd: 10, .success([5, 0, 0, 4] + [UInt8](repeating: 0, count: 18))), at: t(0.02))
                 == [.startTLS(fd: 10, host: "10.77.0.1", hostIsAddress: true)])
     }
 
@@ -280,11 +280,11 @@ import Testing
     ] as [([[UInt8]], String)])
     func aSOCKS5ProxysRefusalIsItsFailure(answers: [[UInt8]], reason: String) throws {
         var machine = try machine(.init(environment: ["all_proxy": "socks5h://10.0.0.3"]))
-        _ = machine.handle(.started, now: 0)
-        _ = machine.handle(.connectStarted(endpoint: 0, address: Self.proxy, .started(fd: 10)), now: 0)
-        _ = machine.handle(.connectFinished(fd: 10, error: nil), now: t(0.01))
-        for answer in answers { _ = machine.handle(.received(fd: 10, .success(answer)), now: t(0.02)) }
-        let ended = try #require(result(machine.next(now: t(0.02))))
+        _ = machine.handle(.started, at: .zero)
+        _ = machine.handle(.connectStarted(endpoint: 0, address: Self.proxy, .started(fd: 10)), at: .zero)
+        _ = machine.handle(.connectFinished(fd: 10, error: nil), at: t(0.01))
+        for answer in answers { _ = machine.handle(.received(fd: 10, .success(answer)), at: t(0.02)) }
+        let ended = try #require(result(machine.next(at: t(0.02))))
         #expect(ended.connectivity == .limited && ended.latencyMilliseconds == 20
                 && ended.failure == ConnectivityFailure(.proxyFailed, "the proxy socks5h://10.0.0.3:1080 (all_proxy) at 10.0.0.3 \(reason)"), "\(ended)")
     }

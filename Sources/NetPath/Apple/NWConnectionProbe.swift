@@ -12,7 +12,7 @@ final class NWConnectionProbe: ScheduledWork, @unchecked Sendable {
         var resolved = false
         var verdict: HTTPResponseClassifier.Verdict?
         var error: ConnectivityFailure?
-        var latency: Double?
+        var latency: Duration?
         var done = false
     }
 
@@ -24,7 +24,7 @@ final class NWConnectionProbe: ScheduledWork, @unchecked Sendable {
     private var outcomes: [Outcome]
     private var buffers: [[UInt8]]
     private var finished = false
-    private let started = DispatchTime.now()
+    private let started = SystemClock.now()
 
     init(check: ConnectivityCheck, interfaceType: NetworkInterface.InterfaceType?,
          completion: @escaping @Sendable (ConnectivityResult) -> Void) {
@@ -49,7 +49,7 @@ final class NWConnectionProbe: ScheduledWork, @unchecked Sendable {
                 connections.append(connection)
                 connection.start(queue: queue)
             }
-            queue.asyncAfter(deadline: .now() + check.timeoutSeconds) { [weak self] in self?.finish(cancelled: false) }
+            queue.asyncAfter(deadline: .now() + .nanoseconds(Int(clamping: check.timeout.nanoseconds))) { [weak self] in self?.finish(cancelled: false) }
         }
     }
 
@@ -57,8 +57,9 @@ final class NWConnectionProbe: ScheduledWork, @unchecked Sendable {
         queue.async { [self] in finish(cancelled: true) }
     }
 
-    private func milliseconds() -> Double {
-        Double(DispatchTime.now().uptimeNanoseconds - started.uptimeNanoseconds) / 1e6
+    /// How long the check has run.
+    private func elapsed() -> Duration {
+        started.duration(until: SystemClock.now())
     }
 
     private func changed(_ state: NWConnection.State, index: Int, connection: NWConnection) {
@@ -109,7 +110,7 @@ final class NWConnectionProbe: ScheduledWork, @unchecked Sendable {
 
     private func complete(_ index: Int, error: ConnectivityFailure?) {
         outcomes[index].done = true
-        outcomes[index].latency = milliseconds()
+        outcomes[index].latency = elapsed()
         if let error, outcomes[index].error == nil { outcomes[index].error = error }
         // A portal's answer ends the check; a pass waits for the others, which may still
         // answer as a portal does (ProbeVerdict).
@@ -136,7 +137,7 @@ final class NWConnectionProbe: ScheduledWork, @unchecked Sendable {
             outcomes[index].error = outcomes[index].error ?? .init(.timedOut, "no answer within \(check.timeout)")
         }
         let summary = zip(check.endpoints, outcomes).map { ($0, $1.resolved, $1.verdict, $1.error, $1.latency) }
-        completion(ProbeVerdict.of(summary, elapsed: milliseconds()))
+        completion(ProbeVerdict.of(summary, elapsed: elapsed()))
     }
 }
 #endif

@@ -22,7 +22,7 @@ struct LinuxProbe {
 
     /// Runs the check to its verdict, the timeout, or cancellation.
     func run() -> ConnectivityResult {
-        let start = SystemClock.monotonicNanoseconds()
+        let start = SystemClock.now()
         // A server of a family the path does not route is left out, unless it is on this
         // machine (a local cache such as systemd-resolved's 127.0.0.53).
         let servers = resolver.servers(read: { Syscall.readFile($0) }).compactMap(IPAddress.init)
@@ -56,10 +56,10 @@ struct LinuxProbe {
         }
 
         mutating func run() -> ConnectivityResult {
-            var actions = machine.handle(.started, now: SystemClock.monotonicNanoseconds())
+            var actions = machine.handle(.started, at: SystemClock.now())
             while true {
                 if let result = perform(actions) { return result }
-                actions = machine.next(now: SystemClock.monotonicNanoseconds())
+                actions = machine.next(at: SystemClock.now())
             }
         }
 
@@ -95,24 +95,24 @@ struct LinuxProbe {
                 case .finish(let result):
                     return result
                 }
-                if let result = perform(machine.handle(outcome, now: SystemClock.monotonicNanoseconds())) { return result }
+                if let result = perform(machine.handle(outcome, at: SystemClock.now())) { return result }
             }
             return nil
         }
 
         /// One turn of the loop over `watching` (registered, changed or dropped to match),
         /// and the events of those ready.
-        mutating func wait(until deadline: UInt64, watching: [ProbeStateMachine.Watch]) -> ConnectivityResult? {
+        mutating func wait(until deadline: Instant, watching: [ProbeStateMachine.Watch]) -> ConnectivityResult? {
             watch(watching)
             ready.descriptors.removeAll()
-            guard probe.loop.runOnce(until: deadline) else {
-                return perform(machine.handle(.cancelled, now: SystemClock.monotonicNanoseconds()))
+            guard probe.loop.runOnce(until: deadline.nanoseconds) else {
+                return perform(machine.handle(.cancelled, at: SystemClock.now()))
             }
             if ready.descriptors.isEmpty { return nil }
             closed.removeAll()
             for watch in watching where ready.descriptors.contains(watch.fd) && !closed.contains(watch.fd) {
                 for event in events(of: watch) {
-                    if let result = perform(machine.handle(event, now: SystemClock.monotonicNanoseconds())) { return result }
+                    if let result = perform(machine.handle(event, at: SystemClock.now())) { return result }
                 }
             }
             return nil

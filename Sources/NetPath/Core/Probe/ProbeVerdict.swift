@@ -10,9 +10,14 @@ package enum ProbeVerdict {
     /// with an HTTP error (its status in the result) or a name resolved; else `local`. An
     /// endpoint that was silent or failed counts neither way.
     package static func of(
-        _ outcomes: [(endpoint: ConnectivityCheck.Endpoint, resolved: Bool, verdict: HTTPResponseClassifier.Verdict?, error: ConnectivityFailure?, latency: Double?)],
-        elapsed: Double = 0
+        _ outcomes: [(endpoint: ConnectivityCheck.Endpoint, resolved: Bool, verdict: HTTPResponseClassifier.Verdict?, error: ConnectivityFailure?, latency: Duration?)],
+        elapsed: Duration = .zero
     ) -> ConnectivityResult {
+        // The result reports its latency in milliseconds (words and JSON).
+        let outcomes = outcomes.map {
+            (endpoint: $0.endpoint, resolved: $0.resolved, verdict: $0.verdict, error: $0.error, latency: $0.latency?.milliseconds)
+        }
+        let elapsed = elapsed.milliseconds
         let answered = outcomes.compactMap { outcome -> (ConnectivityCheck.Endpoint, Int, String?, String, Double?)? in
             guard case .unexpected(let status, let location, let reason) = outcome.verdict else { return nil }
             return (outcome.endpoint, status, location, reason, outcome.latency)
