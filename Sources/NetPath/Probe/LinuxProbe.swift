@@ -105,7 +105,7 @@ struct LinuxProbe {
         mutating func wait(until deadline: Instant, watching: [ProbeStateMachine.Watch]) -> ConnectivityResult? {
             watch(watching)
             ready.descriptors.removeAll()
-            guard probe.loop.runOnce(until: deadline.nanoseconds) else {
+            guard probe.loop.runOnce(until: deadline) else {
                 return perform(machine.handle(.cancelled, at: SystemClock.now()))
             }
             if ready.descriptors.isEmpty { return nil }

@@ -109,7 +109,7 @@ package final class EventLoop: @unchecked Sendable {
         selector.remove(entry.descriptor)
     }
 
-    /// Calls `handler` on the loop's thread once the monotonic clock (``SystemClock/now()``)
+    /// Calls `handler` on the loop's thread once the package's clock (``SystemClock/now()``)
     /// reaches `deadline`.
     @discardableResult
     package func schedule(at deadline: Instant, _ handler: @escaping () -> Void) -> Timer {
@@ -183,13 +183,6 @@ package final class EventLoop: @unchecked Sendable {
         }
         deferredWork.removeAll(keepingCapacity: true)
         return takeInbox()
-    }
-
-    /// ``runOnce(until:)`` to a deadline in monotonic nanoseconds: the connectivity check's
-    /// loop (``LinuxProbe``), whose machine still counts time so.
-    @discardableResult
-    package func runOnce(until deadline: UInt64) -> Bool {
-        runOnce(until: Instant(nanoseconds: deadline))
     }
 
     private func fireTimers(at now: Instant) {

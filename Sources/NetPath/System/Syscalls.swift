@@ -205,18 +205,20 @@ private func systemPoll(_ descriptors: UnsafeMutablePointer<pollfd>?, _ count: n
 }
 private func systemPipe(_ ends: UnsafeMutablePointer<Int32>) -> Int32 { pipe(ends) }
 
-/// The package's one clock: `CLOCK_MONOTONIC` for deadlines and durations, read as an
-/// ``Instant`` (the state machines take it as a value, so their tests use a manual clock),
-/// `CLOCK_REALTIME` for timestamps.
+/// The package's one clock, read as an ``Instant`` (the state machines take it as a value,
+/// so their tests use a manual clock) for deadlines and durations; `CLOCK_REALTIME` for
+/// timestamps. On Linux the instant is `CLOCK_BOOTTIME`: monotonic, and counting the time the
+/// machine slept, so a deadline set before a suspend has passed after a long one (SPEC §3:
+/// no answer from before a sleep is current). Darwin's `CLOCK_MONOTONIC` counts the sleep too.
 package enum SystemClock {
-    /// Now, on the monotonic clock.
-    package static func now() -> Instant { Instant(nanoseconds: monotonicNanoseconds()) }
-
-    /// Monotonic nanoseconds: ``now()``'s number, for the connectivity check's machine,
-    /// which still counts in it.
-    package static func monotonicNanoseconds() -> UInt64 {
+    /// Now, on the clock that counts the sleep.
+    package static func now() -> Instant {
+        #if os(Linux) || os(Android)
+        let time = read(CLOCK_BOOTTIME)
+        #else
         let time = read(CLOCK_MONOTONIC)
-        return UInt64(time.tv_sec) * 1_000_000_000 + UInt64(time.tv_nsec)
+        #endif
+        return Instant(nanoseconds: UInt64(time.tv_sec) * 1_000_000_000 + UInt64(time.tv_nsec))
     }
 
     /// Seconds since 1970 (the wall clock), and the milliseconds of the current second.

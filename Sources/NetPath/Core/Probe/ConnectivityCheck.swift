@@ -181,8 +181,6 @@ public struct ConnectivityCheck: Hashable, Sendable {
         proxy = .environment
     }
 
-    /// ``timeout`` in seconds, for the tool's waits.
-    package var timeoutSeconds: Double { timeout.seconds }
 
     /// The default check: five operators' public endpoints over HTTP and Google's over
     /// HTTPS, so one blocked operator does not make the answer wrong and an interceptor that

@@ -1,9 +1,9 @@
-/// A point on the monotonic clock the package's loops read (`SystemClock.now()`): the one time
-/// type inside NetPath. Deadlines, timers and the state machines' `at:` are `Instant`s; lengths
+/// A point on the clock the package's loops read (`SystemClock.now()`, monotonic and counting
+/// the sleep): the one time type inside NetPath. Deadlines, timers and the state machines' `at:` are `Instant`s; lengths
 /// of time are `Duration`s, as at the public edge. Tests make instants from their own clock
 /// (`Instant(nanoseconds:)`, `Instant.zero + .seconds(3)`): the core never reads a clock.
 package struct Instant: Comparable, Hashable, Sendable, CustomStringConvertible {
-    /// Nanoseconds since the clock's origin (for Linux's `CLOCK_MONOTONIC`, the boot).
+    /// Nanoseconds since the clock's origin (for Linux's `CLOCK_BOOTTIME`, the boot).
     package var nanoseconds: UInt64
 
     package init(nanoseconds: UInt64) { self.nanoseconds = nanoseconds }
