@@ -78,7 +78,7 @@ public final class NetworkMonitor {
     /// The captive portal's login page, when behind one.
     public var portalURL: String? { path?.portalURL }
     /// What ``isConnected`` means for this monitor.
-    @ObservationIgnored public let isConnectedMeans: ConnectedMeaning
+    public var isConnectedMeans: ConnectedMeaning { settings.means }
 
     /// The path's status, or `nil` before the first path.
     public var status: NetworkPath.Status? { path?.status }
@@ -109,7 +109,9 @@ public final class NetworkMonitor {
     @ObservationIgnored private let subscription = Locked<(observer: UInt64?, run: UInt64)>((nil, 0))
     @ObservationIgnored private var completion: (@MainActor (Bool) -> Void)?
     /// How long an offline verdict is held back (zero: none).
-    @ObservationIgnored public let offlineGrace: Duration
+    public var offlineGrace: Duration { settings.grace }
+    /// What ``isConnected`` means, and how long an offline verdict is held back: set once.
+    @ObservationIgnored private let settings: (means: ConnectedMeaning, grace: Duration)
     /// The grace's clock, and the offline path held back with the timer that ends it.
     @ObservationIgnored private var grace: (clock: any ProbeClock, held: (path: NetworkPath, timer: any ScheduledWork)?)
     private var run: UInt64 { subscription.withLock { $0.run } }
@@ -163,8 +165,7 @@ public final class NetworkMonitor {
     package init(monitor: PathMonitor, assumeConnected: Bool, isConnectedMeans: ConnectedMeaning,
                  offlineGrace: Duration, clock: any ProbeClock) {
         self.monitor = monitor
-        self.isConnectedMeans = isConnectedMeans
-        self.offlineGrace = max(offlineGrace, .zero)
+        settings = (isConnectedMeans, max(offlineGrace, .zero))
         grace = (clock, nil)
         isConnected = assumeConnected
         NetworkMonitor.prepareMainQueueKey()
