@@ -53,7 +53,7 @@ package enum NeighborFilter {
         typealias I = SocketFilterInstruction
         var program: [I] = [
             I(code: I.loadHalf, jumpTrue: 0, jumpFalse: 0, constant: 4),
-            I(code: I.jumpIfEqual, jumpTrue: 1, jumpFalse: 0, constant: UInt32(Netlink.Neighbor.newMessage.bigEndian)),
+            I(code: I.jumpIfEqual, jumpTrue: 2, jumpFalse: 0, constant: UInt32(Netlink.Neighbor.newMessage.bigEndian)),
             I(code: I.jumpIfEqual, jumpTrue: 1, jumpFalse: 0, constant: UInt32(Netlink.Neighbor.deleteMessage.bigEndian)),
             I(code: I.returnConstant, jumpTrue: 0, jumpFalse: 0, constant: 0),
         ]
