@@ -1,6 +1,7 @@
 import Testing
 @testable import NetPath
 @testable import NetPathCore
+import NetPathPrometheus
 
 /// A classic BPF interpreter for the instructions ``NeighborFilter`` emits (absolute loads,
 /// equality jumps, constant returns), with the kernel's rule that a load past the end drops
@@ -200,5 +201,14 @@ private func neighborMessage(type: UInt16 = Netlink.Neighbor.newMessage, family:
         #expect(path != { var other = path; other.network = "ffffffffffffffff"; return other }())
         #expect(path.description.contains("the router 192.0.2.1 does not answer (no ARP reply)"))
         #expect(NetworkPath.unresponsiveExplanation("fe80::1") == "the router fe80::1 does not answer (no neighbor advertisement)")
+    }
+
+    @Test func serveExposesEachGatewayUpOrNot() {
+        var path = NetworkPath(status: .satisfied, supportsIPv4: true, gateways: ["192.0.2.1", "fe80::1"])
+        path.unresponsiveGateways = ["fe80::1"]
+        let text = PrometheusExposition.text(for: [.init(name: "lab", metrics: PathMetrics(), path: path)], version: "1", probe: false, at: 0)
+        #expect(text.contains("# TYPE netpath_gateway_up gauge"))
+        #expect(text.contains(#"netpath_gateway_up{netns="lab",gateway="192.0.2.1",family="ipv4"} 1"#))
+        #expect(text.contains(#"netpath_gateway_up{netns="lab",gateway="fe80::1",family="ipv6"} 0"#))
     }
 }

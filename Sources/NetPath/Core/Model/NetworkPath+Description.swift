@@ -3,7 +3,7 @@ extension NetworkPath: CustomStringConvertible {
     /// its type, the connectivity when checked, gateways, families and DNS, costs and the
     /// other interfaces; offline, the diagnosis in words and the usable interfaces.
     ///
-    /// `online  via eth0 (wiredEthernet)  gateway 192.0.2.1  network 5f0c…  IPv4 IPv6 DNS`, with
+    /// `online  via eth0 (wiredEthernet)  gateway 192.0.2.1  IPv4 IPv6 DNS`, with
     /// `the router 192.0.2.1 does not answer (no ARP reply)` after the gateway when it does
     /// not; under a VPN
     /// `online  via wg0 (other)  VPN over wlan0 (wifi)  IPv4 DNS  also wlan0 (wifi)`
@@ -47,7 +47,6 @@ extension NetworkPath: CustomStringConvertible {
         }
         if !gateways.isEmpty { words.append("gateway " + gateways.joined(separator: ", ")) }
         for gateway in unresponsiveGateways { words.append(paint(NetworkPath.unresponsiveExplanation(gateway), .bad)) }
-        if let network { words.append("network " + NetworkPath.visible(network)) }
         var families: [String] = []
         if supportsIPv4 { families.append("IPv4") }
         if supportsIPv6 { families.append("IPv6") }
