@@ -34,7 +34,9 @@ public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     }
     round(&events, at: .zero)
     round(&filtered, at: .zero)
+    var neighbors = GatewayNeighbors()
     NetlinkParser.parse(datagram) { envelope in
+        neighborStep(envelope, &neighbors)
         let now = Instant(nanoseconds: UInt64(envelope.sequence))
         dumping.handle(envelope, at: now)
         events.handle(envelope, at: now)
@@ -59,4 +61,31 @@ public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
         fatalError("an interface listed twice")
     }
     return 0
+}
+
+/// A neighbor message watched as a gateway's: the entries, the path they give, and the
+/// socket filter for that gateway (every jump must land inside the program, and the
+/// program must end in a return).
+private func neighborStep(_ envelope: NetlinkEnvelope, _ neighbors: inout GatewayNeighbors) {
+    let message: NeighborMessage, deleted: Bool
+    switch envelope.message {
+    case .newNeighbor(let neighbor): (message, deleted) = (neighbor, false)
+    case .deleteNeighbor(let neighbor): (message, deleted) = (neighbor, true)
+    default: return
+    }
+    let hop = GatewayHop(interfaceIndex: message.interfaceIndex, address: message.destination)
+    let path = NetworkPath(status: .satisfied, gateways: [hop.address.description])
+    _ = neighbors.decide(path, gateways: ([hop], [hop]))
+    neighbors.readEnded()
+    _ = neighbors.apply(message, deleted: deleted)
+    let shown = neighbors.takePath(key: Array(message.linkLayerAddress ?? []))
+    if let shown, !Set(shown.unresponsiveGateways).isSubset(of: shown.gateways) { fatalError("an unresponsive gateway not among the gateways") }
+    if let network = shown?.network, network.count != 16 { fatalError("a network identifier of \(network.count) digits") }
+    let program = NeighborFilter.program(for: [hop, hop])
+    for (position, instruction) in program.enumerated() where instruction.code == SocketFilterInstruction.jumpIfEqual {
+        let farthest = position + 1 + Int(max(instruction.jumpTrue, instruction.jumpFalse))
+        if farthest >= program.count { fatalError("a filter jump past the end") }
+    }
+    if program.last?.code != SocketFilterInstruction.returnConstant { fatalError("the filter does not end in a return") }
+    _ = NetlinkRequest.encodeNeighborGet([hop], firstSequence: envelope.sequence)
 }

@@ -12,6 +12,8 @@ import NetPath
 ///   satisfied;
 /// - `netpath_path_interface_info{interface,type,rank}`: 1 per available interface, rank
 ///   0 being the primary one;
+/// - `netpath_gateway_up{gateway,family}`: 1 per gateway of the path, 0 while the
+///   kernel's neighbor entry for it is `FAILED`;
 /// - `netpath_path_supports_ipv4`, `netpath_path_supports_ipv6`,
 ///   `netpath_path_supports_dns`, `netpath_path_expensive`, `netpath_path_constrained`:
 ///   0 or 1;
@@ -122,6 +124,15 @@ public enum PrometheusExposition {
                 for (rank, interface) in path.availableInterfaces.enumerated() {
                     $0.sample(labels: [("netns", name), ("interface", interface.name), ("type", interface.type.rawValue),
                                        ("rank", String(rank))], true)
+                }
+            }
+        }
+        writer.family("netpath_gateway_up", .gauge,
+                      "A default gateway of the path: 0 when the kernel's neighbor entry for it failed (no ARP reply, no neighbor advertisement).") {
+            for (name, _, path) in watched {
+                for gateway in path.gateways {
+                    $0.sample(labels: [("netns", name), ("gateway", gateway), ("family", gateway.contains(":") ? "ipv6" : "ipv4")],
+                              !path.unresponsiveGateways.contains(gateway))
                 }
             }
         }

@@ -4,7 +4,7 @@ import Testing
 
 let pathKeys = ["time", "status", "unsatisfiedReason", "diagnosis", "interfaces", "tunnelInterface", "underlyingInterface",
                 "isExpensive", "isConstrained", "isUltraConstrained", "linkQuality", "supportsIPv4", "supportsIPv6", "supportsDNS",
-                "gateways", "expensiveSource"]
+                "gateways", "unresponsiveGateways", "network", "expensiveSource"]
 
 /// The built `netpath` binary, run as a user runs it, against namespaces the tests make.
 @Suite(.enabled(if: Kernel.canRun, "needs root and iproute2"))

@@ -77,7 +77,8 @@ import Testing
         let line = path.jsonLine(time: "2026-11-30T00:00:00.000Z", includingConnectivity: true)
         #expect(jsonKeys(line) == ["time", "status", "unsatisfiedReason", "diagnosis", "interfaces", "tunnelInterface",
                                    "underlyingInterface", "isExpensive", "isConstrained", "isUltraConstrained", "linkQuality",
-                                   "supportsIPv4", "supportsIPv6", "supportsDNS", "gateways", "expensiveSource", "connectivity",
+                                   "supportsIPv4", "supportsIPv6", "supportsDNS", "gateways", "unresponsiveGateways", "network",
+                                   "expensiveSource", "connectivity",
                                    "portalURL", "connectivitySource", "connectivityProxy"])
         #expect(line.contains("\"interfaces\":[{\"name\":\"eth0\",\"index\":2,\"type\":\"wiredEthernet\"},{\"name\":\"wl\\\"an\",\"index\":3,"))
         let object = try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
@@ -89,6 +90,6 @@ import Testing
         #expect(offline == "{\"time\":\"t\",\"status\":\"unsatisfied\",\"unsatisfiedReason\":\"notAvailable\",\"diagnosis\":\"noInterface\","
                 + "\"interfaces\":[],\"tunnelInterface\":null,\"underlyingInterface\":null,\"isExpensive\":false,\"isConstrained\":false,"
                 + "\"isUltraConstrained\":false,\"linkQuality\":\"unknown\",\"supportsIPv4\":false,\"supportsIPv6\":false,"
-                + "\"supportsDNS\":false,\"gateways\":[],\"expensiveSource\":null}")
+                + "\"supportsDNS\":false,\"gateways\":[],\"unresponsiveGateways\":[],\"network\":null,\"expensiveSource\":null}")
     }
 }

@@ -150,6 +150,8 @@ struct EngineDriver {
     private(set) var engine: NetlinkEngine
     /// The test's clock: when the next message is read, or the next step taken.
     var now = Instant.zero
+    /// The gateways the engine last asked the reader to watch the neighbor entries of.
+    var watchedNeighbors: [GatewayHop] = []
 
     init(engine: NetlinkEngine) { self.engine = engine }
 
@@ -167,12 +169,21 @@ struct EngineDriver {
     mutating func step(now time: Instant) -> (questions: [RouteLookup], requests: [[UInt8]], path: NetworkPath?) {
         now = time
         var result: (questions: [RouteLookup], requests: [[UInt8]], path: NetworkPath?) = ([], [], nil)
-        for action in engine.handle(.step, at: time) {
-            switch action {
-            case .ask(let question): result.questions.append(question)
-            case .send(let bytes): result.requests.append(bytes)
-            case .deliver(let path): result.path = path
-            case .stopReading: break
+        var stepping = true
+        while stepping {
+            stepping = false
+            for action in engine.handle(.step, at: time) {
+                switch action {
+                case .ask(let question): result.questions.append(question)
+                case .send(let bytes): result.requests.append(bytes)
+                case .deliver(let path): result.path = path
+                case .stopReading: break
+                case .watchNeighbors(let gateways):
+                    // The reader reads the entries at once (none here), then steps again.
+                    watchedNeighbors = gateways
+                    _ = engine.handle(.neighborsRead, at: time)
+                    stepping = true
+                }
             }
         }
         return result

@@ -143,6 +143,9 @@ enum MetricsFixture {
         # TYPE netpath_path_interface_info gauge
         netpath_path_interface_info{netns="lab",interface="eth0",type="wiredEthernet",rank="0"} 1
         netpath_path_interface_info{netns="lab",interface="wlan0",type="wifi",rank="1"} 1
+        # HELP netpath_gateway_up A default gateway of the path: 0 when the kernel's neighbor entry for it failed (no ARP reply, no neighbor advertisement).
+        # TYPE netpath_gateway_up gauge
+        netpath_gateway_up{netns="lab",gateway="192.0.2.1",family="ipv4"} 1
         # HELP netpath_path_link_quality How well the link is doing, as iOS 26 estimates it: 1 for the estimate that holds (unknown on Linux).
         # TYPE netpath_path_link_quality gauge
         netpath_path_link_quality{netns="",quality="unknown"} 1

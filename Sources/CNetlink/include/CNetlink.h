@@ -19,6 +19,8 @@
 #include <linux/if_arp.h>
 #include <linux/fib_rules.h>
 #include <linux/nexthop.h>
+#include <linux/neighbour.h>
+#include <linux/filter.h>
 
 // Layout facts the Swift parser relies on (it reads fields at these offsets).
 _Static_assert(sizeof(struct nlmsghdr) == 16, "nlmsghdr");
@@ -38,6 +40,10 @@ _Static_assert(offsetof(struct rta_cacheinfo, rta_expires) == 8, "rta_expires");
 _Static_assert(sizeof(struct fib_rule_hdr) == 12, "fib_rule_hdr");
 _Static_assert(offsetof(struct fib_rule_hdr, action) == 7, "fib_rule_hdr.action");
 _Static_assert(offsetof(struct fib_rule_hdr, flags) == 8, "fib_rule_hdr.flags");
+_Static_assert(sizeof(struct ndmsg) == 12, "ndmsg");
+_Static_assert(offsetof(struct ndmsg, ndm_ifindex) == 4, "ndm_ifindex");
+_Static_assert(offsetof(struct ndmsg, ndm_state) == 8, "ndm_state");
+_Static_assert(sizeof(struct sock_filter) == 8, "sock_filter");
 _Static_assert(sizeof(struct nhmsg) == 8, "nhmsg");
 _Static_assert(sizeof(struct nexthop_grp) == 8, "nexthop_grp");
 // The constants NetlinkConstants.swift spells out (Swift cannot import them all).

@@ -44,13 +44,14 @@ struct LinuxSourceOptions: Sendable {
 /// ``join(_:onEnd:)`` and then turns the source when one of its descriptors is readable or
 /// its timer fires; ``stop()`` detaches it, and the reader's thread closes its descriptors.
 final class LinuxPathSource: @unchecked Sendable {
-    // `@unchecked`: `engine`, `resolverFiles` and `place` are not behind
+    // `@unchecked`: `engine`, `watches` and `place` are not behind
     // a lock. Until `startReading`, only the opening thread touches them; afterwards only the
     // reader's thread does. `shared` (one lock) guards what other threads touch.
     private let socket: NetlinkSocket
     private var engine: NetlinkEngine
-    /// The resolver's files, and their watch once reading (SPEC §2.8).
-    private var resolverFiles: (configuration: ResolverConfiguration, watcher: ResolverWatcher?)
+    /// The resolver's files, and their watch once reading (SPEC §2.8); the default
+    /// gateways' neighbor entries (SPEC §3).
+    private var watches: (configuration: ResolverConfiguration, watcher: ResolverWatcher?, neighbors: NeighborWatcher)
     private let options: LinuxSourceOptions
     /// Where paths go, and the reason when the source ends on its own.
     private let deliver: (path: @Sendable (NetworkPath) -> Void, end: @Sendable (NetPathError) -> Void)
@@ -103,7 +104,14 @@ final class LinuxPathSource: @unchecked Sendable {
         static let holderExited = Changes(rawValue: 8)
         /// The machine woke from sleep: read everything again.
         static let resumed = Changes(rawValue: 16)
+        /// A gateway's neighbor entry changed.
+        static let neighbors = Changes(rawValue: 32)
     }
+
+    /// The key of the network's identity (``NetworkIdentity``): derived from the machine ID,
+    /// read once per process; a fixed key when it cannot be read (SECURITY.md).
+    static let identityKey: [UInt8] = Syscall.readFile("/etc/machine-id", limit: 64)
+        .flatMap(NetworkIdentity.key(machineID:)) ?? NetworkIdentity.fixedKey
 
     /// The first path, computed by `open` before the reader thread exists.
     private(set) var initialPath: NetworkPath?
@@ -114,14 +122,15 @@ final class LinuxPathSource: @unchecked Sendable {
         deliver: @escaping @Sendable (NetworkPath) -> Void, terminate: @escaping @Sendable (NetPathError) -> Void
     ) {
         self.socket = socket
-        resolverFiles = (resolver, nil)
+        watches = (resolver, nil, NeighborWatcher(namespace: namespace))
         self.options = options
         self.deliver = (deliver, terminate)
         self.namespace = namespace
         self.shared = shared
         reader = options.sharedReader ?? SharedReaderThread(threadName: options.threadName)
         let ioctlSocket = socket.ioctlDescriptor, foreign = namespace != nil
-        engine = NetlinkEngine(filter: filter, port: socket.port, uid: Syscall.effectiveUserID()) { link in
+        engine = NetlinkEngine(filter: filter, port: socket.port, uid: Syscall.effectiveUserID(),
+                               identityKey: LinuxPathSource.identityKey) { link in
             InterfaceClassifier.classify(link, ioctlSocket: ioctlSocket, foreign: foreign)
         }
     }
@@ -151,7 +160,7 @@ final class LinuxPathSource: @unchecked Sendable {
             }
             if options.watchesResolverFiles {
                 // A named namespace can be deleted (`ip netns del`): its file is watched too.
-                source.resolverFiles.watcher = ResolverWatcher(
+                source.watches.watcher = ResolverWatcher(
                     paths: resolver.watchedFiles + (namespace.map { [$0.path] } ?? []),
                     contentPaths: resolver.watchedFiles,
                     hub: try source.reader.inotifyHub()
@@ -197,7 +206,7 @@ final class LinuxPathSource: @unchecked Sendable {
         var delivered: NetworkPath?
         for _ in 0..<32 {
             let now = SystemClock.now()
-            var questions: [RouteLookup] = [], asked = false, sent = false
+            var questions: [RouteLookup] = [], asked = false, sent = false, watched = false
             var actions = engine.handle(.step, at: now)
             while !actions.isEmpty {
                 for action in actions {
@@ -210,16 +219,37 @@ final class LinuxPathSource: @unchecked Sendable {
                         try socket.send(request)
                     case .deliver(let path): delivered = path
                     case .stopReading: break
+                    case .watchNeighbors(let gateways):
+                        watched = true
+                        watchNeighbors(gateways)
                     }
                 }
                 // A step's questions are asked together; their verdicts send the lookups.
                 actions = questions.isEmpty ? [] : engine.handle(.verdicts(questions.map { ($0, socket.questions.ask($0)) }), at: now)
                 questions = []
             }
-            if !asked && !sent { break }
+            if !asked && !sent && !watched { break }
             if sent { try drain(blocking: false) }
         }
         return delivered
+    }
+
+    /// Watches the neighbor entries of `gateways` only and reads their current entries (the
+    /// kernel queues its answers before `sendto` returns); the engine's path waits for them.
+    private func watchNeighbors(_ gateways: [GatewayHop]) {
+        watches.neighbors.watch(gateways)
+        readNeighbors()
+        _ = engine.handle(.neighborsRead, at: SystemClock.now())
+    }
+
+    /// Reads the neighbor socket into the engine; after an overrun, asks for the watched
+    /// entries afresh and reads their answers.
+    private func readNeighbors() {
+        for _ in 0..<2 {
+            let now = SystemClock.now()
+            if watches.neighbors.read({ engine.handle($0, at: now) }) { return }
+            watches.neighbors.watch(engine.neighbors.watched)
+        }
     }
 
     /// Reads everything queued, in batches of datagrams, applying each message and sending
@@ -252,7 +282,7 @@ final class LinuxPathSource: @unchecked Sendable {
                 switch action {
                 case .send(let request): try socket.send(request)
                 case .stopReading: stop = true
-                case .ask, .deliver: break
+                case .ask, .deliver, .watchNeighbors: break
                 }
             }
             if stop { return }
@@ -290,7 +320,12 @@ final class LinuxPathSource: @unchecked Sendable {
                 ask()
             })
         }
-        resolverFiles.watcher?.join { [self] in
+        watches.neighbors.join(loop) { [self] in
+            guard !place.left else { return }
+            place.changed.insert(.neighbors)
+            ask()
+        }
+        watches.watcher?.join { [self] in
             guard !place.left else { return }
             place.changed.insert(.resolver)
             ask()
@@ -348,6 +383,7 @@ final class LinuxPathSource: @unchecked Sendable {
         place.timer = nil
         place.turn = nil
         place.ask = nil
+        watches.neighbors.leave()
         closeDescriptors()
     }
 
@@ -389,6 +425,10 @@ final class LinuxPathSource: @unchecked Sendable {
                 for case .send(let request) in engine.handle(.resumed, at: SystemClock.now()) { try socket.send(request) }
             }
             try drain(blocking: false)
+            if place.changed.contains(.neighbors) {
+                place.changed.remove(.neighbors)
+                readNeighbors()
+            }
             if place.changed.contains(.policies) { _ = engine.handle(.policiesChanged, at: SystemClock.now()) }
             place.changed.remove(.policies)
             if !place.changed.isDisjoint(with: [.resolver, .namespace, .holderExited]) {
@@ -407,7 +447,7 @@ final class LinuxPathSource: @unchecked Sendable {
             }
             if place.changed.contains(.resolver) {
                 place.changed.remove(.resolver)
-                _ = engine.handle(.resolverRead(servers: resolverFiles.configuration.servers(read: { Syscall.readFile($0) })),
+                _ = engine.handle(.resolverRead(servers: watches.configuration.servers(read: { Syscall.readFile($0) })),
                                   at: SystemClock.now())
             }
             path = try settle()
@@ -451,6 +491,10 @@ final class LinuxPathSource: @unchecked Sendable {
     /// How many rounds of route lookups were asked. Read by tests after the reader settled.
     var lookupRounds: Int { engine.round.lookupRounds }
 
+    /// How many neighbor messages reached the engine (the socket filter keeps those of
+    /// other neighbors away). Read by tests after the reader settled.
+    var neighborMessagesSeen: Int { engine.neighbors.messagesSeen }
+
     /// Detaches the source from its reader, which closes its descriptors: waits for that
     /// (and, for a reader of its own, for its thread to end), unless called on the reader's
     /// thread. Without a reader, closes them here. Safe to call more than once.
@@ -465,7 +509,8 @@ final class LinuxPathSource: @unchecked Sendable {
 
     /// Closes the socket and the resolver watch: by the reader as the source ends.
     func closeDescriptors() {
-        resolverFiles.watcher?.close()
+        watches.watcher?.close()
+        watches.neighbors.close()
         if let holder = place.holder { Syscall.close(holder) }
         place.holder = nil
         socket.close()

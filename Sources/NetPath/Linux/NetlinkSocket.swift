@@ -3,7 +3,8 @@
 /// A `NETLINK_ROUTE` socket subscribed to the monitor's groups, with the question sockets
 /// beside it (one of which serves the wireless ioctl), all made in the monitored namespace
 /// (SPEC §2.10), and the receive buffers of its batched reads. A monitor holds 4
-/// descriptors: this socket, the two question sockets and the IPsec policy socket.
+/// descriptors: this socket, the two question sockets and the IPsec policy socket (and,
+/// while its path has a gateway, a fifth: the ``NeighborWatcher``'s).
 ///
 /// `@unchecked Sendable` without a lock: it is used by one thread at a time (made on the
 /// namespace thread and handed over by its join, then the opening thread, then the

@@ -384,6 +384,21 @@ extension Syscall {
         return retrying("setsockopt") { setsockopt(descriptor.rawValue, option.level, option.name, &value, socklen_t(MemoryLayout<Int32>.size)) }
     }
 
+    /// Attaches a classic BPF program to a socket (`SO_ATTACH_FILTER`), replacing the one
+    /// attached before: the kernel then queues only what the program lets through.
+    ///
+    /// The corresponding C constants are `SOL_SOCKET`, `SO_ATTACH_FILTER`; the program is a
+    /// `struct sock_fprog` of `struct sock_filter`.
+    package static func attachFilter(_ descriptor: FileDescriptor, _ program: [SocketFilterInstruction]) -> Result<Int32, Errno> {
+        var instructions = program.map { sock_filter(code: $0.code, jt: $0.jumpTrue, jf: $0.jumpFalse, k: $0.constant) }
+        return instructions.withUnsafeMutableBufferPointer { buffer in
+            var fprog = sock_fprog(len: UInt16(buffer.count), filter: buffer.baseAddress)
+            return retrying("setsockopt") {
+                setsockopt(descriptor.rawValue, SOL_SOCKET, SO_ATTACH_FILTER, &fprog, socklen_t(MemoryLayout<sock_fprog>.size))
+            }
+        }
+    }
+
     /// `SO_RCVTIMEO`: bounds a blocking receive (zero waits for ever).
     package static func setReceiveTimeout(_ descriptor: FileDescriptor, _ timeout: Duration) {
         let (seconds, attoseconds) = max(timeout, .zero).components

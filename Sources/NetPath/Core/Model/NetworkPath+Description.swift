@@ -3,7 +3,9 @@ extension NetworkPath: CustomStringConvertible {
     /// its type, the connectivity when checked, gateways, families and DNS, costs and the
     /// other interfaces; offline, the diagnosis in words and the usable interfaces.
     ///
-    /// `online  via eth0 (wiredEthernet)  gateway 192.0.2.1  IPv4 IPv6 DNS`, or under a VPN
+    /// `online  via eth0 (wiredEthernet)  gateway 192.0.2.1  IPv4 IPv6 DNS`, with
+    /// `the router 192.0.2.1 does not answer (no ARP reply)` after the gateway when it does
+    /// not; under a VPN
     /// `online  via wg0 (other)  VPN over wlan0 (wifi)  IPv4 DNS  also wlan0 (wifi)`
     public var description: String {
         summary(painting: { text, _ in text })
@@ -44,6 +46,7 @@ extension NetworkPath: CustomStringConvertible {
                           + (connectivityProxy.map { " via proxy \(NetworkPath.visible($0))" } ?? ""))
         }
         if !gateways.isEmpty { words.append("gateway " + gateways.joined(separator: ", ")) }
+        for gateway in unresponsiveGateways { words.append(paint(NetworkPath.unresponsiveExplanation(gateway), .bad)) }
         var families: [String] = []
         if supportsIPv4 { families.append("IPv4") }
         if supportsIPv6 { families.append("IPv6") }
@@ -55,6 +58,13 @@ extension NetworkPath: CustomStringConvertible {
         if linkQuality != .unknown { words.append("link quality " + linkQuality.rawValue) }
         if names.count > 1 { words.append("also " + list(names.dropFirst(), total: availableInterfaces.count - 1)) }
         return words.joined(separator: "  ")
+    }
+
+    /// A gateway that does not answer, in words: ARP's for IPv4, neighbor discovery's for
+    /// IPv6.
+    package static func unresponsiveExplanation(_ gateway: String) -> String {
+        let how = gateway.contains(":") ? "no neighbor advertisement" : "no ARP reply"
+        return "the router \(visible(gateway)) does not answer (\(how))"
     }
 
     /// How many interfaces the line names before it counts the rest.

@@ -3,12 +3,14 @@ extension NetworkPath {
     /// --json`): `time` first, `connectivity`, `portalURL`, `connectivitySource` and
     /// `connectivityProxy` only with a connectivity check. `Codable` uses the same keys. A reader takes lines without
     /// the keys added later (`tunnelInterface`, `underlyingInterface`, `isUltraConstrained`,
-    /// `linkQuality`, `expensiveSource`, `connectivitySource`, `connectivityProxy`) as they
-    /// were before: no tunnel, `false`, `unknown`, no source, no proxy.
+    /// `linkQuality`, `unresponsiveGateways`, `network`, `expensiveSource`, `connectivitySource`,
+    /// `connectivityProxy`) as they were before: no tunnel, `false`, `unknown`, no
+    /// unresponsive gateway, no network, no source, no proxy.
     package enum JSONKey: String, CodingKey, CaseIterable, Sendable {
         case time, status, unsatisfiedReason, diagnosis, interfaces, tunnelInterface, underlyingInterface
         case isExpensive, isConstrained, isUltraConstrained, linkQuality
-        case supportsIPv4, supportsIPv6, supportsDNS, gateways, expensiveSource, connectivity, portalURL
+        case supportsIPv4, supportsIPv6, supportsDNS, gateways, unresponsiveGateways, network, expensiveSource
+        case connectivity, portalURL
         case connectivitySource, connectivityProxy
     }
 
@@ -39,6 +41,8 @@ extension NetworkPath: Codable {
             supportsIPv6: try container.decodeIfPresent(Bool.self, forKey: .supportsIPv6) ?? false,
             supportsDNS: try container.decodeIfPresent(Bool.self, forKey: .supportsDNS) ?? false,
             gateways: try container.decodeIfPresent([String].self, forKey: .gateways) ?? [],
+            unresponsiveGateways: try container.decodeIfPresent([String].self, forKey: .unresponsiveGateways) ?? [],
+            network: try container.decodeIfPresent(String.self, forKey: .network),
             connectivity: try container.decodeIfPresent(Connectivity.self, forKey: .connectivity) ?? .unknown,
             portalURL: try container.decodeIfPresent(String.self, forKey: .portalURL),
             expensiveSource: try container.decodeIfPresent(Source.self, forKey: .expensiveSource),
@@ -64,6 +68,8 @@ extension NetworkPath: Codable {
         try container.encode(supportsIPv6, forKey: .supportsIPv6)
         try container.encode(supportsDNS, forKey: .supportsDNS)
         try container.encode(gateways, forKey: .gateways)
+        try container.encode(unresponsiveGateways, forKey: .unresponsiveGateways)
+        try container.encode(network, forKey: .network)
         try container.encode(expensiveSource, forKey: .expensiveSource)
         try container.encode(connectivity, forKey: .connectivity)
         try container.encode(portalURL, forKey: .portalURL)
@@ -207,7 +213,14 @@ package struct JSONLine {
             if position > 0 { append(",") }
             append(quoted: gateway)
         }
-        append("],\"expensiveSource\":")
+        append("],\"unresponsiveGateways\":[")
+        for (position, gateway) in path.unresponsiveGateways.enumerated() {
+            if position > 0 { append(",") }
+            append(quoted: gateway)
+        }
+        append("],\"network\":")
+        append(optionalQuoted: path.network)
+        append(",\"expensiveSource\":")
         append(optionalQuoted: path.expensiveSource?.rawValue)
         if connectivity {
             append(",\"connectivity\":")

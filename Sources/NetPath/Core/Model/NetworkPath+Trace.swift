@@ -34,7 +34,9 @@ extension NetworkPath {
             supportsIPv4: try reader.flag(.supportsIPv4),
             supportsIPv6: try reader.flag(.supportsIPv6),
             supportsDNS: try reader.flag(.supportsDNS),
-            gateways: try reader.gateways(),
+            gateways: try reader.gateways(.gateways),
+            unresponsiveGateways: try reader.gateways(.unresponsiveGateways),
+            network: try reader.text(.network),
             connectivity: try reader.decode(.connectivity, as: Connectivity.self) ?? .unknown,
             portalURL: try reader.text(.portalURL),
             expensiveSource: try reader.decode(.expensiveSource, as: Source.self),
@@ -101,10 +103,10 @@ private struct PathLineReader {
         return NetworkInterface(name: name, index: Int(index), type: type)
     }
 
-    package func gateways() throws -> [String] {
-        guard case .array(let list)? = value[NetworkPath.JSONKey.gateways.rawValue] else { return [] }
+    package func gateways(_ key: NetworkPath.JSONKey) throws -> [String] {
+        guard case .array(let list)? = value[key.rawValue] else { return [] }
         return try list.map { entry in
-            guard case .string(let gateway) = entry else { throw NetPathError(.invalidInput, "'gateways' must hold strings") }
+            guard case .string(let gateway) = entry else { throw NetPathError(.invalidInput, "'\(key.rawValue)' must hold strings") }
             return gateway
         }
     }

@@ -111,6 +111,18 @@ public struct NetworkPath: Hashable, Sendable {
     /// The gateways of the routes the system chose for the Internet (IPv4's, then IPv6's);
     /// none for a route straight through a device.
     public var gateways: [String]
+    /// The gateways of ``gateways`` that do not answer: the kernel's neighbor entry for
+    /// them (ARP for IPv4, neighbor discovery for IPv6) is `FAILED`. Seen without traffic
+    /// of NetPath's own: the kernel learns it when anything sends through the gateway.
+    /// ``status`` stays what the routes say (a route exists). Linux; empty elsewhere.
+    public var unresponsiveGateways: [String]
+    /// An opaque, stable identifier of the network the path is on (16 hex digits), `nil`
+    /// while unknown: on Linux, a keyed hash (SipHash-2-4, keyed from the machine ID) of the
+    /// primary gateways' link-layer addresses, as the kernel's neighbor entries hold them;
+    /// so another router behind the same interface and gateway address is another network,
+    /// and a log carries no MAC address. `nil` without a gateway, before the gateway's
+    /// link-layer address is known, and on Apple platforms.
+    public var network: String?
     /// Whether the Internet answers, when the monitor runs a connectivity check
     /// (``ConnectivityCheck``); `unknown` otherwise.
     public var connectivity: Connectivity
@@ -169,6 +181,8 @@ public struct NetworkPath: Hashable, Sendable {
         supportsIPv6: Bool = false,
         supportsDNS: Bool = false,
         gateways: [String] = [],
+        unresponsiveGateways: [String] = [],
+        network: String? = nil,
         connectivity: Connectivity = .unknown,
         portalURL: String? = nil,
         expensiveSource: Source? = nil,
@@ -189,6 +203,8 @@ public struct NetworkPath: Hashable, Sendable {
         self.supportsIPv6 = supportsIPv6
         self.supportsDNS = supportsDNS
         self.gateways = gateways
+        self.unresponsiveGateways = unresponsiveGateways
+        self.network = network
         self.connectivity = connectivity
         self.portalURL = portalURL
         self.expensiveSource = expensiveSource ?? (isExpensive ? .interfaceType : nil)

@@ -51,7 +51,8 @@ extension KernelState {
             return .done
         case .error(let code):
             return .error(code)
-        case .other:
+        case .other, .newNeighbor, .deleteNeighbor:
+            // Neighbor entries are the engine's (``GatewayNeighbors``), not the tables'.
             break
         }
         return .applied

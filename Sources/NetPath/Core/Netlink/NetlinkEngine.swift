@@ -27,6 +27,8 @@ package struct NetlinkEngine {
         var questions: [RouteLookup] = []
         var requests: [[UInt8]] = []
         var path: NetworkPath?
+        /// The gateways whose neighbor entries to watch, when they changed.
+        var neighbors: [GatewayHop]?
     }
 
     package private(set) var state = KernelState()
@@ -45,6 +47,8 @@ package struct NetlinkEngine {
         package var port: UInt32 = 0
         /// The monitor's effective uid (`uidrange` rules, in the diagnosis).
         package var uid: UInt32 = 0
+        /// The key of the network's identity (``NetworkIdentity``).
+        package var identityKey: [UInt8] = NetworkIdentity.fixedKey
     }
     package let context: Context
     /// When the last event was seen: every event sets it.
@@ -59,10 +63,13 @@ package struct NetlinkEngine {
     package private(set) var timers = EngineTimers()
     /// The last path handed out, `nil` before the first.
     package private(set) var lastDelivered: NetworkPath?
+    /// The default gateways' neighbor entries, and the decided path that waits for them.
+    package private(set) var neighbors = GatewayNeighbors()
 
     package init(filter: InterfaceFilter = .none, port: UInt32 = 0, uid: UInt32 = 0,
+                 identityKey: [UInt8] = NetworkIdentity.fixedKey,
                  classify: @escaping (LinkMessage) -> NetworkInterface.InterfaceType) {
-        context = Context(classify: classify, filter: filter, port: port, uid: uid)
+        context = Context(classify: classify, filter: filter, port: port, uid: uid, identityKey: identityKey)
     }
 
     /// Whether the state is complete (no dump in progress).
@@ -149,12 +156,13 @@ package struct NetlinkEngine {
             let decision = self.decision
             if timers.answersComplete(consistent: decision.isConsistent(), at: now) {
                 timers.setExpiry(decision.earliestExpiry())
-                let path = decision.path()
-                if !path.isIdentical(to: lastDelivered) {
-                    lastDelivered = path
-                    actions.path = path
-                }
+                if neighbors.decide(decision.path(), gateways: decision.gatewayHops()) { actions.neighbors = neighbors.watched }
             }
+        }
+        // A path waits while the entries of new gateways are read.
+        if isAnswered, let path = neighbors.takePath(key: context.identityKey), !path.isIdentical(to: lastDelivered) {
+            lastDelivered = path
+            actions.path = path
         }
         actions.requests = takeRequests(now: now)
         return actions
@@ -233,6 +241,16 @@ package struct NetlinkEngine {
     }
 
     private mutating func apply(_ envelope: NetlinkEnvelope) -> Request? {
+        switch envelope.message {
+        case .newNeighbor(let neighbor):
+            _ = neighbors.apply(neighbor, deleted: false)
+            return nil
+        case .deleteNeighbor(let neighbor):
+            _ = neighbors.apply(neighbor, deleted: true)
+            return nil
+        default:
+            break
+        }
         let isOurs = envelope.port == context.port && envelope.sequence != 0
         if isOurs {
             switch round.reply(to: envelope.sequence, envelope.message) {
@@ -328,6 +346,9 @@ extension NetlinkEngine {
         case resumed
         /// A turn of the reader ended, with a socket error or without.
         case turnEnded(socketFailed: Bool)
+        /// The reader watches the gateways ``Action/watchNeighbors(_:)`` named and read
+        /// their current entries (handed in as messages before), or could not.
+        case neighborsRead
     }
 
     /// What the reader must do, in order.
@@ -341,6 +362,9 @@ extension NetlinkEngine {
         case deliver(NetworkPath)
         /// The queue is empty: stop reading until the socket is readable again.
         case stopReading
+        /// Watch the neighbor entries of these gateways only (none: stop watching), read
+        /// their current entries, then say so (``Event/neighborsRead``): the path waits.
+        case watchNeighbors([GatewayHop])
     }
 
     /// Takes one event seen at `now`.
@@ -371,7 +395,10 @@ extension NetlinkEngine {
             return takeRequests(now: now).map(Action.send)
         case .step:
             let actions = step(now: now)
-            return actions.questions.map(Action.ask) + actions.requests.map(Action.send) + (actions.path.map { [.deliver($0)] } ?? [])
+            return actions.questions.map(Action.ask) + actions.requests.map(Action.send)
+                + (actions.neighbors.map { [.watchNeighbors($0)] } ?? []) + (actions.path.map { [.deliver($0)] } ?? [])
+        case .neighborsRead:
+            neighbors.readEnded()
         case .policiesChanged:
             // Ask both families again.
             state.answerStale = true

@@ -129,6 +129,9 @@ package enum NetlinkMessage: Hashable, Sendable {
     case localAddressRoute(interfaceIndex: Int32)
     /// `RTM_NEWNETCONF`/`RTM_DELNETCONF`: a forwarding setting of `family` changed.
     case netconf(family: UInt8)
+    /// `RTM_NEWNEIGH`/`RTM_DELNEIGH`: a neighbor entry (the neighbor socket's).
+    case newNeighbor(NeighborMessage)
+    case deleteNeighbor(NeighborMessage)
     /// `NLMSG_DONE`: the end of a dump.
     case done
     /// `NLMSG_ERROR`: `code` is a negative errno, or 0 for an acknowledgement.

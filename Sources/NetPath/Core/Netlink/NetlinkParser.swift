@@ -60,6 +60,9 @@ package enum NetlinkParser {
         case Netlink.MessageType.newNexthop, Netlink.MessageType.deleteNexthop:
             guard let nexthop = decodeNexthop(payload) else { return .other(type: type) }
             return type == Netlink.MessageType.newNexthop ? .newNexthop(nexthop) : .deleteNexthop(nexthop)
+        case Netlink.Neighbor.newMessage, Netlink.Neighbor.deleteMessage:
+            guard let neighbor = decodeNeighbor(payload) else { return .other(type: type) }
+            return type == Netlink.Neighbor.newMessage ? .newNeighbor(neighbor) : .deleteNeighbor(neighbor)
         case Netlink.MessageType.newNetconf, Netlink.MessageType.deleteNetconf:
             // struct netconfmsg: family u8 (padded).
             guard payload.count >= 1 else { return .other(type: type) }

@@ -170,6 +170,25 @@ package struct PathDecision {
         )
     }
 
+    /// The gateways of the kernel's usable answers with their links (what the path's
+    /// `gateways` lists), and the first of each family: the primary gateways, which name
+    /// the network (``NetworkPath/network``).
+    package func gatewayHops() -> (all: [GatewayHop], primary: [GatewayHop]) {
+        var (chosen, refusals, _) = unboundChoices()
+        if filter != .none { addBoundChoices(to: &chosen, refusals: &refusals) }
+        var all: [GatewayHop] = [], primary: [GatewayHop] = [], families: [UInt8] = []
+        for choice in chosen {
+            guard let gateway = choice.gateway else { continue }
+            let hop = GatewayHop(interfaceIndex: choice.link.index, address: gateway)
+            if !all.contains(hop) { all.append(hop) }
+            if !families.contains(choice.family) {
+                families.append(choice.family)
+                primary.append(hop)
+            }
+        }
+        return (all, primary)
+    }
+
     /// What an unbound socket of each family gets: the choices the filter admits, the
     /// refusals, and whether a route exists only through an excluded interface type.
     private func unboundChoices() -> (chosen: [Choice], refusals: [Refusal], usableElsewhere: Bool) {

@@ -1,0 +1,118 @@
+#if os(Linux) || os(Android)
+
+/// The default gateways' neighbor entries, watched on the reader's loop (SPEC §3, "Per
+/// network"): a second `NETLINK_ROUTE` socket subscribed to `RTNLGRP_NEIGH` alone, with a
+/// socket filter (``NeighborFilter``) that lets through only the gateways' messages, so no
+/// other neighbor's change wakes the monitor. There is no socket while there is no gateway;
+/// it is made in the monitored namespace when the first one appears.
+///
+/// `@unchecked Sendable` without a lock: used by one thread at a time, as the
+/// ``LinuxPathSource`` that holds it (the opening thread, then the reader's).
+final class NeighborWatcher: @unchecked Sendable {
+    private let namespace: NetworkNamespace?
+    private var descriptor: FileDescriptor?
+    /// The gateways the attached filter lets through.
+    private var watched: [GatewayHop] = []
+    /// The loop the source joined, and what a readable socket does there.
+    private var joined: (loop: EventLoop, readable: () -> Void)?
+    private var registration: EventLoop.Registration?
+    private var sequence: UInt32 = 1
+    /// Whether the queue overflowed since the entries were last read in full.
+    private(set) var overrun = false
+
+    init(namespace: NetworkNamespace?) {
+        self.namespace = namespace
+    }
+
+    /// Whether a socket is open (some gateway is watched).
+    var isOpen: Bool { descriptor != nil }
+
+    /// On the reader's thread: registers the socket (now, and when it is made later).
+    func join(_ loop: EventLoop, readable: @escaping () -> Void) {
+        joined = (loop, readable)
+        register()
+    }
+
+    private func register() {
+        guard let joined, let descriptor, registration == nil else { return }
+        registration = joined.loop.register(descriptor, for: .readable) { _ in joined.readable() }
+    }
+
+    /// Watches `gateways` only: re-attaches the filter, then asks for the current entry of
+    /// each (a change that lands in between is queued after the answer); none closes the
+    /// socket. The answers are left queued for ``read(_:)``.
+    func watch(_ gateways: [GatewayHop]) {
+        guard !gateways.isEmpty else {
+            close()
+            return
+        }
+        if descriptor == nil { descriptor = open() }
+        guard let descriptor else { return }
+        register()
+        if gateways != watched {
+            if case .failure = Syscall.attachFilter(descriptor, NeighborFilter.program(for: gateways)) {
+                // Without the filter, every neighbor's change would wake the monitor.
+                close()
+                return
+            }
+            watched = gateways
+        }
+        _ = Syscall.sendToKernel(descriptor, NetlinkRequest.encodeNeighborGet(gateways, firstSequence: sequence))
+        sequence &+= UInt32(gateways.count)
+        overrun = false
+    }
+
+    /// Opens and subscribes the socket, in the namespace; `nil` when it cannot be (the
+    /// namespace is gone, or no memory): the path then shows no neighbor facts.
+    private func open() -> FileDescriptor? {
+        let make: @Sendable () throws -> FileDescriptor = {
+            let fd = try Syscall.socket(.netlink, .raw, .netlinkRoute).get()
+            // Nothing passes until the first filter: a filter that drops everything, first.
+            guard case .success = Syscall.attachFilter(fd, NeighborFilter.program(for: [])),
+                  case .success = Syscall.bind(fd, netlinkGroups: Netlink.Neighbor.group) else {
+                Syscall.close(fd)
+                throw NetPathError(.netlinkFailure, "cannot subscribe to neighbor changes")
+            }
+            return fd
+        }
+        watched = []
+        guard let namespace else { return try? make() }
+        return try? namespace.runInside(threadName: "netpath-netns", make)
+    }
+
+    /// Reads everything queued, handing each message to `body`.
+    ///
+    /// - Returns: `false` when the kernel dropped messages (`ENOBUFS`): the entries must
+    ///   be read again (``watch(_:)`` with the same gateways).
+    func read(_ body: (NetlinkEnvelope) -> Void) -> Bool {
+        guard let descriptor else { return true }
+        var scratch = [UInt8](repeating: 0, count: 8192)
+        while true {
+            let result = scratch.withUnsafeMutableBytes { Syscall.receive(descriptor, into: $0, flags: .dontWait) }
+            switch result {
+            case .success(let count) where count > 0:
+                scratch.withUnsafeBytes { NetlinkParser.parse(UnsafeRawBufferPointer(rebasing: $0[0..<count]), body) }
+            case .failure(.noBufferSpace):
+                overrun = true
+            default:
+                return !overrun
+            }
+        }
+    }
+
+    /// Closes the socket (no gateway, or the source ends).
+    func close() {
+        if let registration, let joined { joined.loop.deregister(registration) }
+        registration = nil
+        if let descriptor { Syscall.close(descriptor) }
+        descriptor = nil
+        watched = []
+    }
+
+    /// The source left its loop: closes the socket and forgets the loop.
+    func leave() {
+        close()
+        joined = nil
+    }
+}
+#endif

@@ -1,0 +1,103 @@
+import Foundation
+import Synchronization
+import Testing
+import KernelTestSupport
+@testable import NetPath
+@testable import NetPathCore
+@testable import NetPathSystem
+
+/// The gateway step from the kernel (SPEC §3, "Per network"): the default gateways'
+/// neighbor entries, watched for the gateways only, and the network's identity from their
+/// link-layer addresses. The truth is `ip -j neigh`.
+@Suite(.enabled(if: Kernel.canRun, "needs root and iproute2"), .serialized)
+struct NeighborKernelTests {
+    /// The identifier NetPath must give for the entry `ip -j neigh` shows.
+    private func identity(of entry: KernelNeighbor?) -> String? {
+        entry?.lladdrBytes.flatMap { NetworkIdentity.identifier(linkLayerAddresses: [$0], key: LinuxPathSource.identityKey) }
+    }
+
+    @Test func aRouterThatStopsAnsweringIsShownWithoutACheck() async throws {
+        let lab = try GatewayLab("nbfail")
+        defer { lab.remove() }
+        let (monitor, recorder) = try startMonitor(lab.client)
+        defer { monitor.cancel() }
+        await recorder.expect("satisfied [c0:wiredEthernet] gw 192.0.2.1 v4")
+        // The router loses its address; the client's next packet finds no one to answer.
+        try lab.router.ip("addr del 192.0.2.1/24 dev r0")
+        try lab.client.sendTraffic()
+        let failed = await recorder.wait { $0.unresponsiveGateways == ["192.0.2.1"] }
+        #expect(failed != nil, "no unresponsive gateway; paths: \(recorder.paths.map(\.unresponsiveGateways))")
+        #expect(try lab.client.neighbor("192.0.2.1")?.states.contains("FAILED") == true)
+        #expect(failed?.status == .satisfied, "a route exists: the kernel's status stands")
+        #expect(failed?.description.contains("the router 192.0.2.1 does not answer (no ARP reply)") == true)
+        // It answers again.
+        try lab.router.ip("addr add 192.0.2.1/24 dev r0")
+        try lab.client.sendTraffic()
+        let back = await recorder.wait { $0.unresponsiveGateways.isEmpty && $0.network != nil }
+        let entry = try lab.client.neighbor("192.0.2.1")
+        #expect(entry?.states.contains("REACHABLE") == true)
+        #expect(back?.network != nil && back?.network == identity(of: entry))
+    }
+
+    @Test func anotherRouterBehindTheSameGatewayAddressIsAnotherNetwork() async throws {
+        // A switch (a bridge) joins the client and two routers that both hold 192.0.2.1;
+        // only one is plugged in at a time.
+        let client = try TestNamespace("nbidc"), fabric = try TestNamespace("nbids")
+        let first = try TestNamespace("nbida"), second = try TestNamespace("nbidb")
+        defer { for ns in [client, fabric, first, second] { ns.remove() } }
+        try fabric.batch(["link add br0 type bridge", "link set br0 up"])
+        for (ns, inside, port) in [(client, "c0", "pc"), (first, "a0", "pa"), (second, "b0", "pb")] {
+            try ns.ip("link add \(inside) type veth peer name \(port) netns \(fabric.name)")
+            try fabric.ip("link set \(port) master br0")
+        }
+        try fabric.batch(["link set pc up", "link set pa up"])
+        try first.batch(["link set a0 up", "addr add 192.0.2.1/24 dev a0"])
+        try second.batch(["link set b0 up", "addr add 192.0.2.1/24 dev b0"])
+        try client.batch(["link set c0 up", "addr add 192.0.2.2/24 dev c0", "route add default via 192.0.2.1"])
+        let (monitor, recorder) = try startMonitor(client)
+        defer { monitor.cancel() }
+        try client.sendTraffic()
+        let onFirst = await recorder.wait { $0.network != nil }
+        let firstEntry = try client.neighbor("192.0.2.1")
+        #expect(onFirst?.network != nil && onFirst?.network == identity(of: firstEntry))
+        let before = recorder.paths.count
+        // The client is moved to the other router: the first one unplugged, the second one
+        // plugged in, the entries of the old link flushed (as a reconnection leaves them),
+        // then traffic.
+        try fabric.batch(["link set pa down", "link set pb up"])
+        try client.ip("neigh flush dev c0")
+        try client.sendTraffic()
+        let onSecond = await recorder.wait { $0.network != nil && $0.network != onFirst?.network }
+        let secondEntry = try client.neighbor("192.0.2.1")
+        #expect(secondEntry?.lladdr != nil && secondEntry?.lladdr != firstEntry?.lladdr)
+        #expect(onSecond?.network != nil && onSecond?.network == identity(of: secondEntry))
+        #expect(onSecond?.gateways == ["192.0.2.1"] && onSecond?.availableInterfaces.map(\.name) == ["c0"])
+        #expect(recorder.paths.count - before == 1, "one change; paths: \(recorder.paths.dropFirst(before).map { $0.network ?? "nil" })")
+    }
+
+    @Test func otherNeighborsWakeNothing() async throws {
+        let lab = try GatewayLab("nbquiet")
+        defer { lab.remove() }
+        let turns = Atomic<Int>(0)
+        var options = LinuxSourceOptions()
+        options.beforeRead = { turns.add(1, ordering: .relaxed) }
+        let (monitor, recorder) = try startMonitor(lab.client, options: options)
+        defer { monitor.cancel() }
+        try lab.client.sendTraffic()
+        let known = await recorder.wait { $0.network != nil }
+        #expect(known != nil)
+        let source = try #require(monitor.storage.source as? LinuxPathSource)
+        let seenBefore = source.neighborMessagesSeen, turnsBefore = turns.load(ordering: .relaxed)
+        // 300 changes of other neighbors' entries, on the gateway's link.
+        let churn = (0..<150).flatMap { number in
+            ["neigh add 192.0.2.\(10 + number % 200) lladdr 02:00:00:00:01:\(String(number % 256, radix: 16)) dev c0 nud permanent",
+             "neigh del 192.0.2.\(10 + number % 200) dev c0"]
+        }
+        // The sentinel: the gateway's own entry changes last (another router's address).
+        try lab.client.batch(churn + ["neigh replace 192.0.2.1 lladdr 02:00:00:00:00:99 dev c0 nud permanent"])
+        let moved = await recorder.wait { $0.network != nil && $0.network != known?.network }
+        #expect(moved?.network == NetworkIdentity.identifier(linkLayerAddresses: [[2, 0, 0, 0, 0, 0x99]], key: LinuxPathSource.identityKey))
+        #expect(source.neighborMessagesSeen - seenBefore == 1, "the filter let other neighbors through")
+        #expect(turns.load(ordering: .relaxed) - turnsBefore <= 2, "the reader woke for other neighbors")
+    }
+}
