@@ -277,6 +277,7 @@ final class ConnectivitySource: PathSource {
             path.portalURL = nil
             path.connectivitySource = nil
             path.connectivityProxy = nil
+            path.familyConnectivity = [:]
         } else if desktopDecides(raw) {
             // The desktop's verdict; the login address from our check, when it saw the portal.
             if needsPortalURL(raw), let result, result.connectivity == .portal { path.portalURL = result.portalURL }
@@ -289,11 +290,18 @@ final class ConnectivitySource: PathSource {
             path.portalURL = result.connectivity == .portal ? result.portalURL : nil
             path.connectivitySource = .check
             path.connectivityProxy = result.proxy
+            path.familyConnectivity = [:]
+            for family in IPFamily.allCases {
+                guard var verdict = result.family(family)?.forPath else { continue }
+                if verdict.connectivity == .unknown || verdict.connectivity == .offline { verdict.connectivity = .limited }
+                path.familyConnectivity[family] = verdict
+            }
         } else {
             path.connectivity = .unknown
             path.portalURL = nil
             path.connectivitySource = nil
             path.connectivityProxy = nil
+            path.familyConnectivity = [:]
         }
         return path
     }

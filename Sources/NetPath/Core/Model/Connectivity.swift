@@ -146,6 +146,38 @@ public struct FamilyConnectivity: Hashable, Sendable, Codable {
                   url: result.url, httpStatus: result.httpStatus, latencyMilliseconds: result.latencyMilliseconds)
     }
 
+    /// `IPv6: limited — the router forwards nothing`: the family, its verdict, and in words
+    /// where it broke when it is not `full`.
+    ///
+    /// - Parameters:
+    ///   - family: The family this is the verdict of.
+    /// - Returns: One phrase, without a newline.
+    package func summary(of family: IPFamily) -> String {
+        let words = "\(family): \(connectivity.rawValue)"
+        guard connectivity != .full, let reason else { return words }
+        return words + " — " + reason
+    }
+
+    /// Where the family broke, in words: the step, and what failed at it.
+    package var reason: String? {
+        switch failedStep {
+        case .gateway?: return "the router does not answer on the link"
+        case .connection? where failure?.kind == .timedOut: return "the router forwards nothing (connections are never answered)"
+        case .dns?: return "DNS: " + (failure.map { NetworkPath.visible($0.message) } ?? "names do not resolve")
+        case .connection?: return "connection: " + (failure.map { NetworkPath.visible($0.message) } ?? "no connection")
+        case .http?: return "HTTP: " + (failure.map { NetworkPath.visible($0.message) } ?? "not the expected answer")
+        case nil: return failure.map { NetworkPath.visible($0.message) }
+        }
+    }
+
+    /// The failure with the family's first failing step as its step (the gateway's, when
+    /// the gateway does not answer): what a path's JSON carries.
+    package var failureWithItsStep: ConnectivityFailure? {
+        guard var failure else { return nil }
+        failure.step = failedStep ?? failure.step
+        return failure
+    }
+
     /// The verdict alone, as a path carries it: its time and endpoint left out, so that a
     /// check that ends the same way makes no new path.
     package var forPath: FamilyConnectivity {
@@ -242,6 +274,17 @@ public struct ConnectivityFailure: Error, Hashable, Sendable, Codable, CustomStr
     }
 
     public var description: String { message }
+
+    /// Failures are equal when their kind and message are: the step follows from where
+    /// the failure was made, and says nothing the message does not.
+    public static func == (lhs: Self, rhs: Self) -> Bool {
+        lhs.kind == rhs.kind && lhs.message == rhs.message
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(kind)
+        hasher.combine(message)
+    }
 }
 
 extension ConnectivityFailure.Kind {
