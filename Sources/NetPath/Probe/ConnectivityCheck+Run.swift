@@ -116,7 +116,8 @@ extension ConnectivityCheck {
 #if os(Linux) || os(Android)
 /// The families' checks of one run as they end, handed on together once the last has.
 private final class FamilyChecks: Sendable {
-    private let state = Locked<[IPFamily?: ProbeVerdict.FamilyCheck]>([:])
+    /// The checks ended, and how many have (one that had nothing to reach hands in none).
+    private let state = Locked<(checks: [IPFamily?: ProbeVerdict.FamilyCheck], reported: Int)>(([:], 0))
     private let expected: Int
     private let done: @Sendable ([IPFamily?: ProbeVerdict.FamilyCheck]) -> Void
 
@@ -125,10 +126,11 @@ private final class FamilyChecks: Sendable {
         self.done = done
     }
 
-    func add(_ family: IPFamily?, _ check: ProbeVerdict.FamilyCheck) {
-        let all = state.withLock { checks -> [IPFamily?: ProbeVerdict.FamilyCheck]? in
-            checks[family] = check
-            return checks.count == expected ? checks : nil
+    func add(_ family: IPFamily?, _ check: ProbeVerdict.FamilyCheck?) {
+        let all = state.withLock { state -> [IPFamily?: ProbeVerdict.FamilyCheck]? in
+            state.checks[family] = check
+            state.reported += 1
+            return state.reported == expected ? state.checks : nil
         }
         if let all { done(all) }
     }

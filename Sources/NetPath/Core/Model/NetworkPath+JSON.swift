@@ -10,7 +10,7 @@ extension NetworkPath {
         case isExpensive, isConstrained, isUltraConstrained, linkQuality
         case supportsIPv4, supportsIPv6, supportsDNS, gateways, expensiveSource, connectivity, portalURL
         case connectivitySource, connectivityProxy
-        case connectivityIPv4, connectivityIPv6, connectivityFailureIPv4, connectivityFailureIPv6
+        case connectivityIPv4, connectivityFailureIPv4, connectivityIPv6, connectivityFailureIPv6
     }
 
     /// The keys of `family`'s verdict and failure.

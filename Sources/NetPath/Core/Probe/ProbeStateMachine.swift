@@ -158,6 +158,16 @@ package struct ProbeStateMachine {
         }
     }
 
+    /// Whether this family's check has nothing to reach: every endpoint (or its proxy) is
+    /// an address of the other family, not reached through NAT64. Such a check is not
+    /// run: the family is not checked.
+    package var reachesNothing: Bool {
+        routes.checked != nil && runs.allSatisfy { run in
+            guard let address = run.address, !address.isLoopback else { return false }
+            return !routes.routes(address) && !(address.family == IPAddress.inet && routes.needsNAT64)
+        }
+    }
+
     private var deadline: Instant { start + check.timeout }
     private var resolutionDeadline: Instant { start + check.resolutionTimeout }
 
