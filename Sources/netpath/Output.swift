@@ -19,7 +19,8 @@ enum Output {
     }
 
 
-    /// `probe --json`: `{"time","connectivity","portalURL","url","httpStatus","latencyMs","error","nat64Prefix"}`,
+    /// `probe --json`: `{"time","connectivity","portalURL","url","httpStatus","latencyMs","error","nat64Prefix","ipv4","ipv6"}`
+    /// (each family's own verdict, ``json(_:)-swift.type.method``),
     /// and `"proxy"` when the verdict's endpoint was reached through one (a new key is added
     /// only where it says something, so readers of the old lines see them unchanged).
     static func json(_ result: ConnectivityResult, time: String = timestamp()) -> String {
@@ -28,7 +29,18 @@ enum Output {
             + "\"portalURL\":\(optional(result.portalURL)),\"url\":\(optional(result.url)),"
             + "\"httpStatus\":\(result.httpStatus.map(String.init) ?? "null"),\"latencyMs\":\(latency),"
             + "\"error\":\(optional(result.failure?.message)),\"nat64Prefix\":\(optional(result.nat64Prefix))"
+            + IPFamily.allCases.map { ",\"\($0.rawValue)\":" + json(result.family($0)) }.joined()
             + (result.proxy.map { ",\"proxy\":\(quote($0))" } ?? "") + "}"
+    }
+
+    /// A family's verdict in `probe --json`: `{"connectivity","step","url","httpStatus","latencyMs","error"}`,
+    /// with `connectivity` `unknown` (and the rest null) when the family was not checked.
+    static func json(_ family: FamilyConnectivity?) -> String {
+        let latency = family?.latencyMilliseconds.map { String(Int($0.rounded())) } ?? "null"
+        return "{\"connectivity\":\(quote(family?.connectivity.rawValue ?? Connectivity.unknown.rawValue)),"
+            + "\"step\":\(optional(family?.failedStep?.rawValue)),\"url\":\(optional(family?.url)),"
+            + "\"httpStatus\":\(family?.httpStatus.map(String.init) ?? "null"),\"latencyMs\":\(latency),"
+            + "\"error\":\(optional(family?.failure?.message))}"
     }
 
     /// One readable line for a check: the verdict and what it means, why when it is not
@@ -54,6 +66,10 @@ enum Output {
         }
         if let proxy = result.proxy { words.append("via proxy " + NetworkPath.visible(proxy)) }
         if let prefix = result.nat64Prefix { words.append("NAT64 " + prefix) }
+        // A family whose verdict is not the whole check's says so, with where it broke.
+        for family in IPFamily.allCases {
+            if let verdict = result.family(family), verdict.connectivity != result.connectivity { words.append(verdict.summary(of: family)) }
+        }
         return String(time.dropFirst(11).prefix(12)) + "  " + words.joined(separator: "  ")
     }
 

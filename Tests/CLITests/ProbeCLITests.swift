@@ -2,7 +2,7 @@ import Foundation
 import KernelTestSupport
 import Testing
 
-let probeKeys = ["time", "connectivity", "portalURL", "url", "httpStatus", "latencyMs", "error", "nat64Prefix"]
+let probeKeys = ["time", "connectivity", "portalURL", "url", "httpStatus", "latencyMs", "error", "nat64Prefix", "ipv4", "ipv6"]
 
 /// `netpath probe` and `--probe` against real HTTP and DNS servers in a namespace the
 /// test makes (SPEC §3, §4).
@@ -128,7 +128,8 @@ struct ProbeCLITests {
 
         let status = try #require(try runTool(netpathBinary, ["status", "--probe", "--json", "--netns", lab.client.name]))
         let keys = jsonKeys(try #require(status.lines.first))
-        #expect(keys == pathKeys + ["connectivity", "portalURL", "connectivitySource", "connectivityProxy"])
+        #expect(keys == pathKeys + ["connectivity", "portalURL", "connectivitySource", "connectivityProxy",
+                                    "connectivityIPv4", "connectivityFailureIPv4", "connectivityIPv6", "connectivityFailureIPv6"])
         #expect(try jsonObject(status.lines[0])["connectivity"] as? String == "full")
         let wait = try #require(try runTool(netpathBinary, ["wait", "--probe", "--netns", lab.client.name, "--timeout", "10"]))
         #expect(wait.status == 0)

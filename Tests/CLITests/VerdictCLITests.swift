@@ -1,6 +1,7 @@
 import Foundation
 import KernelTestSupport
 import Testing
+import NetPath
 
 /// SPEC §3's verdict rules through the tool, against real servers, routers and nftables in
 /// namespaces the tests make.
@@ -123,5 +124,26 @@ struct VerdictCLITests {
         let result = try jsonObject(try #require(outcome.lines.first, "\(outcome.standardError)"))
         #expect(result["connectivity"] as? String == connectivity && result["httpStatus"] as? Int == status, "\(outcome.standardOutput)")
         #expect(result["portalURL"] as? String == portalURL, "\(outcome.standardOutput)")
+    }
+}
+
+/// `probe --json`'s per-family objects against `curl -4`/`curl -6`, and the words.
+@Suite(.enabled(if: Kernel.canRun, "needs root, iproute2, python3, dnsmasq and libnftables"))
+struct FamilyCLITests {
+    @Test func probeGivesEachFamilysVerdictAsCurlFindsIt() throws {
+        let lab = try DualStackLab(forwardsIPv6: false)
+        defer { lab.remove() }
+        let arguments = ["--netns", lab.client.name, "--url", DualStackLab.url, "--timeout", "3"]
+        let probe = try #require(try runTool(netpathBinary, ["probe", "--json"] + arguments))
+        let result = try jsonObject(try #require(probe.lines.first, "\(probe.standardError)"))
+        #expect(probe.status == 0 && result["connectivity"] as? String == "full", "\(probe.standardOutput)")
+        for family in IPFamily.allCases {
+            let object = try #require(result[family.rawValue] as? [String: Any], "\(probe.standardOutput)")
+            let truth = lab.curlPasses(family)
+            #expect((object["connectivity"] as? String == "full") == truth, "\(family): \(object), curl \(truth)")
+            if !truth { #expect(object["step"] as? String == "connection", "\(object)") }
+        }
+        let words = try #require(try runTool(netpathBinary, ["probe"] + arguments))
+        #expect(words.standardOutput.contains("IPv6: limited — the router forwards nothing"), "\(words.standardOutput)")
     }
 }

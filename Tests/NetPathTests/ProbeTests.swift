@@ -283,6 +283,35 @@ import NetPathTestKit
         #expect(seen.withLock { $0.count } == before + 1)
     }
 
+    /// The network's identity becoming known (the kernel learned the gateway's address, often
+    /// from the check's own packets) is a new path, but the same network: the check in flight
+    /// is not started again, and a verdict shown stays. Another network checks again.
+    @Test func aNetworkThatBecomesKnownKeepsTheCheck() throws {
+        let (monitor, network, _, checker, seen) = try make()
+        defer { monitor.cancel() }
+        var path = NetworkPath.online(.wifi)
+        network.send(path)
+        let checks = checker.count
+        path.network = "0123456789abcdef"
+        network.send(path)
+        #expect(checker.count == checks && !checker.isCancelled(checks - 1))
+        #expect(monitor.currentPath?.network == "0123456789abcdef" && monitor.currentPath?.connectivity == .unknown)
+        checker.answer(.full)
+        #expect(monitor.currentPath?.connectivity == .full)
+        let shown = seen.withLock { $0.count }
+        path.network = "fedcba9876543210"
+        network.send(path)
+        #expect(checker.count == checks + 1 && monitor.currentPath?.connectivity == .unknown && seen.withLock { $0.count } == shown + 1)
+        // Forgotten, then learned again: the verdict shown stays.
+        checker.answer(.full)
+        path.network = nil
+        network.send(path)
+        checker.answer(.full)
+        path.network = "fedcba9876543210"
+        network.send(path)
+        #expect(checker.count == checks + 2 && monitor.currentPath?.connectivity == .full)
+    }
+
     /// The desktop checks (NetworkManager's verdict on the path): nothing is sent with the
     /// default endpoints, and its verdict stands; configured endpoints are asked anyway.
     @Test func theDesktopsVerdictStandsForTheDefaultEndpoints() throws {

@@ -218,3 +218,46 @@ import Testing
     }
 }
 #endif
+
+/// SPEC §3, per network: the families' checks combined as the endpoint rules combine
+/// endpoints, and each family's first failing step.
+struct FamilyCombinationTests {
+    private static let endpoint = try! ConnectivityCheck.Endpoint("http://check.test/204")
+
+    private static func check(_ verdict: HTTPResponseClassifier.Verdict?, _ error: ConnectivityFailure?, resolved: Bool = true) -> ProbeVerdict.FamilyCheck {
+        let outcomes: [ProbeVerdict.Outcome] = [(endpoint, resolved, verdict, error, .milliseconds(5))]
+        return (ProbeVerdict.of(outcomes, elapsed: .milliseconds(5)), outcomes)
+    }
+
+    private static let pass = check(.pass(status: 204), nil)
+    private static let portal = check(.unexpected(status: 302, location: "http://portal.test/", reason: "HTTP 302"), nil)
+    private static let silent = check(nil, ConnectivityFailure(.timedOut, "no connection within 3.0 seconds"))
+    private static let unresolved = check(nil, ConnectivityFailure(.nameNotResolved, "the name 'check.test' did not resolve"), resolved: false)
+
+    @Test func aPortalFromEitherBeatsAPassElseTheBetterOne() throws {
+        #expect(ProbeVerdict.combine(ipv4: Self.pass, ipv6: Self.portal)?.connectivity == .portal)
+        #expect(ProbeVerdict.combine(ipv4: Self.portal, ipv6: Self.pass)?.connectivity == .portal)
+        #expect(ProbeVerdict.combine(ipv4: Self.pass, ipv6: Self.silent)?.connectivity == .full)
+        #expect(ProbeVerdict.combine(ipv4: Self.silent, ipv6: Self.pass)?.connectivity == .full)
+        #expect(ProbeVerdict.combine(ipv4: Self.silent, ipv6: Self.unresolved)?.connectivity == .limited)
+        #expect(ProbeVerdict.combine(ipv4: Self.unresolved, ipv6: Self.unresolved)?.connectivity == .local)
+        #expect(ProbeVerdict.combine(ipv4: nil, ipv6: nil) == nil)
+        // One family alone is its result, unchanged but for its own verdict beside it.
+        let alone = try #require(ProbeVerdict.combine(ipv4: Self.silent, ipv6: nil))
+        #expect(alone.connectivity == Self.silent.result.connectivity && alone.failure == Self.silent.result.failure && alone.ipv6 == nil)
+    }
+
+    @Test func eachFamilyNamesItsFirstFailingStep() throws {
+        let both = try #require(ProbeVerdict.combine(ipv4: Self.unresolved, ipv6: Self.silent))
+        #expect(both.ipv4?.failedStep == .dns && both.ipv6?.failedStep == .connection)
+        #expect(both.ipv4?.connectivity == .local && both.ipv6?.connectivity == .limited)
+        let answered = try #require(ProbeVerdict.combine(ipv4: Self.pass, ipv6: Self.portal))
+        #expect(answered.ipv4?.failedStep == nil && answered.ipv6?.failedStep == .http)
+        let timedOutAfterConnecting = Self.check(nil, ConnectivityFailure(.timedOut, "no answer within 3.0 seconds", step: .http))
+        #expect(ProbeVerdict.combine(ipv4: timedOutAfterConnecting, ipv6: nil)?.ipv4?.failedStep == .http)
+        // A gateway that does not answer is the first step, for that family only.
+        let gateway = try #require(ProbeVerdict.combine(ipv4: Self.pass, ipv6: Self.silent, gatewayUnresponsive: { $0 == .ipv6 }))
+        #expect(gateway.ipv4?.failedStep == nil && gateway.ipv6?.failedStep == .gateway)
+        #expect(FamilyConnectivity(connectivity: .limited, failedStep: .gateway).summary(of: .ipv6) == "IPv6: limited — the router does not answer on the link")
+    }
+}

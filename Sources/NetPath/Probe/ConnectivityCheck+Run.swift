@@ -3,8 +3,9 @@
 /// late `cancel` can never write to a reused descriptor).
 final class ProbeHandle: Sendable {
     #if os(Linux) || os(Android)
-    let loop: EventLoop
-    init(loop: EventLoop) { self.loop = loop }
+    /// One loop per family checked.
+    let loops: [EventLoop]
+    init(loops: [EventLoop]) { self.loops = loops }
     #endif
 
     #if !(os(Linux) || os(Android)) && canImport(Network)
@@ -14,7 +15,7 @@ final class ProbeHandle: Sendable {
 
     func cancel() {
         #if os(Linux) || os(Android)
-        loop.stop()
+        for loop in loops { loop.stop() }
         #elseif canImport(Network)
         probe.cancel()
         #endif
@@ -48,42 +49,57 @@ extension ConnectivityCheck {
         let handle = Locked<ProbeHandle?>(nil)
     }
 
-    /// Starts a check on a thread of its own (which enters `namespace`); `completion` is
-    /// called on that thread, exactly once. It goes through the path's primary interface;
-    /// on an IPv6-only path it looks for the NAT64 prefix.
+    /// Starts a check, one thread per address family the path routes (each enters
+    /// `namespace`, and decides its family over its own sockets); `completion` is called
+    /// once, on the thread that ends last, with the families' verdicts combined
+    /// (``ProbeVerdict/combine(ipv4:ipv6:gatewayUnresponsive:)``). It goes through the
+    /// path's primary interface; on an IPv6-only path it looks for the NAT64 prefix.
     func start(over path: NetworkPath?, namespace: NetworkNamespace?,
                completion: @escaping @Sendable (ConnectivityResult) -> Void) -> ProbeHandle? {
         let interface = path?.primaryInterface
         #if os(Linux) || os(Android)
-        guard let loop = try? EventLoop() else {
+        let ipv4 = path?.supportsIPv4 ?? true, ipv6 = path?.supportsIPv6 ?? true
+        let routed = IPFamily.allCases.filter { $0 == .ipv4 ? ipv4 : ipv6 }
+        // One family's check alone is the whole check, as it was before families (none:
+        // one check that reaches nothing, as the path routes nothing).
+        let families: [IPFamily?] = routed.count > 1 ? routed : [routed.first]
+        guard let loops = try? families.map({ _ in try EventLoop() }) else {
             completion(ConnectivityResult(connectivity: .unknown, failure: .init(.systemFailure, "cannot create an event loop")))
             return nil
         }
-        let handle = ProbeHandle(loop: loop)
+        let handle = ProbeHandle(loops: loops)
         var resolved = self
         resolved.proxy = proxy.resolved
         let check = resolved
-        let thread = OwnThread.start(name: "netpath-probe") {
-            if let namespace {
-                do {
-                    let descriptor = try namespace.open()
-                    defer { Syscall.close(descriptor) }
-                    try namespace.enter(descriptor)
-                } catch {
-                    completion(ConnectivityResult(connectivity: .unknown, failure: .init(.systemFailure, "\(error)")))
-                    return
+        let gateways = path.map { path in IPFamily.allCases.filter { path.gatewayUnresponsive(for: $0) } } ?? []
+        let collected = FamilyChecks(expected: families.count) { checks in
+            completion(ProbeVerdict.combine(ipv4: checks[.ipv4], ipv6: checks[.ipv6], gatewayUnresponsive: gateways.contains)
+                       ?? checks[nil]?.result
+                       ?? ConnectivityResult(connectivity: .unknown, failure: .init(.systemFailure, "no check ran")))
+        }
+        for (family, loop) in zip(families, loops) {
+            let probe = LinuxProbe(check: check, interface: interface, ipv4: ipv4, ipv6: ipv6,
+                                   family: routed.count > 1 ? family : nil,
+                                   resolver: ResolverConfiguration.forNamespace(namespace), loop: loop)
+            let thread = OwnThread.start(name: "netpath-probe") {
+                if let namespace {
+                    do {
+                        let descriptor = try namespace.open()
+                        defer { Syscall.close(descriptor) }
+                        try namespace.enter(descriptor)
+                    } catch {
+                        collected.add(family, (ConnectivityResult(connectivity: .unknown, failure: .init(.systemFailure, "\(error)")), []))
+                        return
+                    }
                 }
+                collected.add(family, probe.run())
             }
-            let probe = LinuxProbe(check: check, interface: interface,
-                                   ipv4: path?.supportsIPv4 ?? true, ipv6: path?.supportsIPv6 ?? true,
-                                   resolver: ResolverConfiguration.forNamespace(namespace), loop: handle.loop)
-            completion(probe.run())
+            guard let thread else {
+                collected.add(family, (ConnectivityResult(connectivity: .unknown, failure: .init(.systemFailure, "cannot start a thread")), []))
+                continue
+            }
+            thread.detach()
         }
-        guard let thread else {
-            completion(ConnectivityResult(connectivity: .unknown, failure: .init(.systemFailure, "cannot start a thread")))
-            return nil
-        }
-        thread.detach()
         return handle
         #elseif canImport(Network)
         // Namespaces exist only on Linux; the interface is chosen by its type.
@@ -94,6 +110,39 @@ extension ConnectivityCheck {
         completion(ConnectivityResult(connectivity: .unknown, failure: .init(.systemFailure, "the connectivity check is not available on this platform")))
         return nil
         #endif
+    }
+}
+
+#if os(Linux) || os(Android)
+/// The families' checks of one run as they end, handed on together once the last has.
+private final class FamilyChecks: Sendable {
+    /// The checks ended, and how many have (one that had nothing to reach hands in none).
+    private let state = Locked<(checks: [IPFamily?: ProbeVerdict.FamilyCheck], reported: Int)>(([:], 0))
+    private let expected: Int
+    private let done: @Sendable ([IPFamily?: ProbeVerdict.FamilyCheck]) -> Void
+
+    init(expected: Int, done: @escaping @Sendable ([IPFamily?: ProbeVerdict.FamilyCheck]) -> Void) {
+        self.expected = expected
+        self.done = done
+    }
+
+    func add(_ family: IPFamily?, _ check: ProbeVerdict.FamilyCheck?) {
+        let all = state.withLock { state -> [IPFamily?: ProbeVerdict.FamilyCheck]? in
+            state.checks[family] = check
+            state.reported += 1
+            return state.reported == expected ? state.checks : nil
+        }
+        if let all { done(all) }
+    }
+}
+#endif
+
+extension NetworkPath {
+    /// Whether one of `family`'s gateways does not answer on the link (its neighbor entry
+    /// `FAILED`, ``unresponsiveGateways``): a failed check of that family then names the
+    /// gateway as its first failing step.
+    package func gatewayUnresponsive(for family: IPFamily) -> Bool {
+        unresponsiveGateways.contains { IPAddress($0)?.family == (family == .ipv4 ? IPAddress.inet : IPAddress.inet6) }
     }
 }
 

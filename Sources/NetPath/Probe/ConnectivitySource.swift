@@ -93,6 +93,8 @@ final class ConnectivitySource: PathSource {
         var inFlight: (any ScheduledWork)?
         var timer: (any ScheduledWork)?
         var backoff: Duration
+        /// The verdict shown, while it stands (a path whose network became known keeps it).
+        var shown: ConnectivityResult?
         var stopped = false
     }
 
@@ -154,6 +156,7 @@ final class ConnectivitySource: PathSource {
     /// stays until the new check's verdict: users see no path change. One whose wake count
     /// went up (the machine resumed) shows `unknown` until the new check's verdict.
     func receive(_ raw: NetworkPath) {
+        if let path = learnedNetwork(raw) { return deliver(path) }
         let (cancelled, satisfied, serversOnly) = state.withLock { state -> ([any ScheduledWork], Bool, Bool) in
             guard !state.stopped else { return ([], false, false) }
             // After a resume from sleep the verdict shown is `unknown` until the new check's.
@@ -164,11 +167,27 @@ final class ConnectivitySource: PathSource {
             let cancelled = [state.inFlight, state.timer].compactMap { $0 }
             state.inFlight = nil
             state.timer = nil
+            if !serversOnly { state.shown = nil }
             return (cancelled, mayCheck(raw), serversOnly)
         }
         for work in cancelled { work.cancel() }
         if !serversOnly { deliver(annotate(raw, result: nil)) }
         if satisfied { startCheck() }
+    }
+
+    /// The path to deliver when `raw` differs from the last only in its network's identity
+    /// becoming known (``NetworkPath/network`` from `nil`: the kernel learned the gateway's
+    /// link-layer address, often from the check's own packets): the same network, so the
+    /// check in flight, or the verdict shown, stands. `nil` for any other change.
+    private func learnedNetwork(_ raw: NetworkPath) -> NetworkPath? {
+        state.withLock { state -> NetworkPath? in
+            guard !state.stopped, let old = state.raw, old.network == nil, raw.network != nil else { return nil }
+            var unlearned = raw
+            unlearned.network = nil
+            guard unlearned.isIdentical(to: old) else { return nil }
+            state.raw = raw
+            return annotate(raw, result: state.shown)
+        }
     }
 
     private func startCheck() {
@@ -209,6 +228,7 @@ final class ConnectivitySource: PathSource {
                 delay = state.backoff
                 state.backoff = min(state.backoff * 2, ConnectivitySource.maximumDelay)
             }
+            state.shown = result
             return (annotate(raw, result: result), delay)
         }
         guard let (path, delay) = outcome else { return }
@@ -277,6 +297,7 @@ final class ConnectivitySource: PathSource {
             path.portalURL = nil
             path.connectivitySource = nil
             path.connectivityProxy = nil
+            path.familyConnectivity = [:]
         } else if desktopDecides(raw) {
             // The desktop's verdict; the login address from our check, when it saw the portal.
             if needsPortalURL(raw), let result, result.connectivity == .portal { path.portalURL = result.portalURL }
@@ -289,11 +310,18 @@ final class ConnectivitySource: PathSource {
             path.portalURL = result.connectivity == .portal ? result.portalURL : nil
             path.connectivitySource = .check
             path.connectivityProxy = result.proxy
+            path.familyConnectivity = [:]
+            for family in IPFamily.allCases {
+                guard var verdict = result.family(family)?.forPath else { continue }
+                if verdict.connectivity == .unknown || verdict.connectivity == .offline { verdict.connectivity = .limited }
+                path.familyConnectivity[family] = verdict
+            }
         } else {
             path.connectivity = .unknown
             path.portalURL = nil
             path.connectivitySource = nil
             path.connectivityProxy = nil
+            path.familyConnectivity = [:]
         }
         return path
     }

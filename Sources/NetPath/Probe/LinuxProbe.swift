@@ -11,6 +11,8 @@ struct LinuxProbe {
     /// The families the path routes to the Internet (both when no path is given).
     let ipv4: Bool
     let ipv6: Bool
+    /// The one family this check decides over its own sockets, or `nil` for both.
+    let family: IPFamily?
     let resolver: ResolverConfiguration
     /// The loop the check waits on; stopped when the check must stop.
     let loop: EventLoop
@@ -20,16 +22,22 @@ struct LinuxProbe {
     /// The most bytes one `recv` takes.
     static let receiveSize = 16 * 1024
 
-    /// Runs the check to its verdict, the timeout, or cancellation.
-    func run() -> ConnectivityResult {
+    /// Runs the check to its verdict, the timeout, or cancellation: the result, and each
+    /// endpoint's outcome (what the families' checks are combined from); `nil`, without a
+    /// packet sent, when the family has nothing to reach (every endpoint an address of the
+    /// other family).
+    func run() -> ProbeVerdict.FamilyCheck? {
         let start = SystemClock.now()
         // A server of a family the path does not route is left out, unless it is on this
         // machine (a local cache such as systemd-resolved's 127.0.0.53).
         let servers = resolver.servers(read: { Syscall.readFile($0) }).compactMap(IPAddress.init)
             .filter { ($0.family == IPAddress.inet ? ipv4 : ipv6) || isOnThisHost($0) }
-        var loop = Loop(probe: self, machine: ProbeStateMachine(check: check, servers: servers, start: start,
-                                                                firstQueryID: .random(in: 0...UInt16.max), ipv4: ipv4, ipv6: ipv6))
-        return loop.run()
+        let machine = ProbeStateMachine(check: check, servers: servers, start: start,
+                                        firstQueryID: .random(in: 0...UInt16.max), ipv4: ipv4, ipv6: ipv6, family: family)
+        guard !machine.reachesNothing else { return nil }
+        var loop = Loop(probe: self, machine: machine)
+        let result = loop.run()
+        return (result, loop.machine.outcomes)
     }
 
     /// The I/O under ``ProbeStateMachine``: carries out its actions with system calls and

@@ -34,6 +34,7 @@ extension DesktopKnowledge {
             path.connectivity = verdict
             path.portalURL = verdict == .portal ? announced : nil
             path.connectivitySource = .networkManager
+            path.familyConnectivity = manager.checkEnabled ? manager.familyVerdicts(for: device, path: path) : [:]
         } else if let portal, portal.available {
             path.connectivity = portal.verdict
             path.portalURL = portal.verdict == .portal ? announced : nil
@@ -59,17 +60,34 @@ extension NetworkManagerState {
         return connections[path]
     }
 
+    /// NetworkManager's per-family verdicts for `device` (its `Ip4Connectivity` and
+    /// `Ip6Connectivity`), for the families the path routes and NM has checked.
+    package func familyVerdicts(for device: Device?, path: NetworkPath) -> [IPFamily: FamilyConnectivity] {
+        guard let device else { return [:] }
+        var verdicts: [IPFamily: FamilyConnectivity] = [:]
+        for (family, state, routed) in [(IPFamily.ipv4, device.ip4Connectivity, path.supportsIPv4), (.ipv6, device.ip6Connectivity, path.supportsIPv6)] {
+            let verdict = Self.connectivity(state)
+            if routed && verdict != .unknown { verdicts[family] = FamilyConnectivity(connectivity: verdict) }
+        }
+        return verdicts
+    }
+
     /// NetworkManager's verdict for `device`: the better of its IPv4 and IPv6 connectivity
     /// when NM has checked it, else the manager's. `NMConnectivityState`: 4 full, 2 portal,
     /// 3 limited, 1 none (offline), 0 unknown.
     package func verdict(for device: Device?) -> Connectivity {
         let own = device.map { max($0.ip4Connectivity, $0.ip6Connectivity) } ?? 0
-        switch own != 0 ? own : connectivity {
-        case 4: return .full
-        case 2: return .portal
-        case 3: return .limited
-        case 1: return .offline
-        default: return .unknown
+        return Self.connectivity(own != 0 ? own : connectivity)
+    }
+
+    /// An `NMConnectivityState` as a verdict.
+    static func connectivity(_ state: UInt32) -> Connectivity {
+        switch state {
+        case 4: .full
+        case 2: .portal
+        case 3: .limited
+        case 1: .offline
+        default: .unknown
         }
     }
 }

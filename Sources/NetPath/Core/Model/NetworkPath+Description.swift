@@ -44,6 +44,11 @@ extension NetworkPath: CustomStringConvertible {
         if connectivity != .unknown {
             words.append("Internet: " + connectivity.rawValue + (portalURL.map { " (login at \(NetworkPath.visible($0)))" } ?? "")
                           + (connectivityProxy.map { " via proxy \(NetworkPath.visible($0))" } ?? ""))
+            // A family whose verdict is not the path's says so, with where it broke.
+            for family in IPFamily.allCases {
+                guard let verdict = familyConnectivity[family], verdict.connectivity != connectivity else { continue }
+                words.append(verdict.summary(of: family))
+            }
         }
         if !gateways.isEmpty { words.append("gateway " + gateways.joined(separator: ", ")) }
         for gateway in unresponsiveGateways { words.append(paint(NetworkPath.unresponsiveExplanation(gateway), .bad)) }

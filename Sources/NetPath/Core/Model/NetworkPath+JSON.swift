@@ -12,6 +12,12 @@ extension NetworkPath {
         case supportsIPv4, supportsIPv6, supportsDNS, gateways, unresponsiveGateways, network, expensiveSource
         case connectivity, portalURL
         case connectivitySource, connectivityProxy
+        case connectivityIPv4, connectivityFailureIPv4, connectivityIPv6, connectivityFailureIPv6
+    }
+
+    /// The keys of `family`'s verdict and failure.
+    package static func familyKeys(_ family: IPFamily) -> (verdict: JSONKey, failure: JSONKey) {
+        family == .ipv4 ? (.connectivityIPv4, .connectivityFailureIPv4) : (.connectivityIPv6, .connectivityFailureIPv6)
     }
 
     /// The path as one line of `netpath watch --json` with the given `time`, without the
@@ -49,6 +55,13 @@ extension NetworkPath: Codable {
             connectivitySource: try container.decodeIfPresent(Source.self, forKey: .connectivitySource),
             connectivityProxy: try container.decodeIfPresent(String.self, forKey: .connectivityProxy)
         )
+        for family in IPFamily.allCases {
+            let keys = NetworkPath.familyKeys(family)
+            let verdict = try container.decodeIfPresent(Connectivity.self, forKey: keys.verdict) ?? .unknown
+            guard verdict != .unknown else { continue }
+            let failure = try container.decodeIfPresent(ConnectivityFailure.self, forKey: keys.failure)
+            familyConnectivity[family] = FamilyConnectivity(connectivity: verdict, failedStep: failure?.step, failure: failure)
+        }
     }
 
     /// Encodes the keys of a `netpath watch --json` line but `time` (a path has none); absent values as `null`.
@@ -75,6 +88,11 @@ extension NetworkPath: Codable {
         try container.encode(portalURL, forKey: .portalURL)
         try container.encode(connectivitySource, forKey: .connectivitySource)
         try container.encode(connectivityProxy, forKey: .connectivityProxy)
+        for family in IPFamily.allCases {
+            let keys = NetworkPath.familyKeys(family)
+            try container.encode(connectivity(for: family), forKey: keys.verdict)
+            try container.encode(familyConnectivity[family]?.failureWithItsStep, forKey: keys.failure)
+        }
     }
 }
 
@@ -231,7 +249,26 @@ package struct JSONLine {
             append(optionalQuoted: path.connectivitySource?.rawValue)
             append(",\"connectivityProxy\":")
             append(optionalQuoted: path.connectivityProxy)
+            for family in IPFamily.allCases {
+                let keys = NetworkPath.familyKeys(family)
+                append(",\"\(keys.verdict.rawValue)\":")
+                append(quoted: path.connectivity(for: family).rawValue)
+                append(",\"\(keys.failure.rawValue)\":")
+                append(failure: path.familyConnectivity[family]?.failureWithItsStep)
+            }
         }
+        append("}")
+    }
+
+    /// A family's failure as `{"kind":…,"step":…,"message":…}`, or `null`.
+    private mutating func append(failure: ConnectivityFailure?) {
+        guard let failure else { return append("null") }
+        append("{\"kind\":")
+        append(quoted: failure.kind.rawValue)
+        append(",\"step\":")
+        append(optionalQuoted: failure.step?.rawValue)
+        append(",\"message\":")
+        append(quoted: failure.message)
         append("}")
     }
 

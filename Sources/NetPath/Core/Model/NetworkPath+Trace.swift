@@ -43,6 +43,13 @@ extension NetworkPath {
             connectivitySource: try reader.decode(.connectivitySource, as: Source.self),
             connectivityProxy: try reader.text(.connectivityProxy)
         )
+        for family in IPFamily.allCases {
+            let keys = NetworkPath.familyKeys(family)
+            let verdict = try reader.decode(keys.verdict, as: Connectivity.self) ?? .unknown
+            guard verdict != .unknown else { continue }
+            let failure = try reader.failure(keys.failure)
+            familyConnectivity[family] = FamilyConnectivity(connectivity: verdict, failedStep: failure?.step, failure: failure)
+        }
     }
 }
 
@@ -101,6 +108,17 @@ private struct PathLineReader {
               case .string(let typeName)? = entry["type"], let type = NetworkInterface.InterfaceType(rawValue: typeName)
         else { return nil }
         return NetworkInterface(name: name, index: Int(index), type: type)
+    }
+
+    /// A family's failure object under `key` (`kind`, `step`, `message`), or `nil`.
+    package func failure(_ key: NetworkPath.JSONKey) throws -> ConnectivityFailure? {
+        guard let entry = value[key.rawValue], entry != .null else { return nil }
+        guard case .string(let kindName)? = entry["kind"], let kind = ConnectivityFailure.Kind(rawValue: kindName),
+              case .string(let message)? = entry["message"] else {
+            throw NetPathError(.invalidInput, "'\(key.rawValue)' must be null or an object with a known 'kind' and a 'message'")
+        }
+        let step: ConnectivityStep? = if case .string(let name)? = entry["step"] { ConnectivityStep(rawValue: name) } else { nil }
+        return ConnectivityFailure(kind, message, step: step)
     }
 
     package func gateways(_ key: NetworkPath.JSONKey) throws -> [String] {

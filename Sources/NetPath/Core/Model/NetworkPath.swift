@@ -138,6 +138,11 @@ public struct NetworkPath: Hashable, Sendable {
     /// `socks5h://host:port`, without credentials), when its verdict came through one (``ConnectivityCheck/proxy``); `nil`
     /// for a direct answer or another source's verdict.
     public var connectivityProxy: String?
+    /// Each address family's verdict, when the monitor checks (SPEC §3, per network): the
+    /// families the path routes, each over its own sockets, or NetworkManager's
+    /// `Ip4Connectivity`/`Ip6Connectivity` where it decides. A family missing was not
+    /// checked. ``connectivity(for:)`` reads it.
+    public var familyConnectivity: [IPFamily: FamilyConnectivity] = [:]
     /// The DNS servers of a satisfied path, as the resolver files name them (Linux). Not
     /// part of `==`: a DHCP client that rewrites `resolv.conf` changes no path users see, but
     /// a connectivity check in flight starts over (``isIdentical(to:)``).
@@ -234,6 +239,15 @@ public struct NetworkPath: Hashable, Sendable {
     /// The interface the path's traffic leaves through, when it is satisfied.
     public var primaryInterface: NetworkInterface? {
         status == .satisfied ? availableInterfaces.first : nil
+    }
+
+    /// `family`'s own verdict: ``Connectivity/unknown`` when that family was not checked
+    /// (the path has no route or address of it, or the monitor does not check).
+    ///
+    /// A dual-stack network whose IPv6 forwards nothing is ``connectivity`` `full` and
+    /// `connectivity(for: .ipv6)` `limited`.
+    public func connectivity(for family: IPFamily) -> Connectivity {
+        familyConnectivity[family]?.connectivity ?? .unknown
     }
 
     /// Whether the traffic leaves through a tunnel (a VPN): ``tunnelInterface`` is set.

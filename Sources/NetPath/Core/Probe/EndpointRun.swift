@@ -418,7 +418,7 @@ struct EndpointRun {
         case .resolving:
             reason = .init(.resolutionTimedOut, "name resolution timed out")
         case .handshake:
-            reason = .init(.timedOut, "no TLS handshake with \(endpoint.target.host) within \(timeout)")
+            reason = .init(.timedOut, "no TLS handshake with \(endpoint.target.host) within \(timeout)", step: .http)
         case .tunnel:
             reason = .init(.proxyFailed, "no answer to CONNECT from \(through) within \(timeout)")
         case .socks:
@@ -430,7 +430,7 @@ struct EndpointRun {
                 outcome.verdict = portal
                 return finish(nil, at: now)
             }
-            reason = .init(.timedOut, "no answer \(proxy.map { "through \($0.named) " } ?? "")within \(timeout)")
+            reason = .init(.timedOut, "no answer \(proxy.map { "through \($0.named) " } ?? "")within \(timeout)", step: .http)
         }
         return finish(reason, at: now)
     }

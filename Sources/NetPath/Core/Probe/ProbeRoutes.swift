@@ -19,13 +19,27 @@ struct ProbeRoutes {
 
     let ipv4: Bool
     let ipv6: Bool
+    /// The one family checked, when the check is one family's.
+    let checked: IPFamily?
     var discovery: Discovery
 
     /// When only IPv6 is routed, the NAT64 prefix is to be discovered.
     init(ipv4: Bool, ipv6: Bool) {
+        self.init(ipv4: ipv4, ipv6: ipv6, nat64: ipv6 && !ipv4, checked: nil)
+    }
+
+    /// The families one family's check reaches (SPEC §3, per network): IPv4's, or IPv6's
+    /// and, on a path that routes only IPv6, IPv4 through NAT64; `nil`: both, as the
+    /// path routes them.
+    init(pathIPv4: Bool, pathIPv6: Bool, family: IPFamily?) {
+        self.init(ipv4: pathIPv4 && family != .ipv6, ipv6: pathIPv6 && family != .ipv4, nat64: pathIPv6 && !pathIPv4, checked: family)
+    }
+
+    private init(ipv4: Bool, ipv6: Bool, nat64: Bool, checked: IPFamily?) {
         self.ipv4 = ipv4
         self.ipv6 = ipv6
-        discovery = ipv6 && !ipv4 ? .asking(pending: 0) : .notNeeded
+        self.checked = checked
+        discovery = nat64 ? .asking(pending: 0) : .notNeeded
     }
 
     /// Whether the prefix is still looked for.
@@ -53,7 +67,11 @@ struct ProbeRoutes {
         if address.family == IPAddress.inet && needsNAT64 {
             return .init(.noNAT64, "cannot reach \(address): the path has no IPv4 and the network no NAT64" + (why.map { " (\($0))" } ?? ""))
         }
-        return .init(.connectionFailed, "cannot reach \(address): the path has no \(address.family == IPAddress.inet ? "IPv4" : "IPv6")")
+        let family = address.family == IPAddress.inet ? "IPv4" : "IPv6"
+        if let checked, checked.description != family {
+            return .init(.connectionFailed, "\(address) is an \(family) address: the \(checked) check cannot reach it")
+        }
+        return .init(.connectionFailed, "cannot reach \(address): the path has no \(family)")
     }
 }
 #endif

@@ -124,6 +124,8 @@ package struct ProbeStateMachine {
     private var runs: [EndpointRun]
     private var queries: DNSQueries
     private var routes: ProbeRoutes
+    /// The record types each name is asked for.
+    private let recordTypes: [UInt16]
 
     /// - Parameters:
     ///   - servers: The resolver's DNS servers, in order.
@@ -133,15 +135,36 @@ package struct ProbeStateMachine {
     ///   - ipv6: The path routes IPv6 to the Internet. When only IPv6 is routed, the NAT64
     ///     prefix is discovered (RFC 7050) and reported, and IPv4 literals are reached
     ///     through it (RFC 6052).
-    package init(check: ConnectivityCheck, servers: [IPAddress], start: Instant, firstQueryID: UInt16, ipv4: Bool = true, ipv6: Bool = true) {
+    ///   - family: The one family this check decides (SPEC §3, per network): names asked
+    ///     for its records only (A, or AAAA and, on an IPv6-only path, A for NAT64), only
+    ///     its addresses connected to. `nil`: both families, as the path routes them.
+    package init(check: ConnectivityCheck, servers: [IPAddress], start: Instant, firstQueryID: UInt16,
+                 ipv4: Bool = true, ipv6: Bool = true, family: IPFamily? = nil) {
         self.check = check
         self.start = start
         queries = DNSQueries(servers: servers, firstID: firstQueryID)
-        routes = ProbeRoutes(ipv4: ipv4, ipv6: ipv6)
+        routes = ProbeRoutes(pathIPv4: ipv4, pathIPv6: ipv6, family: family)
+        // Both types when the path routes the one family only: an answer of the other
+        // still tells that the name resolves (and, IPv6-only, gives NAT64 its addresses).
+        recordTypes = switch family {
+        case .ipv4? where ipv6: [DNSMessage.typeA]
+        case .ipv6? where ipv4: [DNSMessage.typeAAAA]
+        default: [DNSMessage.typeA, DNSMessage.typeAAAA]
+        }
         runs = check.endpoints.enumerated().map { number, endpoint in
             // An https endpoint's proxy is asked for a tunnel (CONNECT).
             EndpointRun(number: number, endpoint: endpoint, limit: check.maximumResponseSize,
                         proxy: check.proxy.server(for: endpoint.target, scheme: endpoint.target.scheme))
+        }
+    }
+
+    /// Whether this family's check has nothing to reach: every endpoint (or its proxy) is
+    /// an address of the other family, not reached through NAT64. Such a check is not
+    /// run: the family is not checked.
+    package var reachesNothing: Bool {
+        routes.checked != nil && runs.allSatisfy { run in
+            guard let address = run.address, !address.isLoopback else { return false }
+            return !routes.routes(address) && !(address.family == IPAddress.inet && routes.needsNAT64)
         }
     }
 
@@ -218,9 +241,7 @@ package struct ProbeStateMachine {
             } else if queries.servers.isEmpty {
                 actions += runs[index].finish(.init(.noDNSServer, "no DNS server is configured"), at: now)
             } else {
-                // An A and an AAAA query (both: an answer of a family the path does not
-                // route still tells that the name resolves).
-                let asked = queries.ask(runs[index].host, types: [DNSMessage.typeA, DNSMessage.typeAAAA], endpoint: index)
+                let asked = queries.ask(runs[index].host, types: recordTypes, endpoint: index)
                 runs[index].lookup.pendingQueries += asked.count
                 actions += asked.map(Action.openQuery)
                 if asked.isEmpty { actions += runs[index].finish(.init(.dnsFailure, Self.unreachableServers), at: now) }
@@ -314,6 +335,14 @@ package struct ProbeStateMachine {
 
     // MARK: - The verdict
 
+    /// Each endpoint's outcome so far (all of them final once the check finished): what
+    /// ``ProbeVerdict`` decides from, and what the families' checks are combined from.
+    package var outcomes: [ProbeVerdict.Outcome] {
+        runs.map { run in
+            (run.endpoint, run.lookup.resolved, run.outcome.verdict, run.outcome.error, run.outcome.finishedAt.map { start.duration(until: $0) })
+        }
+    }
+
     /// Ends the check: the endpoints still running with what they were waiting for, every
     /// descriptor closed, and the result.
     private mutating func finishAll(at now: Instant, cancelled: Bool) -> [Action] {
@@ -321,9 +350,6 @@ package struct ProbeStateMachine {
         for index in runs.indices { actions += runs[index].timedOut(after: check.timeout, at: now) }
         actions += queries.dropAll().map { .close(fd: $0) }
         if cancelled { return actions + [.finish(ConnectivityResult(connectivity: .unknown, failure: .init(.cancelled, "the check was cancelled")))] }
-        let outcomes = runs.map { run in
-            (run.endpoint, run.lookup.resolved, run.outcome.verdict, run.outcome.error, run.outcome.finishedAt.map { start.duration(until: $0) })
-        }
         var result = ProbeVerdict.of(outcomes, elapsed: start.duration(until: now))
         result.proxy = runs.first { $0.endpoint.url == result.url }?.proxy?.url
         if case .found(let prefix) = routes.discovery { result.nat64Prefix = prefix.description }

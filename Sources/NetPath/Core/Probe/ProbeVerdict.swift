@@ -1,5 +1,10 @@
 /// The check's verdict from the outcome of each endpoint. Pure.
 package enum ProbeVerdict {
+    /// One endpoint's outcome: whether its name resolved (or it is a literal), its answer's
+    /// verdict, its error, and when it ended after the check's start.
+    package typealias Outcome = (endpoint: ConnectivityCheck.Endpoint, resolved: Bool, verdict: HTTPResponseClassifier.Verdict?,
+                                 error: ConnectivityFailure?, latency: Duration?)
+
     /// `portal` if one endpoint answered in place of the expected answer (an unexpected
     /// 2xx/3xx, a redirect, 511), even while another passed: a portal that lets one
     /// operator's URL through (a captive bypass list) or a proxy that gives every URL the
@@ -10,7 +15,7 @@ package enum ProbeVerdict {
     /// with an HTTP error (its status in the result) or a name resolved; else `local`. An
     /// endpoint that was silent or failed counts neither way.
     package static func of(
-        _ outcomes: [(endpoint: ConnectivityCheck.Endpoint, resolved: Bool, verdict: HTTPResponseClassifier.Verdict?, error: ConnectivityFailure?, latency: Duration?)],
+        _ outcomes: [Outcome],
         elapsed: Duration = .zero
     ) -> ConnectivityResult {
         // The result reports its latency in milliseconds (words and JSON).
@@ -59,6 +64,45 @@ package enum ProbeVerdict {
                                   failure: error ?? ConnectivityFailure(.nameNotResolved, "no endpoint's name resolved"))
     }
 
+    /// One family's finished check: its result and its endpoints' outcomes.
+    package typealias FamilyCheck = (result: ConnectivityResult, outcomes: [Outcome])
+
+    /// The overall verdict from the families' checks (SPEC §3, per network), decided by
+    /// ``of(_:elapsed:)``'s rules over both families' endpoint outcomes, as if each were
+    /// one more endpoint: a portal from either is `portal` even while the other passes, a
+    /// TLS interception is `limited`, else the better verdict. A family not checked is
+    /// `nil`; one alone is the result as it is. Each family's own verdict goes with it.
+    /// `nil` when neither was checked.
+    ///
+    /// - Parameters:
+    ///   - ipv4: IPv4's check, or `nil` when IPv4 was not checked.
+    ///   - ipv6: IPv6's check, or `nil` when IPv6 was not checked.
+    ///   - gatewayUnresponsive: Whether a family's default gateway does not answer on the
+    ///     link (the kernel's neighbor entry): its failing step is then the gateway.
+    package static func combine(ipv4: FamilyCheck?, ipv6: FamilyCheck?, gatewayUnresponsive: (IPFamily) -> Bool = { _ in false }) -> ConnectivityResult? {
+        let family4 = ipv4.map { FamilyConnectivity($0.result, gatewayUnresponsive: gatewayUnresponsive(.ipv4)) }
+        let family6 = ipv6.map { FamilyConnectivity($0.result, gatewayUnresponsive: gatewayUnresponsive(.ipv6)) }
+        var result: ConnectivityResult
+        if let ipv4, let ipv6 {
+            if let stopped = [ipv4.result, ipv6.result].first(where: { $0.failure?.kind == .cancelled }) { return stopped }
+            let count = max(ipv4.outcomes.count, ipv6.outcomes.count)
+            let outcomes = (0..<count).flatMap { index in
+                [ipv4.outcomes[safe: index], ipv6.outcomes[safe: index]].compactMap { $0 }
+            }
+            let elapsed = max(ipv4.result.latencyMilliseconds ?? 0, ipv6.result.latencyMilliseconds ?? 0)
+            result = of(outcomes, elapsed: .nanoseconds(Int64(elapsed * 1_000_000)))
+            result.proxy = [ipv4.result, ipv6.result].first { $0.url == result.url }?.proxy
+            result.nat64Prefix = ipv6.result.nat64Prefix
+        } else if let only = ipv4 ?? ipv6 {
+            result = only.result
+        } else {
+            return nil
+        }
+        result.ipv4 = family4
+        result.ipv6 = family6
+        return result
+    }
+
     /// A `Location` made absolute against the endpoint it came from.
     package static func absolute(_ location: String, from target: HTTPTarget) -> String {
         let lower = location.lowercased()
@@ -71,4 +115,11 @@ package enum ProbeVerdict {
         return base + String(directory[...(directory.lastIndex(of: "/") ?? directory.startIndex)]) + location
     }
 
+}
+
+extension Array {
+    /// The element at `index`, or `nil` past the end.
+    fileprivate subscript(safe index: Int) -> Element? {
+        indices.contains(index) ? self[index] : nil
+    }
 }
