@@ -29,11 +29,14 @@ final class FakeContainer {
         let root = try #require(FakeContainer.cgroupRoot, "no cgroup file system mounted")
         self.link = link
         cgroup = "/np-nodes-\(getpid())/" + relative
+        // Every directory on the way, made or not: each container removes what it can, so
+        // the last one removes the test's directory.
         var made: [String] = []
         var path = root
         for component in cgroup.split(separator: "/") {
             path += "/" + component
-            if mkdir(path, 0o755) == 0 { made.append(path) }
+            mkdir(path, 0o755)
+            made.append(path)
         }
         self.made = made
         process = try Child("/usr/bin/unshare", ["--net", "--", "/bin/sleep", "1000"])
