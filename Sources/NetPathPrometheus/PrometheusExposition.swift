@@ -23,7 +23,10 @@ import NetPath
 /// - with connectivity checks, `netpath_connectivity{connectivity}` (1 for the current
 ///   verdict) and the histogram `netpath_connectivity_check_duration_seconds`;
 /// - `netpath_namespace_up`: 1 while watched, 0 when it cannot be watched (then it is the
-///   namespace's only series).
+///   namespace's only series);
+/// - `netpath_namespace_info{pod_uid,container_id,container_name,runtime}`: 1 for a
+///   namespace whose holder is known (``NamespaceHolder``), to join with kube-state-metrics'
+///   `kube_pod_info` on `uid`.
 ///
 /// And once, `netpath_build_info{version} 1`.
 public enum PrometheusExposition {
@@ -41,6 +44,8 @@ public enum PrometheusExposition {
         /// Why it cannot be watched, when it cannot; written beside its
         /// `netpath_namespace_up 0` as a comment for people reading the page.
         public var failure: String?
+        /// Who holds the namespace, when known: its `netpath_namespace_info` series.
+        public var holder: NamespaceHolder? = nil
 
         /// A namespace that is watched.
         ///
@@ -94,6 +99,7 @@ public enum PrometheusExposition {
         writeHistory(watched, at: monotonic, to: &writer)
         if probe { writeConnectivity(watched, to: &writer) }
         writeProcess(namespaces, watched, version: version, to: &writer)
+        writeHolders(namespaces, to: &writer)
         return writer.text
     }
 

@@ -35,7 +35,8 @@ struct Arguments: Equatable, Sendable {
         var namespace: NetworkNamespace?
         /// `serve --netns`: every namespace watched as well as ours, in order.
         var namespaces: [NetworkNamespace] = []
-        /// `serve --all-namespaces`: every namespace in /run/netns too, as they come and go.
+        /// `serve --all-namespaces`: every namespace of the node too (/run/netns, Docker's,
+        /// processes'), as they come and go.
         var allNamespaces = false
         /// `--require`: the one interface type considered.
         var required: NetworkInterface.InterfaceType?
@@ -156,7 +157,11 @@ struct Arguments: Equatable, Sendable {
             result.paths.namespaces.append(try namespace(value, option: option))
         },
         Option(name: "--all-namespaces", commands: [.serve],
-               help: ["also watch every namespace in /run/netns (ip netns), as they come and go"]) { result, _, _ in
+               help: ["also watch every network namespace with an interface besides lo: those in /run/netns",
+                      "(ip netns), in Docker's /var/run/docker/netns and those only processes are in",
+                      "(/proc/*/ns/net: containers, unshare -n), found as they come (ip netns, or the host",
+                      "giving one an ID when a veth, macvlan or tun peer enters it) and go; each held by a",
+                      "pod or container is named by netpath_namespace_info"]) { result, _, _ in
             result.paths.allNamespaces = true
         },
         // exporter-toolkit's name too, for a unit written for node_exporter.

@@ -22,6 +22,8 @@ final class Exporter: Sendable {
         var failures = 0
         /// The failure last said on stderr: a namespace tried again says the same once.
         var reported: String?
+        /// Who holds the namespace (`netpath_namespace_info`), when known.
+        var holder: NamespaceHolder?
     }
 
     private let session: NetPathCommand.Session
@@ -31,6 +33,9 @@ final class Exporter: Sendable {
     /// Whether the textfile's first write succeeded (``startTextfile()``): changes before it
     /// write nothing and report nothing, so a failing first write says so once.
     private let fileWrites = Locked(false)
+    /// Called when a namespace found by `--all-namespaces` in a process (no name) ended with
+    /// its process: another process may hold it still.
+    private let heldNamespaceGone = Locked<(@Sendable () -> Void)?>(nil)
 
     init(session: NetPathCommand.Session) {
         self.session = session
@@ -52,8 +57,11 @@ final class Exporter: Sendable {
     /// watched already. `discovered`: found in `/run/netns` by `--all-namespaces`, where a
     /// name that is not a namespace yet (`ip netns add` mounts it a moment after making the
     /// file) or not any more (deleted) is the normal coming and going, not an error to print.
-    func watch(_ namespace: NetworkNamespace?, discovered: Bool = false) {
-        let label = Exporter.label(of: namespace)
+    /// `label`: a namespace `--all-namespaces` found held by processes (``NamespaceScan``),
+    /// labelled by its inode or mount: when it cannot be opened or its process ends, it
+    /// leaves quietly and the processes are looked at again.
+    func watch(_ namespace: NetworkNamespace?, discovered: Bool = false, label held: String? = nil) {
+        let label = held ?? Exporter.label(of: namespace)
         let monitor = PathMonitor(configuration: session.configuration(namespace: namespace), reader: reader) { [weak self] result in
             guard let self, let milliseconds = result.latencyMilliseconds else { return }
             self.entries.withLock { $0[label]?.metrics.recordCheck(duration: milliseconds / 1000) }
@@ -65,7 +73,8 @@ final class Exporter: Sendable {
             let previous = entries[label]?.monitor
             entries[label] = Entry(monitor: monitor, metrics: entries[label]?.metrics ?? PathMetrics(),
                                    failure: entries[label]?.failure, namespace: namespace,
-                                   failures: entries[label]?.failures ?? 0, reported: entries[label]?.reported)
+                                   failures: entries[label]?.failures ?? 0, reported: entries[label]?.reported,
+                                   holder: entries[label]?.holder)
             return (true, previous)
         }
         previous?.cancel()
@@ -87,17 +96,38 @@ final class Exporter: Sendable {
             // A process's namespace whose process exited never comes back (its number, if
             // reused, is another container's): it leaves, with one line.
             if namespace?.processIdentifier != nil, Exporter.isComingOrGoing(error, namespace: namespace) {
-                Terminal.report(error.description)
+                if held == nil { Terminal.report(error.description) }
                 unwatch(label)
+                if held != nil { heldNamespaceGone.withLock { $0 }?() }
                 return
             }
             failed(label, error.description, monitor: monitor, quietly: discovered && Exporter.isComingOrGoing(error, namespace: namespace))
         }
         do {
             try monitor.start()
+        } catch where held != nil && Exporter.isComingOrGoing(error, namespace: namespace) {
+            unwatch(label)
+            heldNamespaceGone.withLock { $0 }?()
         } catch {
             failed(label, "\(error)", monitor: monitor, quietly: discovered && Exporter.isComingOrGoing(error, namespace: namespace))
         }
+    }
+
+    /// Who holds the namespace labelled `label`, for `netpath_namespace_info`; `nil`: no
+    /// one known. Nothing when it is not watched.
+    func setHolder(_ holder: NamespaceHolder?, for label: String) {
+        let changed = entries.withLock { entries -> Bool in
+            guard entries[label] != nil, entries[label]?.holder != holder else { return false }
+            entries[label]?.holder = holder
+            return true
+        }
+        if changed { self.changed() }
+    }
+
+    /// `handler` is called when a namespace watched under a label of its own (found in a
+    /// process) ended with its process.
+    func onHeldNamespaceGone(_ handler: @escaping @Sendable () -> Void) {
+        heldNamespaceGone.withLock { $0 = handler }
     }
 
     /// Stops watching the namespace labelled `label` and forgets its series.
@@ -165,7 +195,9 @@ final class Exporter: Sendable {
             return .some(entry.namespace)
         }
         guard let namespace else { return }
-        watch(namespace, discovered: namespace != nil && !session.arguments.paths.namespaces.contains { $0 == namespace })
+        // A label of its own: a namespace found in a process (the label is not its path).
+        let held = label != Exporter.label(of: namespace) ? label : nil
+        watch(namespace, discovered: namespace != nil && !session.arguments.paths.namespaces.contains { $0 == namespace }, label: held)
     }
 
     /// The exposition text now.
@@ -174,10 +206,12 @@ final class Exporter: Sendable {
             entries.map { label, entry in
                 var metrics = entry.metrics
                 metrics.resyncs = entry.monitor?.resyncCount ?? 0
+                var namespace = PrometheusExposition.Namespace(name: label, failure: entry.failure ?? "no path yet")
                 if let path = entry.path, entry.failure == nil {
-                    return PrometheusExposition.Namespace(name: label, metrics: metrics, path: path)
+                    namespace = PrometheusExposition.Namespace(name: label, metrics: metrics, path: path)
                 }
-                return PrometheusExposition.Namespace(name: label, failure: entry.failure ?? "no path yet")
+                namespace.holder = entry.holder
+                return namespace
             }
         }
         return PrometheusExposition.text(for: namespaces, version: Help.version, probe: session.check != nil, at: Exporter.monotonicSeconds())

@@ -4,17 +4,27 @@ import NetPath
 /// Follows `/run/netns` (the `ip netns` directory) on a thread of its own, on an
 /// ``EventLoop``: its names with the package's ``Inotify``, and the mount table
 /// (`/proc/self/mountinfo` signals a change as priority data), since `ip netns add` creates
-/// a name first and mounts the namespace on it after. Each change reports the names now.
-/// Idle, it never wakes.
+/// a name first and mounts the namespace on it after. With `followsProcesses`, also the
+/// namespaces the host gives an ID to (an rtnetlink socket in `RTNLGRP_NSID`: a veth,
+/// macvlan or tun peer moved into a new namespace), where a container's processes arrive a
+/// moment after its link: each such event is reported at once, then again 1 s and 5 s after
+/// the last one. Each change reports the names now. Idle, it never wakes.
 final class NamespaceDirectoryWatcher: Sendable {
     static let directory = "/run/netns"
+    /// When a namespace given an ID is looked at again: each wait counted from the one
+    /// before (1 s and 5 s after the event).
+    static let followUps: [Duration] = [.seconds(1), .seconds(4)]
     private let inotify: Inotify
     private let mountsFD: FileDescriptor
+    private let namespaceIDs: FileDescriptor?
     private let loop: EventLoop
+    /// The follow-ups still to come and the timer of the next one (the loop thread's).
+    private let pending = Locked<(remaining: [Duration], timer: EventLoop.Timer?)>(([], nil))
     private let onChange: @Sendable (_ names: Set<String>) -> Void
 
-    init?(onChange: @escaping @Sendable (Set<String>) -> Void) {
+    init?(followsProcesses: Bool = false, onChange: @escaping @Sendable (Set<String>) -> Void) {
         self.onChange = onChange
+        namespaceIDs = followsProcesses ? NamespaceDirectoryWatcher.openNamespaceIDSocket() : nil
         guard let loop = try? EventLoop() else { return nil }
         guard let inotify = try? Inotify() else {
             loop.close()
@@ -28,6 +38,26 @@ final class NamespaceDirectoryWatcher: Sendable {
         self.loop = loop
         self.inotify = inotify
         mountsFD = mounts
+    }
+
+    /// An rtnetlink socket of the process's namespace in `RTNLGRP_NSID`, non-blocking.
+    private static func openNamespaceIDSocket() -> FileDescriptor? {
+        guard case .success(let fd) = Syscall.socket(.netlink, .raw, .netlinkRoute) else { return nil }
+        guard case .success = Syscall.bind(fd, netlinkGroups: Netlink.Group.namespaceID) else {
+            Syscall.close(fd)
+            return nil
+        }
+        Syscall.setNonBlocking(fd)
+        return fd
+    }
+
+    /// Whether namespaces given an ID are followed (the socket could be opened).
+    var followsProcesses: Bool { namespaceIDs != nil }
+
+    /// Reports again soon, on the watcher's thread (a watched process's namespace ended:
+    /// another process may hold it still).
+    func rescan() {
+        loop.execute { [self] in loop.deferred { [self] in report() } }
     }
 
     /// The names in the directory now (none when it does not exist yet).
@@ -58,7 +88,35 @@ final class NamespaceDirectoryWatcher: Sendable {
             loop.deferred { [self] in report() }
         }
         loop.register(mountsFD, for: .priority) { [self] _ in loop.deferred { [self] in report() } }
+        if let namespaceIDs {
+            loop.register(namespaceIDs, for: .readable) { [self] _ in
+                // Which namespace does not matter: every process is looked at again.
+                Syscall.drain(namespaceIDs)
+                pending.withLock { $0.remaining = NamespaceDirectoryWatcher.followUps }
+                scheduleFollowUp()
+                loop.deferred { [self] in report() }
+            }
+        }
         loop.run()
+    }
+
+    /// The next follow-up's timer, counted from now, replacing one set before.
+    private func scheduleFollowUp() {
+        let (delay, previous) = pending.withLock { pending -> (Duration?, EventLoop.Timer?) in
+            let previous = pending.timer
+            pending.timer = nil
+            guard let first = pending.remaining.first else { return (nil, previous) }
+            pending.remaining.removeFirst()
+            return (first, previous)
+        }
+        if let previous { loop.cancel(previous) }
+        guard let delay else { return }
+        let timer = loop.schedule(at: SystemClock.now() + delay) { [self] in
+            pending.withLock { $0.timer = nil }
+            report()
+            scheduleFollowUp()
+        }
+        pending.withLock { $0.timer = timer }
     }
 
     /// Reads the mount table to its end (the next change then signals again) and reports

@@ -88,20 +88,35 @@ extension NetPathCommand {
         }
     }
 
-    /// `--all-namespaces`: every name in `/run/netns` watched as it comes, forgotten as it goes.
+    /// `--all-namespaces`: every name in `/run/netns` watched as it comes, forgotten as it
+    /// goes; and every namespace that processes are in or Docker mounts (``NamespaceScan``),
+    /// looked for at start and whenever the host gives a namespace an ID; each one's holder.
     static func followAllNamespaces(_ session: Session, exporter: Exporter) throws(CommandError) {
         let named = Set(session.arguments.paths.namespaces.compactMap(\.name))
-        let watched = Locked<Set<String>>([])
-        let watcher = NamespaceDirectoryWatcher { names in
-            let removed = watched.withLock { watched -> Set<String> in
-                defer { watched = names }
-                return watched.subtracting(names)
+        let watched = Locked<(names: Set<String>, held: Set<String>)>(([], []))
+        let watcher = NamespaceDirectoryWatcher(followsProcesses: true) { names in
+            let scan = NamespaceScan.now(named: names)
+            let (removed, gone) = watched.withLock { watched -> (Set<String>, Set<String>) in
+                defer { watched = (names, Set(scan.held.keys)) }
+                return (watched.names.subtracting(names), watched.held.subtracting(scan.held.keys))
             }
             // Every name, not only the new ones: one that failed is tried again.
-            for name in names.sorted() { exporter.watch(.named(name), discovered: !named.contains(name)) }
+            for name in names.sorted() {
+                exporter.watch(.named(name), discovered: !named.contains(name))
+                exporter.setHolder(scan.namedHolders[name], for: Exporter.label(of: .named(name)))
+            }
             for name in removed.sorted() where !named.contains(name) { exporter.unwatch(Exporter.label(of: .named(name))) }
+            for held in scan.held.values.sorted(by: { $0.label < $1.label }) {
+                exporter.watch(held.namespace, discovered: true, label: held.label)
+                exporter.setHolder(held.holder, for: held.label)
+            }
+            for label in gone.sorted() { exporter.unwatch(label) }
         }
-        guard let watcher, watcher.start() else { throw CommandError("cannot watch \(NamespaceDirectoryWatcher.directory)", .runtime) }
+        guard let watcher, watcher.followsProcesses else {
+            throw CommandError("cannot watch \(NamespaceDirectoryWatcher.directory) and the namespaces of processes", .runtime)
+        }
+        exporter.onHeldNamespaceGone { watcher.rescan() }
+        guard watcher.start() else { throw CommandError("cannot start watching namespaces", .runtime) }
     }
 }
 #endif

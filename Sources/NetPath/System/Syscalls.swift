@@ -662,6 +662,13 @@ extension Syscall {
         return FileName.decode(buffer[0..<count].map { UInt8(bitPattern: $0) })
     }
 
+    /// `stat(2)`'s inode number of `path`: for a namespace file (`/proc/PID/ns/net`, a bind
+    /// mount of one), the namespace's, as `net:[INODE]` names it.
+    package static func inode(_ path: String) -> Result<UInt64, Errno> {
+        var status = stat()
+        return withFileName(path) { path in retrying("stat") { stat(path, &status) } }.map { _ in UInt64(status.st_ino) }
+    }
+
     package static func exists(_ path: String) -> Bool {
         withFileName(path) { access($0, F_OK) } == 0
     }

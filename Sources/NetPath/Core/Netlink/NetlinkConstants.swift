@@ -63,6 +63,10 @@ package enum Netlink {
         /// `RTNLGRP_IPV6_NETCONF` (25).
         package static let ipv6Netconf: UInt32 = 1 << (25 - 1)
 
+        /// `RTNLGRP_NSID` (28): `RTM_NEWNSID` when the namespace the socket is in gives
+        /// another one an ID (a veth, macvlan or tun peer moved into a new namespace).
+        package static let namespaceID: UInt32 = 1 << (28 - 1)
+
         /// Everything the monitor subscribes to.
         package static let monitor = link | ipv4Address | ipv4Route | ipv4Rule | ipv6Address | ipv6Route | ipv6Rule | nexthop
             | ipv4Netconf | ipv6Netconf

@@ -1,0 +1,216 @@
+import Foundation
+import KernelTestSupport
+import Testing
+
+// `serve --all-namespaces` on a container node: processes holding namespaces of their own
+// (no /run/netns entry), each in a cgroup directory named as a runtime names its own, found
+// as they appear and named by their holder; a real Prometheus joins them with a
+// kube_pod_info series; the DaemonSet's command, with only CAP_SYS_ADMIN, finds them too.
+
+/// A "container": a process in a fresh network namespace with a veth to the host (which
+/// then gives the namespace an ID: `RTM_NEWNSID`), placed in a cgroup directory named as a
+/// runtime names its own, under a directory of the test's.
+final class FakeContainer {
+    let process: Child
+    let link: String
+    /// The cgroup path as `/proc/PID/cgroup` shows it.
+    let cgroup: String
+    private let made: [String]
+
+    /// Where cgroup v2 is mounted, else cgroup v1's `pids` controller.
+    static let cgroupRoot: String? = {
+        let mounts = (try? String(contentsOfFile: "/proc/self/mounts", encoding: .utf8)) ?? ""
+        let fields = mounts.split(separator: "\n").map { $0.split(separator: " ") }.filter { $0.count > 3 }
+        if let v2 = fields.first(where: { $0[2] == "cgroup2" }) { return String(v2[1]) }
+        return fields.first { $0[2] == "cgroup" && $0[3].split(separator: ",").contains("pids") }.map { String($0[1]) }
+    }()
+
+    init(cgroup relative: String, link: String) throws {
+        let root = try #require(FakeContainer.cgroupRoot, "no cgroup file system mounted")
+        self.link = link
+        cgroup = "/np-nodes-\(getpid())/" + relative
+        // Every directory on the way, made or not: each container removes what it can, so
+        // the last one removes the test's directory.
+        var made: [String] = []
+        var path = root
+        for component in cgroup.split(separator: "/") {
+            path += "/" + component
+            mkdir(path, 0o755)
+            made.append(path)
+        }
+        self.made = made
+        process = try Child("/usr/bin/unshare", ["--net", "--", "/bin/sleep", "1000"])
+        let ours = try FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/ns/net")
+        let deadline = Date().addingTimeInterval(10)
+        while (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/\(process.pid)/ns/net")) == ours, Date() < deadline {
+            HTTPExchange.pause()
+        }
+        try "\(process.pid)\n".write(toFile: path + "/cgroup.procs", atomically: false, encoding: .utf8)
+        try run(Kernel.ipPath, ["link", "add", link, "type", "veth", "peer", "name", "eth0", "netns", "\(process.pid)"])
+    }
+
+    /// Its label on the page: `net:[INODE]`.
+    var label: String {
+        (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/\(process.pid)/ns/net")) ?? "?"
+    }
+
+    /// What `/proc/PID/cgroup` says (the truth the labels must match).
+    var cgroupFile: String { (try? String(contentsOfFile: "/proc/\(process.pid)/cgroup", encoding: .utf8)) ?? "" }
+
+    func remove() {
+        process.kill()
+        _ = try? run(Kernel.ipPath, ["link", "del", link])
+        for directory in made.reversed() { rmdir(directory) }
+    }
+}
+
+@Suite(.enabled(if: Kernel.canRun, "needs root and iproute2"), .serialized)
+struct NodeNamespaceTests {
+    /// A container ID and a pod UID of this run's own.
+    static func id(_ index: Int) -> String {
+        String(repeating: String(format: "%02x", index), count: 24) + String(format: "%016x", getpid())
+    }
+    static func uid(_ index: Int) -> String { String(format: "%08x-%04x-4000-8000-%012x", getpid(), index, index) }
+
+    /// Each runtime's cgroup, and the labels it must give.
+    static func runtimes() -> [(cgroup: String, labels: [(String, String)])] {
+        let pid = getpid()
+        let systemdUID = { (index: Int) in uid(index).replacingOccurrences(of: "-", with: "_") }
+        return [
+            ("kubepods.slice/kubepods-burstable.slice/kubepods-burstable-pod\(systemdUID(1)).slice/cri-containerd-\(id(1)).scope",
+             [("pod_uid", uid(1)), ("container_id", id(1)), ("runtime", "containerd")]),
+            ("kubepods/besteffort/pod\(uid(2))/\(id(2))", [("pod_uid", uid(2)), ("container_id", id(2))]),
+            ("kubepods.slice/kubepods-pod\(systemdUID(3)).slice/crio-\(id(3)).scope",
+             [("pod_uid", uid(3)), ("container_id", id(3)), ("runtime", "cri-o")]),
+            ("system.slice/docker-\(id(4)).scope", [("container_id", id(4)), ("container_name", "web-\(pid)"), ("runtime", "docker")]),
+            ("machine.slice/libpod-\(id(5)).scope", [("container_id", id(5)), ("runtime", "podman")]),
+            ("machine.slice/machine-np\\x2dbox\(pid).scope", [("container_name", "np-box\(pid)"), ("runtime", "systemd-nspawn")]),
+            ("lxc.payload.np-lxc\(pid)", [("container_name", "np-lxc\(pid)"), ("runtime", "lxc")]),
+        ]
+    }
+
+    static func infoLine(_ label: String, _ labels: [(String, String)]) -> String {
+        "netpath_namespace_info{" + ([("netns", label)] + labels).map { "\($0.0)=\"\($0.1)\"" }.joined(separator: ",") + "} 1"
+    }
+
+    /// Docker's configuration of container 4, as Docker writes it; removed after.
+    static func dockerConfiguration() throws -> () -> Void {
+        let directory = "/var/lib/docker/containers/\(id(4))"
+        let existed = FileManager.default.fileExists(atPath: "/var/lib/docker")
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        try #"{"ID":"\#(id(4))","Name":"/web-\#(getpid())","State":{"Running":true}}"#
+            .write(toFile: directory + "/config.v2.json", atomically: true, encoding: .utf8)
+        return {
+            try? FileManager.default.removeItem(atPath: existed ? directory : "/var/lib/docker")
+        }
+    }
+
+    /// Seven containers, one per runtime's naming, made while `serve --all-namespaces` runs:
+    /// each is watched under `net:[INODE]` with its holder's pod UID / container ID / name,
+    /// as its `/proc/PID/cgroup` says; Prometheus joins the containerd one with a
+    /// `kube_pod_info` series from node_exporter and names its pod; one whose process ends
+    /// leaves, and nothing is said on stderr.
+    @Test(.enabled(if: requiredTool("/usr/bin/prometheus") && requiredTool("/usr/bin/prometheus-node-exporter"), "needs prometheus"))
+    func eachRuntimesContainerIsFoundWithItsHolderAndPrometheusNamesThePod() throws {
+        let removeDocker = try NodeNamespaceTests.dockerConfiguration()
+        defer { removeDocker() }
+        let serving = try Serving(["--all-namespaces"])
+        var stopped = false
+        defer { if !stopped { _ = serving.stop() } }
+        var containers: [FakeContainer] = []
+        defer { for container in containers { container.remove() } }
+        let runtimes = NodeNamespaceTests.runtimes()
+        for (index, runtime) in runtimes.enumerated() {
+            containers.append(try FakeContainer(cgroup: runtime.cgroup, link: "npn\(getpid() % 10000)x\(index)"))
+        }
+        for container in containers { #expect(container.cgroupFile.contains(container.cgroup), "\(container.cgroupFile)") }
+        let expected = zip(containers, runtimes).map { NodeNamespaceTests.infoLine($0.label, $1.labels) }
+        let text = try serving.metrics(until: { text in expected.allSatisfy(text.contains) }, seconds: 20)
+        for line in expected { #expect(text.contains(line), "missing \(line)") }
+        for container in containers { #expect(text.contains("netpath_namespace_up{netns=\"\(container.label)\"} 1")) }
+
+        try expectPrometheusJoin(serving: serving, container: containers[0], uid: NodeNamespaceTests.uid(1))
+
+        // Its process ends: the namespace leaves with it, quietly.
+        let gone = containers.removeLast()
+        let goneLabel = gone.label
+        gone.remove()
+        let after = try serving.metrics(until: { !$0.contains("netns=\"\(goneLabel)\"") })
+        #expect(!after.contains("netns=\"\(goneLabel)\""), "the ended container's namespace stayed")
+        stopped = true
+        let outcome = try #require(serving.stop())
+        #expect(!outcome.standardError.contains("/proc/"), "\(outcome.standardError)")
+    }
+
+    /// Prometheus scrapes serve and node_exporter (a textfile with kube-state-metrics'
+    /// `kube_pod_info` for the pod), evaluates Deploy/netpath.rules.yml: the recording names
+    /// the pod of the container's namespace.
+    func expectPrometheusJoin(serving: Serving, container: FakeContainer, uid: String) throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("netpath-nodes-\(getpid())").path
+        try FileManager.default.createDirectory(atPath: directory + "/text", withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let pod = "web-\(getpid())"
+        try "kube_pod_info{uid=\"\(uid)\",namespace=\"shop\",pod=\"\(pod)\",node=\"n1\"} 1\n"
+            .write(toFile: directory + "/text/ksm.prom", atomically: true, encoding: .utf8)
+        let (nodePort, promPort) = (try freePort(), try freePort())
+        let exporter = try Child(try requireProgram("/usr/bin/prometheus-node-exporter", package: "prometheus-node-exporter"), [
+            "--collector.disable-defaults", "--collector.textfile", "--collector.textfile.directory=\(directory)/text",
+            "--web.listen-address=127.0.0.1:\(nodePort)",
+        ])
+        defer { exporter.kill() }
+        try FileManager.default.copyItem(atPath: MixinTests.deploy.appendingPathComponent("netpath.rules.yml").path, toPath: directory + "/rules.yml")
+        try """
+        global: {scrape_interval: 1s, evaluation_interval: 1s}
+        rule_files: [rules.yml]
+        scrape_configs:
+          - job_name: netpath
+            static_configs: [{targets: ["127.0.0.1:\(serving.port)"]}]
+          - job_name: kube-state-metrics
+            static_configs: [{targets: ["127.0.0.1:\(nodePort)"]}]
+        """.write(toFile: directory + "/prometheus.yml", atomically: true, encoding: .utf8)
+        let prometheus = try Child(try requireProgram("/usr/bin/prometheus", package: "prometheus"), [
+            "--config.file=\(directory)/prometheus.yml", "--storage.tsdb.path=\(directory)/data", "--web.listen-address=127.0.0.1:\(promPort)",
+        ])
+        defer { prometheus.kill() }
+        let expr = "netpath:namespace_pod_info{pod=\"\(pod)\"}"
+        let encoded = expr.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? expr
+        let deadline = Date().addingTimeInterval(40)
+        var answer = ""
+        while !answer.contains("\"namespace\":\"shop\"") && Date() < deadline {
+            HTTPExchange.pause()
+            answer = (try? HTTPExchange.send("GET /api/v1/query?query=\(encoded) HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n",
+                                             port: promPort).body) ?? ""
+        }
+        #expect(answer.contains("\"netns\":\"\(container.label)\""), "Prometheus did not join the pod: \(answer)")
+        #expect(answer.contains("\"pod_uid\":\"\(uid)\"") && answer.contains("\"namespace\":\"shop\""))
+    }
+
+    /// The DaemonSet's command and arguments (Deploy/kubernetes/daemonset.yaml), run as its
+    /// pod runs it: root with every capability dropped but the two its securityContext adds
+    /// (CAP_SYS_ADMIN, CAP_SYS_PTRACE), no new privileges; it finds a container made after it
+    /// started, with its holder.
+    @Test func theDaemonSetsCommandWithItsTwoCapabilitiesFindsTheContainers() throws {
+        try requireProgram("/usr/bin/setpriv", package: "util-linux")
+        let yaml = try String(contentsOf: MixinTests.deploy.appendingPathComponent("kubernetes/daemonset.yaml"), encoding: .utf8)
+        let argsLine = try #require(yaml.split(separator: "\n").first { $0.trimmingCharacters(in: .whitespaces).hasPrefix("args:") })
+        let args = argsLine.split(separator: "[")[1].split(separator: "]")[0].split(separator: ",")
+            .map { $0.trimmingCharacters(in: .whitespaces).trimmingCharacters(in: CharacterSet(charactersIn: "\"")) }
+        #expect(args.first == "serve" && args.contains("--all-namespaces"), "\(args)")
+        // Serving adds its own --listen on a free port; the DaemonSet's :9737 may be taken here.
+        var rest = Array(args.dropFirst())
+        if let listen = rest.firstIndex(of: "--listen") { rest.removeSubrange(listen...(listen + 1)) }
+        let added = try #require(yaml.split(separator: "\n").first { $0.contains("add: [") })
+        #expect(added.contains("\"SYS_ADMIN\", \"SYS_PTRACE\"]"), "\(added)")
+        let launcher = ["/usr/bin/setpriv", "--bounding-set=-all,+sys_admin,+sys_ptrace", "--inh-caps=-all", "--no-new-privs"]
+        let serving = try Serving(rest, launcher: launcher)
+        defer { _ = serving.stop() }
+        let status = (try? String(contentsOfFile: "/proc/\(serving.tool.processIdentifier)/status", encoding: .utf8)) ?? ""
+        #expect(status.contains("CapEff:\t0000000000280000"), "not CAP_SYS_ADMIN and CAP_SYS_PTRACE alone: \(status)")
+        let uid = NodeNamespaceTests.uid(9)
+        let container = try FakeContainer(cgroup: "kubepods/burstable/pod\(uid)/\(NodeNamespaceTests.id(9))", link: "npd\(getpid() % 10000)")
+        defer { container.remove() }
+        let line = NodeNamespaceTests.infoLine(container.label, [("pod_uid", uid), ("container_id", NodeNamespaceTests.id(9))])
+        let text = try serving.metrics(until: { $0.contains(line) }, seconds: 20)
+        #expect(text.contains(line), "\(text.split(separator: "\n").filter { $0.contains("namespace_info") })")
+    }
+}
