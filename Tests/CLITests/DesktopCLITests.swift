@@ -110,6 +110,18 @@ struct DesktopCLITests {
         #expect(checked["connectivity"] as? String == "full" && checked["connectivitySource"] as? String == "check", "\(checked)")
     }
 
+    /// The network's identity takes NetworkManager's active profile in: the same gateway
+    /// with and without the desktop names two identifiers, both 16 hex digits.
+    @Test func theActiveProfileIsPartOfTheNetworksIdentity() throws {
+        let lab = try DesktopLabRun("up", ["--metered", "no"])
+        defer { lab.remove() }
+        let kernel = try object(try lab.netpath(["status", "--json", "--ignore-desktop"]).finish())
+        let desktop = try object(try lab.netpath(["status", "--json"]).finish())
+        let plain = try #require(kernel["network"] as? String, "\(kernel)")
+        let mixed = try #require(desktop["network"] as? String, "\(desktop)")
+        #expect(plain.count == 16 && mixed.count == 16 && plain != mixed)
+    }
+
     @Test func twoUplinksFollowTheDeviceNetPathChose() throws {
         let lab = try DesktopLabRun("up", ["--metered", "yes", "--second-uplink"])
         defer { lab.remove() }

@@ -26,6 +26,23 @@ import NetPathTestKit
         #expect(path.connectivity == .unknown && path.connectivitySource == nil)  // not asked for
     }
 
+    /// NetworkManager's profile on the physical interface is mixed into the network's
+    /// identity, once the kernel's is known: another profile, another network.
+    @Test func theActiveProfileNamesTheNetworkToo() {
+        var state = manager(metered: 2)
+        state.devices["/org/freedesktop/NetworkManager/Devices/3"]?.activeConnection = "/org/freedesktop/NetworkManager/ActiveConnection/1"
+        state.connections["/org/freedesktop/NetworkManager/ActiveConnection/1"] = .init(uuid: "u-cafe", id: "Cafe", type: "802-11-wireless")
+        var path = online([wlan])
+        #expect(DesktopKnowledge(networkManager: state).apply(to: path, connectivity: false).network == nil)
+        path.network = "0123456789abcdef"
+        let cafe = DesktopKnowledge(networkManager: state).apply(to: path, connectivity: false).network
+        #expect(cafe == NetworkIdentity.combining("0123456789abcdef", with: "u-cafe", key: NetworkIdentity.fixedKey))
+        state.connections["/org/freedesktop/NetworkManager/ActiveConnection/1"]?.uuid = "u-home"
+        let home = DesktopKnowledge(networkManager: state).apply(to: path, connectivity: false).network
+        #expect(home != cafe && home != "0123456789abcdef" && home?.count == 16)
+        #expect(DesktopKnowledge().apply(to: path, connectivity: false).network == "0123456789abcdef")
+    }
+
     @Test func underATunnelThePhysicalDeviceCounts() {
         let knowledge = DesktopKnowledge(networkManager: manager(metered: 1))
         let path = knowledge.apply(to: online([tun, wlan], tunnel: true), connectivity: false)

@@ -382,7 +382,14 @@ start_nm() {
 }
 # Waits until NM is on the bus with every lab device activated, State at least 60, Connectivity
 # and eth0's Metered as wanted. Asks NM to check again (CheckConnectivity) while it differs.
-device_activated() { expect 100 device_prop "$1" State; }
+# A device NetworkManager still calls unmanaged (10) has not been seen initialised by udev (a
+# loaded machine: the add event came before NM listened): udev announces the links again.
+device_activated() {
+  local state
+  state=$(device_prop "$1" State) || return 1
+  if [ "$state" = 10 ]; then in_anchor udevadm trigger --subsystem-match=net --action=add >/dev/null 2>&1 || true; fi
+  [ "$state" = 100 ] || { echo "is $state, not 100"; return 1; }
+}
 connectivity_is() { # want
   local got
   got=$(nm_prop Connectivity) || return 1

@@ -66,7 +66,7 @@ final class DesktopSource: PathSource {
         let start = SystemClock.now()
         let (path, knowledge) = try DesktopWatcher.askOnce(authenticatedBy: start + authenticationWait,
                                                            answeredBy: start + answerWait, between: readKernel)
-        return path.map { knowledge.apply(to: $0, connectivity: false) }
+        return path.map { knowledge.apply(to: $0, connectivity: false, identityKey: LinuxPathSource.identityKey) }
     }
 
     private func attach(_ inner: any PathSource, watcher: DesktopWatcher?) {
@@ -77,7 +77,7 @@ final class DesktopSource: PathSource {
             state.watcher = watcher
             state.raw = first ?? state.raw
             state.knowledge = knowledge
-            state.delivered = state.raw.map { knowledge.apply(to: $0, connectivity: providesConnectivity) }
+            state.delivered = state.raw.map { knowledge.apply(to: $0, connectivity: providesConnectivity, identityKey: LinuxPathSource.identityKey) }
             state.first = state.delivered
         }
     }
@@ -115,7 +115,7 @@ final class DesktopSource: PathSource {
             let path: NetworkPath? = state.withLock { state in
                 change(&state)
                 guard !state.stopped, let raw = state.raw else { return nil }
-                let path = state.knowledge.apply(to: raw, connectivity: providesConnectivity)
+                let path = state.knowledge.apply(to: raw, connectivity: providesConnectivity, identityKey: LinuxPathSource.identityKey)
                 guard !path.isIdentical(to: state.delivered) else { return nil }
                 state.delivered = path
                 return path

@@ -11,13 +11,20 @@ extension DesktopKnowledge {
     ///   from NM (the default endpoints must not be contacted); else the portal's; else a
     ///   captive-portal URL the network announced to networkd, as `portal`. ``NetworkPath/connectivitySource``
     ///   says which; the connectivity check decides from it whether to send anything.
+    /// - ``NetworkPath/network`` with NetworkManager's active connection on the physical
+    ///   interface mixed in (its profile's UUID, under `identityKey`): two networks whose
+    ///   routers NM tells apart by profile differ even where their gateways look alike. Only
+    ///   once the kernel's identity is known, so it changes once, not through a UUID alone.
     ///
     /// A path that is not satisfied is returned unchanged.
-    package func apply(to path: NetworkPath, connectivity: Bool) -> NetworkPath {
+    package func apply(to path: NetworkPath, connectivity: Bool, identityKey: [UInt8] = NetworkIdentity.fixedKey) -> NetworkPath {
         var path = path
         path.wakeCount = logind?.resumes ?? 0
         guard path.status == .satisfied, let physical = path.physicalInterface else { return path }
         let device = networkManager?.device(named: physical.name)
+        if let network = path.network, let profile = networkManager?.connection(onInterface: physical.name), !profile.uuid.isEmpty {
+            path.network = NetworkIdentity.combining(network, with: profile.uuid, key: identityKey)
+        }
         if !path.isExpensive {
             if let device, device.metered == 1 || device.metered == 3 {
                 path.isExpensive = true
