@@ -13,7 +13,12 @@ For every round, each binary runs `netpath probe --json --netns CLIENT` (the def
 once, interleaved; then curl fetches Google's HTTP and HTTPS URLs as a reference. Prints a
 Markdown table of medians.
 
-Usage: sudo Benchmarks/check.py --netpath NAME=BIN [--netpath NAME=BIN ...] [--rounds N]
+With --dual-stack (issue 38: one check's cost per family) the link carries IPv6 too
+(fd77::1 and fd77::2, every name answered with both addresses), the servers listen on both
+families, the counters count SYNs and bytes per family, and curl -4 and curl -6 are the
+reference.
+
+Usage: sudo Benchmarks/check.py --netpath NAME=BIN [--netpath NAME=BIN ...] [--rounds N] [--dual-stack]
 """
 import argparse, json, os, shutil, statistics, subprocess, sys, tempfile, time
 
@@ -22,14 +27,17 @@ SUPPORT = os.path.join(HERE, "..", "Tests", "Support")
 TAG = "npc%d" % (os.getpid() % 100000)
 CLIENT, SERVER = TAG + "-cli", TAG + "-srv"
 ADDRESS = "10.77.0.1"
+ADDRESS6 = "fd77::1"
 NFT = shutil.which("nft") or "/usr/sbin/nft"
 COUNTERS = {
     "syn80": "tcp dport 80 tcp flags & (syn|ack) == syn",
     "syn443": "tcp dport 443 tcp flags & (syn|ack) == syn",
     "dns": "udp dport 53",
+    "syn6": "meta nfproto ipv6 tcp flags & (syn|ack) == syn",
     "in": "ip saddr 10.77.0.2",
+    "in6": "ip6 saddr fd77::2",
 }
-OUT_COUNTER = ("out", "ip daddr 10.77.0.2")
+OUT_COUNTERS = [("out", "ip daddr 10.77.0.2"), ("out6", "ip6 daddr fd77::2")]
 
 
 def run(*command, **options):
@@ -40,7 +48,7 @@ def in_ns(ns, *command):
     return ["ip", "netns", "exec", ns] + list(command)
 
 
-def setup(directory):
+def setup(directory, dual):
     run("ip", "netns", "add", CLIENT)
     run("ip", "netns", "add", SERVER)
     run("ip", "-n", CLIENT, "link", "add", "v0", "type", "veth", "peer", "name", "v1", "netns", SERVER)
@@ -50,16 +58,23 @@ def setup(directory):
     run("ip", "-n", CLIENT, "addr", "add", "10.77.0.2/24", "dev", "v0")
     run("ip", "-n", CLIENT, "link", "set", "v0", "up")
     run("ip", "-n", CLIENT, "route", "add", "default", "via", ADDRESS)
+    if dual:
+        run("ip", "-n", SERVER, "addr", "add", ADDRESS6 + "/64", "dev", "v1", "nodad")
+        run("ip", "-n", CLIENT, "addr", "add", "fd77::2/64", "dev", "v0", "nodad")
+        run("ip", "-n", CLIENT, "-6", "route", "add", "default", "via", ADDRESS6)
     os.makedirs("/etc/netns/" + CLIENT, exist_ok=True)
     with open("/etc/netns/%s/resolv.conf" % CLIENT, "w") as f:
         f.write("nameserver %s\n" % ADDRESS)
     rules = "table inet %s {\n" % TAG
-    for name in list(COUNTERS) + [OUT_COUNTER[0]]:
+    for name in list(COUNTERS) + [name for name, _ in OUT_COUNTERS]:
         rules += "  counter %s {}\n" % name
     rules += "  chain input { type filter hook input priority 0;\n"
     for name, match in COUNTERS.items():
         rules += "    %s counter name %s\n" % (match, name)
-    rules += "  }\n  chain output { type filter hook output priority 0;\n    %s counter name %s\n  }\n}\n" % (OUT_COUNTER[1], OUT_COUNTER[0])
+    rules += "  }\n  chain output { type filter hook output priority 0;\n"
+    for name, match in OUT_COUNTERS:
+        rules += "    %s counter name %s\n" % (match, name)
+    rules += "  }\n}\n"
     subprocess.run(in_ns(SERVER, NFT, "-f", "-"), input=rules, text=True, check=True)
     key = "-newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes"
     script = f"""set -e; cd '{directory}'
@@ -72,13 +87,16 @@ def setup(directory):
     with open(mode, "w") as f:
         f.write("online\n")
     programs = []
-    for command, marker in [
-        (["python3", os.path.join(SUPPORT, "probe_server.py"), "--port", "80", "--bind", ADDRESS, "--mode-file", mode], "ready"),
-        (["python3", os.path.join(SUPPORT, "https_server.py"), "--bind", ADDRESS, "--port", "443",
-          "--cert", os.path.join(directory, "server.pem"), "--key", os.path.join(directory, "server.key")], "ready"),
-        ([shutil.which("dnsmasq") or "/usr/sbin/dnsmasq", "--no-daemon", "--no-resolv", "--no-hosts", "--bind-interfaces",
-          "--listen-address=" + ADDRESS, "--user=root", "--pid-file", "--log-facility=-", "--address=/#/" + ADDRESS], "started"),
-    ]:
+    addresses = [ADDRESS] + ([ADDRESS6] if dual else [])
+    commands = [(["python3", os.path.join(SUPPORT, "probe_server.py"), "--port", "80", "--mode-file", mode]
+                 + [item for address in addresses for item in ("--bind", address)], "ready")]
+    commands += [(["python3", os.path.join(SUPPORT, "https_server.py"), "--bind", address, "--port", "443",
+                   "--cert", os.path.join(directory, "server.pem"), "--key", os.path.join(directory, "server.key")], "ready")
+                 for address in addresses]
+    commands.append(([shutil.which("dnsmasq") or "/usr/sbin/dnsmasq", "--no-daemon", "--no-resolv", "--no-hosts", "--bind-interfaces",
+                      "--listen-address=" + ADDRESS, "--user=root", "--pid-file", "--log-facility=-"]
+                     + ["--address=/#/" + address for address in addresses], "started"))
+    for command, marker in commands:
         process = subprocess.Popen(in_ns(SERVER, *command), stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                    stderr=subprocess.STDOUT, text=True)
         programs.append(process)
@@ -110,7 +128,8 @@ def measure(command, env):
     return {
         "wall": wall, "out": out, "err": err, "status": process.returncode,
         "connections": seen["syn80"][0] + seen["syn443"][0], "https": seen["syn443"][0], "dns": seen["dns"][0],
-        "bytes": seen["in"][1] + seen["out"][1],
+        "bytes": seen["in"][1] + seen["out"][1] + seen["in6"][1] + seen["out6"][1],
+        "ipv6": seen["syn6"][0], "bytes6": seen["in6"][1] + seen["out6"][1],
     }
 
 
@@ -125,20 +144,24 @@ def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--netpath", action="append", required=True, help="NAME=BINARY")
     parser.add_argument("--rounds", type=int, default=20)
+    parser.add_argument("--dual-stack", action="store_true")
     args = parser.parse_args()
     binaries = [tuple(item.split("=", 1)) for item in args.netpath]
     directory = tempfile.mkdtemp(prefix="netpath-check-bench-")
     programs = []
     try:
-        programs = setup(directory)
+        programs = setup(directory, args.dual_stack)
         env = dict(os.environ, SSL_CERT_FILE=os.path.join(directory, "ca.pem"))
         for variable in ("http_proxy", "https_proxy", "all_proxy", "HTTPS_PROXY", "ALL_PROXY"):
             env.pop(variable, None)
         # The veth's carrier comes a moment after the link is up: measure from a satisfied path.
         subprocess.run([binaries[0][1], "wait", "--netns", CLIENT, "--timeout", "10"], check=True, capture_output=True)
         rows = {name: [] for name, _ in binaries}
-        rows["curl http://connectivitycheck.gstatic.com/generate_204"] = []
-        rows["curl https://www.google.com/generate_204"] = []
+        families = ["-4", "-6"] if args.dual_stack else [""]
+        urls = ("http://connectivitycheck.gstatic.com/generate_204", "https://www.google.com/generate_204")
+        for family in families:
+            for url in urls:
+                rows[("curl %s %s" % (family, url)).replace("  ", " ")] = []
         rss = {name: [] for name, _ in binaries}
         for _ in range(args.rounds):
             for name, binary in binaries:
@@ -150,13 +173,14 @@ def main():
                     print(name, result["connections"], result["https"], result["dns"], result["bytes"], result["out"].strip(), file=sys.stderr)
                 rows[name].append(result)
                 rss[name].append(rss_of([binary, "probe", "--json", "--netns", CLIENT], env))
-            for url in ("http://connectivitycheck.gstatic.com/generate_204", "https://www.google.com/generate_204"):
-                result = measure(in_ns(CLIENT, "curl", "-s", "-o", "/dev/null", "--noproxy", "*", "--cacert", env["SSL_CERT_FILE"],
-                                       "-w", "%{http_code}", url), env)
-                result["verdict"] = result["out"]
-                result["latency"] = None
-                rows["curl " + url].append(result)
-        print("| run | verdict | connections (of which 443) | DNS queries | bytes on the wire | check's latencyMs | wall ms | peak RSS KiB |")
+            for family in families:
+                for url in urls:
+                    result = measure(in_ns(CLIENT, "curl", *([family] if family else []), "-s", "-o", "/dev/null", "--noproxy", "*",
+                                           "--cacert", env["SSL_CERT_FILE"], "-w", "%{http_code}", url), env)
+                    result["verdict"] = result["out"]
+                    result["latency"] = None
+                    rows[("curl %s %s" % (family, url)).replace("  ", " ")].append(result)
+        print("| run | verdict | connections (of which 443; over IPv6) | DNS queries | bytes on the wire (over IPv6) | check's latencyMs | wall ms | peak RSS KiB |")
         print("| --- | --- | --- | --- | --- | --- | --- | --- |")
         for name, results in rows.items():
             def median(key):
@@ -164,8 +188,9 @@ def main():
                 return statistics.median(values) if values else None
             verdicts = sorted(set(str(r["verdict"]) for r in results))
             latency = median("latency")
-            print("| %s | %s | %d (%d) | %d | %d | %s | %.1f | %s |" % (
-                name, "/".join(verdicts), median("connections"), median("https"), median("dns"), median("bytes"),
+            print("| %s | %s | %d (%d; %d) | %d | %d (%d) | %s | %.1f | %s |" % (
+                name, "/".join(verdicts), median("connections"), median("https"), median("ipv6"), median("dns"), median("bytes"),
+                median("bytes6"),
                 "-" if latency is None else "%d" % latency, median("wall"),
                 "%d" % statistics.median(rss[name]) if name in rss else "-"))
         print("\n%d rounds, medians; lab link without added delay." % args.rounds)

@@ -25,7 +25,7 @@ import NetPath
 /// - `netpath_namespace_up`: 1 while watched, 0 when it cannot be watched (then it is the
 ///   namespace's only series);
 /// - `netpath_namespace_info{pod_uid,container_id,container_name,runtime}`: 1 for a
-///   namespace whose holder is known (``NamespaceHolder``), to join with kube-state-metrics'
+///   namespace whose holder is known (`NamespaceHolder`), to join with kube-state-metrics'
 ///   `kube_pod_info` on `uid`.
 ///
 /// And once, `netpath_build_info{version} 1`.

@@ -3,7 +3,7 @@ import NetPath
 
 /// One look at every network namespace of the node (`serve --all-namespaces`): those the
 /// processes are in (`/proc/*/ns/net`), those Docker mounts (`/var/run/docker/netns`), and
-/// who holds each, from the cgroup of its first process (``NamespaceHolder``).
+/// who holds each, from the cgroup of its first process (`NamespaceHolder`).
 ///
 /// A namespace is known by its inode (`net:[INODE]`): the process's own and the ones named
 /// in `/run/netns` are left to their own watching, and one with only a loopback interface
