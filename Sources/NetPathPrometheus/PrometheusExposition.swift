@@ -21,7 +21,9 @@ import NetPath
 ///   `netpath_path_last_change_timestamp_seconds`, `netpath_resyncs_total`: from
 ///   ``PathMetrics``;
 /// - with connectivity checks, `netpath_connectivity{connectivity}` (1 for the current
-///   verdict) and the histogram `netpath_connectivity_check_duration_seconds`;
+///   verdict), `netpath_connectivity_family{family,connectivity}` (1 for each address
+///   family's own verdict, `family` being `ipv4` or `ipv6`; `unknown` for a family not
+///   checked) and the histogram `netpath_connectivity_check_duration_seconds`;
 /// - `netpath_namespace_up`: 1 while watched, 0 when it cannot be watched (then it is the
 ///   namespace's only series);
 /// - `netpath_namespace_info{pod_uid,container_id,container_name,runtime}`: 1 for a
@@ -209,6 +211,7 @@ public enum PrometheusExposition {
                 }
             }
         }
+        writeFamilyConnectivity(watched, to: &writer)
         writer.family("netpath_connectivity_check_duration_seconds", .histogram, "How long each connectivity check took.") {
             for (name, metrics, _) in watched {
                 let histogram = metrics.checkDurations
@@ -218,6 +221,27 @@ public enum PrometheusExposition {
                 }
                 $0.sample(suffix: "_sum", labels: [("netns", name)], histogram.sum)
                 $0.sample(suffix: "_count", labels: [("netns", name)], histogram.count)
+            }
+        }
+    }
+
+    /// Each address family's verdict (with `--probe`): a state set of its own,
+    /// `netpath_connectivity_family{family,connectivity}`, rather than a `family` label on
+    /// `netpath_connectivity`. A selector such as `netpath_connectivity{connectivity="full"}`
+    /// (every alert rule and dashboard written for the overall verdict) would match the
+    /// family series too if they shared the name, and `sum by (netns)` over it would count
+    /// one namespace three times; a name of its own keeps both meanings apart. A family the
+    /// path does not route is not checked: its `unknown` is 1.
+    private static func writeFamilyConnectivity(_ watched: [Watched], to writer: inout Writer) {
+        writer.family("netpath_connectivity_family", .gauge,
+                      "Whether the Internet answers over one address family's own sockets: 1 for that family's latest verdict, 0 for the others (unknown: not checked).") {
+            for (name, _, path) in watched {
+                for family in IPFamily.allCases {
+                    for connectivity in Connectivity.allCases {
+                        $0.sample(labels: [("netns", name), ("family", family.rawValue), ("connectivity", connectivity.rawValue)],
+                                  path.connectivity(for: family) == connectivity)
+                    }
+                }
             }
         }
     }

@@ -64,6 +64,8 @@ struct Arguments: Equatable, Sendable {
         var expectBody: String?
         /// `--probe-timeout`, or `probe --timeout`: the bound on each check.
         var timeout: Duration?
+        /// `probe --interface`: the interface to check over instead of the primary one.
+        var interface: String?
         /// `--no-proxy`: requests sent directly, whatever the environment names.
         var noProxy = false
         /// `--allow-ultra-constrained`: checks on ultra-constrained paths too.
@@ -237,6 +239,16 @@ struct Arguments: Equatable, Sendable {
         Option(name: "--timeout", value: "SECONDS", commands: [.probe],
                help: ["bound on the check (default 5, at most 300)"]) { result, value, option in
             result.check.timeout = .seconds(try number(value, option: option, in: 0...maximumCheckSeconds, what: "the check's seconds", aboveLower: true))
+        },
+        Option(name: "--interface", value: "NAME", commands: [.probe],
+               help: ["check over the interface NAME (eth1, wwan0) instead of the path's primary one;",
+                      "only the families it routes are checked"]) { result, value, option in
+            // IFNAMSIZ (16) with the NUL; the kernel refuses '/', ':' and white space.
+            guard !value.isEmpty, value.utf8.count < 16, value != ".", value != "..",
+                  !value.contains(where: { $0 == "/" || $0 == ":" || $0.isWhitespace || $0 == "\0" }) else {
+                throw UsageError(message: "invalid interface name '\(value)' for '\(option)'")
+            }
+            result.check.interface = value
         },
         Option(name: "--url", value: "URL", commands: allCommands, repeatable: true,
                help: ["an http:// or https:// endpoint for the check; default: five operators' over HTTP and Google's over HTTPS"]) { result, value, _ in

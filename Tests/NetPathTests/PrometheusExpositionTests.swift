@@ -238,6 +238,28 @@ enum MetricsFixture {
         #expect(withChecks.filter { !$0.contains("netpath_connectivity") } == lines(withoutChecks))
     }
 
+    /// Each family's verdict is a state set of its own: the overall series keep their
+    /// labels (a selector on `netpath_connectivity{connectivity="full"}` matches one series
+    /// per namespace), and a family not checked reads `unknown`.
+    @Test func familyVerdictsAreAStateSetOfTheirOwn() {
+        var path = MetricsFixture.satisfied
+        path.familyConnectivity = [.ipv4: FamilyConnectivity(connectivity: .full),
+                                   .ipv6: FamilyConnectivity(connectivity: .limited, failedStep: .http)]
+        let both = lines(text([MetricsFixture.watched("", path)], probe: true))
+        #expect(both.filter { $0.hasPrefix("netpath_connectivity_family{") && $0.hasSuffix(" 1") } == [
+            #"netpath_connectivity_family{netns="",family="ipv4",connectivity="full"} 1"#,
+            #"netpath_connectivity_family{netns="",family="ipv6",connectivity="limited"} 1"#,
+        ])
+        #expect(both.filter { $0.hasPrefix("netpath_connectivity_family{") }.count == 2 * Connectivity.allCases.count)
+        #expect(both.filter { $0.hasPrefix("netpath_connectivity{") && $0.contains(#"connectivity="full""#) } == [
+            #"netpath_connectivity{netns="",connectivity="full"} 1"#,
+        ])
+        path.familyConnectivity = [.ipv4: FamilyConnectivity(connectivity: .full)]
+        let one = lines(text([MetricsFixture.watched("", path)], probe: true))
+        #expect(one.contains(#"netpath_connectivity_family{netns="",family="ipv6",connectivity="unknown"} 1"#))
+        #expect(!lines(text([MetricsFixture.watched("", path)], probe: false)).contains { $0.contains("netpath_connectivity_family") })
+    }
+
     @Test func histogramIsCumulativeWithInfSumAndCount() {
         let lab = lines(text(twoNamespaces)).filter {
             $0.hasPrefix("netpath_connectivity_check_duration_seconds") && $0.contains(#"netns="lab""#)

@@ -58,7 +58,26 @@ extension ConnectivityCheck {
                completion: @escaping @Sendable (ConnectivityResult) -> Void) -> ProbeHandle? {
         let interface = path?.primaryInterface
         #if os(Linux) || os(Android)
-        let ipv4 = path?.supportsIPv4 ?? true, ipv6 = path?.supportsIPv6 ?? true
+        let gateways = path.map { path in IPFamily.allCases.filter { path.gatewayUnresponsive(for: $0) } } ?? []
+        return start(through: interface, ipv4: path?.supportsIPv4 ?? true, ipv6: path?.supportsIPv6 ?? true,
+                     unresponsiveGateways: gateways, namespace: namespace, completion: completion)
+        #elseif canImport(Network)
+        // Namespaces exist only on Linux; the interface is chosen by its type.
+        let probe = NWConnectionProbe(check: self, interfaceType: interface?.type, completion: completion)
+        probe.start()
+        return ProbeHandle(probe: probe)
+        #else
+        completion(ConnectivityResult(connectivity: .unknown, failure: .init(.systemFailure, "the connectivity check is not available on this platform")))
+        return nil
+        #endif
+    }
+
+    #if os(Linux) || os(Android)
+    /// Starts a check bound to `interface` (`SO_BINDTODEVICE`; `nil`: unbound) over the
+    /// families `ipv4` and `ipv6` say it routes; `unresponsiveGateways`: the families whose
+    /// gateway does not answer on the link, the first failing step of their failed checks.
+    func start(through interface: NetworkInterface?, ipv4: Bool, ipv6: Bool, unresponsiveGateways gateways: [IPFamily],
+               namespace: NetworkNamespace?, completion: @escaping @Sendable (ConnectivityResult) -> Void) -> ProbeHandle? {
         let routed = IPFamily.allCases.filter { $0 == .ipv4 ? ipv4 : ipv6 }
         // One family's check alone is the whole check, as it was before families (none:
         // one check that reaches nothing, as the path routes nothing).
@@ -71,7 +90,6 @@ extension ConnectivityCheck {
         var resolved = self
         resolved.proxy = proxy.resolved
         let check = resolved
-        let gateways = path.map { path in IPFamily.allCases.filter { path.gatewayUnresponsive(for: $0) } } ?? []
         let collected = FamilyChecks(expected: families.count) { checks in
             completion(ProbeVerdict.combine(ipv4: checks[.ipv4], ipv6: checks[.ipv6], gatewayUnresponsive: gateways.contains)
                        ?? checks[nil]?.result
@@ -101,14 +119,43 @@ extension ConnectivityCheck {
             thread.detach()
         }
         return handle
-        #elseif canImport(Network)
-        // Namespaces exist only on Linux; the interface is chosen by its type.
-        let probe = NWConnectionProbe(check: self, interfaceType: interface?.type, completion: completion)
-        probe.start()
-        return ProbeHandle(probe: probe)
+    }
+    #endif
+
+    /// Runs one check now over the interface named `interface`, whether or not it is the
+    /// path's primary one: every socket of the check is bound to it (`SO_BINDTODEVICE`),
+    /// so a host with two uplinks learns which one reaches the Internet.
+    ///
+    /// The families checked are those the interface routes, as the kernel tells a socket
+    /// bound to it (a UDP `connect()` to the Internet, no packet sent); each is decided
+    /// over its own sockets, as for the primary interface (``ConnectivityResult/ipv4``,
+    /// ``ConnectivityResult/ipv6``).
+    ///
+    /// - Parameters:
+    ///   - interface: The interface's name (`eth1`, `wwan0`).
+    ///   - namespace: On Linux, the network namespace the interface is in (its DNS servers
+    ///     are used); `nil`: the process's own.
+    /// - Returns: The verdict, within ``timeout``.
+    /// - Throws: ``NetPathError``: ``NetPathError/Code/interfaceNotFound`` when no interface
+    ///   has that name, ``NetPathError/Code/interfaceNotRouted`` when it is down or routes
+    ///   neither family to the Internet, the namespace's errors
+    ///   (``NetPathError/Code/namespaceNotFound``, ``NetPathError/Code/permissionDenied``),
+    ///   and ``NetPathError/Code/unsupported`` elsewhere than Linux.
+    public func run(on interface: String, namespace: NetworkNamespace? = nil) async throws -> ConnectivityResult {
+        #if os(Linux) || os(Android)
+        let routes = try InterfaceRoutes.ask(interface, namespace: namespace)
+        let box = ResultBox()
+        return await withTaskCancellationHandler {
+            await withCheckedContinuation { (continuation: CheckedContinuation<ConnectivityResult, Never>) in
+                let handle = start(through: routes.interface, ipv4: routes.ipv4, ipv6: routes.ipv6, unresponsiveGateways: [],
+                                   namespace: namespace) { continuation.resume(returning: $0) }
+                box.handle.withLock { $0 = handle }
+            }
+        } onCancel: {
+            box.handle.withLock { $0 }?.cancel()
+        }
         #else
-        completion(ConnectivityResult(connectivity: .unknown, failure: .init(.systemFailure, "the connectivity check is not available on this platform")))
-        return nil
+        throw NetPathError(.unsupported, "a check over a named interface is available on Linux only")
         #endif
     }
 }

@@ -418,6 +418,13 @@ extension Syscall {
         }
     }
 
+    /// The index of the interface named `name` in the calling thread's network namespace
+    /// (`if_nametoindex(3)`); `nil` when there is none of that name.
+    package static func interfaceIndex(_ name: String) -> Int? {
+        let index = name.withCString { if_nametoindex($0) }
+        return index == 0 ? nil : Int(index)
+    }
+
     /// Binds a socket to the interface named `name` (`SO_BINDTODEVICE`): its traffic then
     /// goes out there whatever the routes say.
     package static func bind(_ descriptor: FileDescriptor, toDevice name: String) -> Result<Int32, Errno> {

@@ -20,6 +20,11 @@ public struct NetPathError: Error, Hashable, Sendable, CustomStringConvertible {
         public static let timedOut = Code("timedOut")
         /// Input NetPath was given (a trace, a URL, an expectation) is malformed.
         public static let invalidInput = Code("invalidInput")
+        /// No interface has the name given (``ConnectivityCheck/run(on:namespace:)``).
+        public static let interfaceNotFound = Code("interfaceNotFound")
+        /// The interface exists but routes neither address family to the Internet: it is
+        /// down, has no address, or no route leaves through it.
+        public static let interfaceNotRouted = Code("interfaceNotRouted")
         /// The feature does not exist on this platform.
         public static let unsupported = Code("unsupported")
 

@@ -1,0 +1,45 @@
+import Foundation
+import KernelTestSupport
+import Testing
+@testable import NetPath
+
+/// ``ConnectivityCheck/run(on:namespace:)``: a check over a named interface, not only the
+/// path's primary one (issue 38, "any interface"). The truth is `curl --interface`.
+@Suite(.enabled(if: Kernel.canRun, "needs root, iproute2, python3 and curl"))
+struct InterfaceCheckKernelTests {
+    @Test func eachUplinkIsJudgedAsCurlThroughItFindsIt() async throws {
+        try requireProgram("/usr/bin/curl", package: "curl")
+        let lab = try TwoUplinkLab()
+        defer { lab.remove() }
+        let check = try ConnectivityCheck(endpoints: [try .init(TwoUplinkLab.url)], timeout: .seconds(2))
+        var verdicts: [String: Connectivity] = [:]
+        for interface in ["up0", "up1"] {
+            let result = try await check.run(on: interface, namespace: lab.client.namespace)
+            verdicts[interface] = result.connectivity
+            #expect((result.connectivity == .full) == lab.curlReaches(through: interface), "\(interface): \(result)")
+            // The uplinks have no IPv6 address: only IPv4 is checked.
+            #expect(result.ipv6 == nil, "\(interface): \(result)")
+        }
+        // The lab is what it says: one uplink reaches the server, the other does not.
+        #expect(verdicts == ["up0": .full, "up1": .limited])
+    }
+
+    @Test func aNameThatIsNoInterfaceOrIsDownIsRefusedWithoutTraffic() async throws {
+        let namespace = try TestNamespace("ifbad")
+        defer { namespace.remove() }
+        try namespace.addLinks("dn0")
+        let check = try ConnectivityCheck(endpoints: [try .init("http://192.0.2.1/204")], timeout: .seconds(1))
+        do {
+            _ = try await check.run(on: "nosuch", namespace: namespace.namespace)
+            Issue.record("a name that is no interface was checked")
+        } catch let error as NetPathError {
+            #expect(error.code == .interfaceNotFound && error.message.contains("nosuch"))
+        }
+        do {
+            _ = try await check.run(on: "dn0", namespace: namespace.namespace)
+            Issue.record("a down interface was checked")
+        } catch let error as NetPathError {
+            #expect(error.code == .interfaceNotRouted && error.message.contains("dn0"))
+        }
+    }
+}
