@@ -24,6 +24,9 @@ import NetPath
 ///   verdict), `netpath_connectivity_family{family,connectivity}` (1 for each address
 ///   family's own verdict, `family` being `ipv4` or `ipv6`; `unknown` for a family not
 ///   checked) and the histogram `netpath_connectivity_check_duration_seconds`;
+/// - with checks per interface, `netpath_interface_connectivity{interface,connectivity}`
+///   and `netpath_interface_connectivity_family{interface,family,connectivity}`: each
+///   interface's own verdicts (``Namespace/interfaceConnectivity``);
 /// - `netpath_namespace_up`: 1 while watched, 0 when it cannot be watched (then it is the
 ///   namespace's only series);
 /// - `netpath_namespace_info{pod_uid,container_id,container_name,runtime}`: 1 for a
@@ -48,6 +51,9 @@ public enum PrometheusExposition {
         public var failure: String?
         /// Who holds the namespace, when known: its `netpath_namespace_info` series.
         public var holder: NamespaceHolder? = nil
+        /// The latest check over each interface by name (`netpath serve
+        /// --probe-interfaces`): its `netpath_interface_connectivity` series.
+        public var interfaceConnectivity: [String: ConnectivityResult] = [:]
 
         /// A namespace that is watched.
         ///
@@ -100,6 +106,7 @@ public enum PrometheusExposition {
         writePath(watched, to: &writer)
         writeHistory(watched, at: monotonic, to: &writer)
         if probe { writeConnectivity(watched, to: &writer) }
+        writeInterfaces(namespaces, to: &writer)
         writeProcess(namespaces, watched, version: version, to: &writer)
         writeHolders(namespaces, to: &writer)
         return writer.text

@@ -84,6 +84,9 @@ struct Arguments: Equatable, Sendable {
         var textfileInterval: Duration = .seconds(60)
         /// `--web-config`: exporter-toolkit's web configuration file.
         var webConfig: String?
+        /// `--probe-interfaces`: a check over every interface that routes to the Internet,
+        /// not only the primary one (implies `--probe`).
+        var probeInterfaces = false
     }
 
     /// A usage error: one line that names the bad word; exit status 2.
@@ -148,6 +151,12 @@ struct Arguments: Equatable, Sendable {
                help: ["also check that the Internet answers (adds connectivity and portalURL), on",
                       "every change and, while not full, again after 1 s, doubling to 5 min"]) { result, _, _ in
             result.check.requested = true
+        },
+        Option(name: "--probe-interfaces", commands: [.serve],
+               help: ["also check each interface that routes to the Internet on its own (implies --probe):",
+                      "netpath_interface_connectivity{interface=…}, on every change and on --probe's timing"]) { result, _, _ in
+            result.check.requested = true
+            result.serving.probeInterfaces = true
         },
         Option(name: "--netns", value: "NAME|PATH", commands: [.status, .watch, .wait, .probe],
                help: ["the network namespace NAME (ip netns), namespace file PATH",

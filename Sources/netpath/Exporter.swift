@@ -24,6 +24,15 @@ final class Exporter: Sendable {
         var reported: String?
         /// Who holds the namespace (`netpath_namespace_info`), when known.
         var holder: NamespaceHolder?
+        /// `--probe-interfaces`: when each interface is checked, and its latest verdict.
+        var interfaces: InterfaceChecks
+    }
+
+    /// `--probe-interfaces`: the checks over each interface of one namespace, for the
+    /// monitor that watches it now (a new monitor starts afresh).
+    private struct InterfaceChecks {
+        var plan: InterfaceCheckPlan
+        var results: [String: ConnectivityResult] = [:]
     }
 
     private let session: NetPathCommand.Session
@@ -74,7 +83,8 @@ final class Exporter: Sendable {
             entries[label] = Entry(monitor: monitor, metrics: entries[label]?.metrics ?? PathMetrics(),
                                    failure: entries[label]?.failure, namespace: namespace,
                                    failures: entries[label]?.failures ?? 0, reported: entries[label]?.reported,
-                                   holder: entries[label]?.holder)
+                                   holder: entries[label]?.holder,
+                                   interfaces: InterfaceChecks(plan: InterfaceCheckPlan(interval: session.check?.interval)))
             return (true, previous)
         }
         previous?.cancel()
@@ -147,7 +157,81 @@ final class Exporter: Sendable {
             entries[label]?.reported = nil
             return true
         }
-        if current { changed() }
+        guard current else { return }
+        changed()
+        if session.arguments.serving.probeInterfaces { checkInterfaces(of: path, label: label, monitor: monitor) }
+    }
+
+    // MARK: - Checks per interface (`--probe-interfaces`)
+
+    /// Hands the path's candidates to the namespace's ``InterfaceCheckPlan``: every
+    /// interface of a satisfied path but loopback (the check of one the kernel routes
+    /// nowhere says so, and it is not checked again until the path changes), and a key of
+    /// what the way out is made of, whose change re-checks them all.
+    private func checkInterfaces(of path: NetworkPath, label: String, monitor: PathMonitor) {
+        let names = path.status == .satisfied ? Set(path.availableInterfaces.filter { $0.type != .loopback }.map(\.name)) : []
+        var key = Hasher()
+        key.combine(path.availableInterfaces.map(\.name))
+        key.combine(path.gateways)
+        key.combine(path.unresponsiveGateways)
+        key.combine(path.network)
+        key.combine(path.supportsIPv4)
+        key.combine(path.supportsIPv6)
+        drive(label, monitor: monitor, .path(interfaces: names, key: key.finalize()))
+    }
+
+    /// One event to the plan of the namespace labelled `label` (while `monitor` still
+    /// watches it), and its actions carried out: checks started, series forgotten, a timer
+    /// on the main loop.
+    private func drive(_ label: String, monitor: PathMonitor, _ event: InterfaceCheckPlan.Event, result: ConnectivityResult? = nil) {
+        let now = SystemClock.now()
+        let outcome = entries.withLock { entries -> (actions: [InterfaceCheckPlan.Action], namespace: NetworkNamespace?)? in
+            guard var entry = entries[label], entry.monitor === monitor else { return nil }
+            if case .finished(let name, _) = event { entry.interfaces.results[name] = result }
+            let actions = entry.interfaces.plan.handle(event, at: now)
+            for case .forget(let name) in actions { entry.interfaces.results[name] = nil }
+            entries[label] = entry
+            return (actions, entry.namespace)
+        }
+        guard let outcome else { return }
+        let loop = session.signals.loop
+        for action in outcome.actions {
+            switch action {
+            case .start(let name):
+                startCheck(over: name, label: label, namespace: outcome.namespace, monitor: monitor)
+            case .forget:
+                break
+            case .wake(let instant):
+                loop.execute { [weak self, weak monitor] in
+                    loop.schedule(at: instant) {
+                        guard let self, let monitor else { return }
+                        self.drive(label, monitor: monitor, .timer)
+                    }
+                }
+            }
+        }
+        let finished = if case .finished = event { true } else { false }
+        if finished || outcome.actions.contains(where: { if case .forget = $0 { true } else { false } }) { changed() }
+    }
+
+    /// One check bound to `interface`, its verdict handed back to the plan.
+    private func startCheck(over interface: String, label: String, namespace: NetworkNamespace?, monitor: PathMonitor) {
+        guard let check = session.check else { return }
+        Task.detached { [weak self, weak monitor] in
+            var result: ConnectivityResult?
+            let outcome: InterfaceCheckPlan.Outcome
+            do {
+                let checked = try await check.run(on: interface, namespace: namespace)
+                result = checked
+                outcome = checked.connectivity == .full ? .full : .short
+            } catch let error as NetPathError where error.code == .interfaceNotRouted || error.code == .interfaceNotFound {
+                outcome = .notRouted
+            } catch {
+                outcome = .short
+            }
+            guard let self, let monitor else { return }
+            self.drive(label, monitor: monitor, .finished(interface: interface, outcome: outcome), result: result)
+        }
     }
 
     /// A namespace being made or deleted: not one yet (`EINVAL`: nothing mounted on the
@@ -211,6 +295,7 @@ final class Exporter: Sendable {
                     namespace = PrometheusExposition.Namespace(name: label, metrics: metrics, path: path)
                 }
                 namespace.holder = entry.holder
+                namespace.interfaceConnectivity = entry.interfaces.results
                 return namespace
             }
         }

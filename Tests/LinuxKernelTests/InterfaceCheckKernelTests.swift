@@ -41,5 +41,18 @@ struct InterfaceCheckKernelTests {
         } catch let error as NetPathError {
             #expect(error.code == .interfaceNotRouted && error.message.contains("dn0"))
         }
+        // Up, with an address, but no route to the Internet through it: an IPv4 socket bound
+        // to it still connects (the kernel then takes every destination for on-link), while
+        // the table has no entry for the flow — the kernel's own answer.
+        try namespace.batch(["link add lan0 type veth peer name lan1", "addr add 10.85.0.1/24 dev lan0",
+                             "link set lan0 up", "link set lan1 up"])
+        let entry = try? run(Kernel.ipPath, ["-n", namespace.name, "route", "get", "fibmatch", "192.0.2.1", "oif", "lan0"])
+        #expect(entry == nil, "the kernel has a table entry out of lan0: \(entry ?? "")")
+        do {
+            _ = try await check.run(on: "lan0", namespace: namespace.namespace)
+            Issue.record("an interface with no route to the Internet was checked")
+        } catch let error as NetPathError {
+            #expect(error.code == .interfaceNotRouted && error.message.contains("lan0"))
+        }
     }
 }

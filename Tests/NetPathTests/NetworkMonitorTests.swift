@@ -100,6 +100,22 @@ import NetPathTestKit
                                     grace: .milliseconds(Int(grace * 1000))) == expected)
     }
 
+    /// The test kit scripts what issue 38 added: each family's verdict, a dead router and
+    /// another network behind the same gateway address, each a change a monitor shows.
+    @Test func theKitScriptsFamilyVerdictsADeadRouterAndAnotherNetwork() {
+        let dualStack = NetworkPath.online(.wifi).onNetwork("a1").checked(.full, ipv4: .full, ipv6: .limited)
+        let network = SimulatedNetwork(dualStack, script: [dualStack.onNetwork("b2"), dualStack.withUnresponsiveGateways().checked(.local, ipv4: .local)])
+        let monitor = NetworkMonitor(simulating: network)
+        monitor.start()
+        #expect(monitor.path?.connectivity == .full && monitor.path?.connectivity(for: .ipv6) == .limited)
+        #expect(monitor.path?.familyConnectivity[.ipv6]?.failedStep == .http && monitor.path?.network == "a1")
+        network.step()
+        #expect(monitor.path?.network == "b2" && monitor.path?.gateways == dualStack.gateways)
+        network.step()
+        #expect(monitor.path?.unresponsiveGateways == ["192.0.2.1"] && monitor.path?.familyConnectivity[.ipv4]?.failedStep == .gateway)
+        #expect(monitor.path?.connectivity(for: .ipv6) == .unknown && monitor.isConnected)
+    }
+
     @Test func observationFiresOnChangeOnly() {
         let network = SimulatedNetwork(.online(.wifi))
         let monitor = NetworkMonitor(simulating: network)

@@ -260,6 +260,32 @@ enum MetricsFixture {
         #expect(!lines(text([MetricsFixture.watched("", path)], probe: false)).contains { $0.contains("netpath_connectivity_family") })
     }
 
+    /// `serve --probe-interfaces`: each interface's verdict, and each family's through it, in
+    /// state sets of their own; nothing for a namespace without such checks.
+    @Test func interfaceVerdictsAreStateSetsOfTheirOwn() {
+        var namespace = MetricsFixture.watched("", MetricsFixture.satisfied)
+        #expect(!lines(text([namespace], probe: true)).contains { $0.contains("netpath_interface_connectivity") })
+        namespace.interfaceConnectivity = [
+            "wwan0": ConnectivityResult(connectivity: .full, ipv4: FamilyConnectivity(connectivity: .full)),
+            "wlan0": ConnectivityResult(connectivity: .limited, ipv4: FamilyConnectivity(connectivity: .limited, failedStep: .http),
+                                        ipv6: FamilyConnectivity(connectivity: .full)),
+        ]
+        let all = lines(text([namespace], probe: true))
+        #expect(all.filter { $0.hasPrefix("netpath_interface_connectivity{") && $0.hasSuffix(" 1") } == [
+            #"netpath_interface_connectivity{netns="",interface="wlan0",connectivity="limited"} 1"#,
+            #"netpath_interface_connectivity{netns="",interface="wwan0",connectivity="full"} 1"#,
+        ])
+        #expect(all.filter { $0.hasPrefix("netpath_interface_connectivity_family{") && $0.hasSuffix(" 1") } == [
+            #"netpath_interface_connectivity_family{netns="",interface="wlan0",family="ipv4",connectivity="limited"} 1"#,
+            #"netpath_interface_connectivity_family{netns="",interface="wlan0",family="ipv6",connectivity="full"} 1"#,
+            #"netpath_interface_connectivity_family{netns="",interface="wwan0",family="ipv4",connectivity="full"} 1"#,
+            #"netpath_interface_connectivity_family{netns="",interface="wwan0",family="ipv6",connectivity="unknown"} 1"#,
+        ])
+        #expect(all.filter { $0.hasPrefix("netpath_interface_connectivity{") }.count == 2 * Connectivity.allCases.count)
+        // The path's own verdict keeps one series per state.
+        #expect(!all.contains { $0.hasPrefix("netpath_connectivity{") && $0.contains("interface=") })
+    }
+
     @Test func histogramIsCumulativeWithInfSumAndCount() {
         let lab = lines(text(twoNamespaces)).filter {
             $0.hasPrefix("netpath_connectivity_check_duration_seconds") && $0.contains(#"netns="lab""#)

@@ -10,6 +10,12 @@ package struct RouteLookup: Hashable, Sendable {
     /// `RTM_F_FIB_MATCH`: answer with the table entry itself (with its lifetime), not the
     /// route an ordinary socket would get. Asked only when an expiry passed.
     package var tableEntry = false
+
+    package init(family: UInt8, interfaceIndex: Int32? = nil, tableEntry: Bool = false) {
+        self.family = family
+        self.interfaceIndex = interfaceIndex
+        self.tableEntry = tableEntry
+    }
 }
 
 /// What a UDP socket's `connect()` to the Internet destination gave.
