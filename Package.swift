@@ -2,7 +2,19 @@
 import PackageDescription
 
 // The strictness swift-log uses: `any` spelled out, imports visible where members are used.
-let strict: [SwiftSetting] = [.enableUpcomingFeature("ExistentialAny"), .enableUpcomingFeature("MemberImportVisibility")]
+//
+// And one for the release tool's start-up on Linux (BENCHMARKS.md, "Start-up"): type metadata
+// reached through accessors rather than mangled names. A mangled name is resolved at run time,
+// and each generic type it names whose parameters must conform to a protocol (a dictionary's
+// key to Hashable) costs a scan of every conformance record in the binary the first time: half
+// of a one-shot `netpath status`'s instructions. An unsafe flag: SwiftPM accepts it in a
+// dependency by path or branch, the two ways the README gives; a tagged release, depended on by
+// version, needs tools version 6.2 for it.
+let strict: [SwiftSetting] = [
+    .enableUpcomingFeature("ExistentialAny"), .enableUpcomingFeature("MemberImportVisibility"),
+    .unsafeFlags(["-Xfrontend", "-disable-concrete-type-metadata-mangled-name-accessors"],
+                 .when(platforms: [.linux], configuration: .release)),
+]
 
 let package = Package(
     name: "NetPath",

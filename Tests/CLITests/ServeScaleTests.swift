@@ -44,8 +44,8 @@ struct ServeScaleTests {
         #expect(missing.isEmpty, "\(missing.count) of 300 namespaces not watched, e.g. \(missing.prefix(3)); \(text.split(separator: "\n").filter { $0.contains("cannot be watched") }.prefix(3))")
         let during = ServeScaleTests.descriptors(of: serving.tool.processIdentifier)
         #expect(during.inotify == before.inotify, "inotify instances: \(before.inotify) with no namespace, \(during.inotify) with 300")
-        // At most six per namespace (netlink, two question sockets, a neighbor socket while its
-        // path has a gateway, a pidfd for one held only by a process; IPsec policies only with
+        // At most six per namespace (netlink, two question sockets, a neighbor socket once its
+        // path has had a gateway, a pidfd for one held only by a process; IPsec policies only with
         // CAP_NET_ADMIN): past the soft limit it started with, which it raised. (Other tests'
         // namespaces come and go meanwhile: counted from the pages before and after.)
         let again = try serving.metrics()

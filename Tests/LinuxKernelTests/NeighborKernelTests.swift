@@ -75,6 +75,29 @@ struct NeighborKernelTests {
         #expect(recorder.paths.count - before == 1, "one change; paths: \(recorder.paths.dropFirst(before).map { $0.network ?? "nil" })")
     }
 
+    @Test func aDefaultRouteThatComesBackHasItsGatewaysEntryReadAgain() async throws {
+        let lab = try GatewayLab("nbback")
+        defer { lab.remove() }
+        let (monitor, recorder) = try startMonitor(lab.client)
+        defer { monitor.cancel() }
+        try lab.client.sendTraffic()
+        let known = await recorder.wait { $0.network != nil }
+        #expect(known != nil)
+        // The route goes; meanwhile the gateway's entry changes (another router's address),
+        // which no path shows while there is no route.
+        try lab.client.ip("route del default")
+        let gone = await recorder.wait { $0.status == .unsatisfied }
+        #expect(gone?.network == nil && gone?.gateways == [])
+        try lab.client.ip("neigh replace 192.0.2.1 lladdr 02:00:00:00:00:77 dev c0 nud permanent")
+        // It comes back: the entry as the kernel has it now, not as it was.
+        try lab.client.ip("route add default via 192.0.2.1")
+        let back = await recorder.wait { $0.status == .satisfied }
+        let entry = try lab.client.neighbor("192.0.2.1")
+        #expect(entry?.lladdr == "02:00:00:00:00:77")
+        #expect(back?.network != nil && back?.network == identity(of: entry) && back?.network != known?.network,
+                "paths: \(recorder.paths.map { $0.network ?? "nil" })")
+    }
+
     @Test func otherNeighborsWakeNothing() async throws {
         let lab = try GatewayLab("nbquiet")
         defer { lab.remove() }

@@ -3,8 +3,12 @@
 /// The default gateways' neighbor entries, watched on the reader's loop (SPEC §3, "Per
 /// network"): a second `NETLINK_ROUTE` socket subscribed to `RTNLGRP_NEIGH` alone, with a
 /// socket filter (``NeighborFilter``) that lets through only the gateways' messages, so no
-/// other neighbor's change wakes the monitor. There is no socket while there is no gateway;
-/// it is made in the monitored namespace when the first one appears.
+/// other neighbor's change wakes the monitor. There is no socket until the first gateway
+/// appears; it is made then, in the monitored namespace, and kept while the source runs. A
+/// default route that goes leaves the filter as it was (a message about the old gateway is
+/// ignored upstream), so a route that comes and goes (a flapping uplink) costs neither a
+/// socket, which in another namespace takes a thread of its own to make, nor a filter, which
+/// the kernel compiles each time (BENCHMARKS.md, "Latency").
 ///
 /// `@unchecked Sendable` without a lock: used by one thread at a time, as the
 /// ``LinuxPathSource`` that holds it (the opening thread, then the reader's).
@@ -24,7 +28,7 @@ final class NeighborWatcher: @unchecked Sendable {
         self.namespace = namespace
     }
 
-    /// Whether a socket is open (some gateway is watched).
+    /// Whether a socket is open (a gateway was watched since the source started).
     var isOpen: Bool { descriptor != nil }
 
     /// On the reader's thread: registers the socket (now, and when it is made later).
@@ -38,14 +42,12 @@ final class NeighborWatcher: @unchecked Sendable {
         registration = joined.loop.register(descriptor, for: .readable) { _ in joined.readable() }
     }
 
-    /// Watches `gateways` only: re-attaches the filter, then asks for the current entry of
-    /// each (a change that lands in between is queued after the answer); none closes the
-    /// socket. The answers are left queued for ``read(_:)``.
+    /// Watches `gateways` only: re-attaches the filter if they changed, then asks for the
+    /// current entry of each (a change that lands in between is queued after the answer).
+    /// None leaves the socket and its filter as they are. The answers are left queued for
+    /// ``read(_:)``.
     func watch(_ gateways: [GatewayHop]) {
-        guard !gateways.isEmpty else {
-            close()
-            return
-        }
+        guard !gateways.isEmpty else { return }
         if descriptor == nil { descriptor = open() }
         guard let descriptor else { return }
         register()
@@ -57,9 +59,9 @@ final class NeighborWatcher: @unchecked Sendable {
             }
             watched = gateways
         }
+        overrun = false
         _ = Syscall.sendToKernel(descriptor, NetlinkRequest.encodeNeighborGet(gateways, firstSequence: sequence))
         sequence &+= UInt32(gateways.count)
-        overrun = false
     }
 
     /// Opens and subscribes the socket, in the namespace; `nil` when it cannot be (the
@@ -86,7 +88,8 @@ final class NeighborWatcher: @unchecked Sendable {
     ///   be read again (``watch(_:)`` with the same gateways).
     func read(_ body: (NetlinkEnvelope) -> Void) -> Bool {
         guard let descriptor else { return true }
-        var scratch = [UInt8](repeating: 0, count: 8192)
+        // Not zeroed: the kernel writes what is read.
+        var scratch = [UInt8](unsafeUninitializedCapacity: 8192) { _, count in count = 8192 }
         while true {
             let result = scratch.withUnsafeMutableBytes { Syscall.receive(descriptor, into: $0, flags: .dontWait) }
             switch result {
@@ -100,7 +103,7 @@ final class NeighborWatcher: @unchecked Sendable {
         }
     }
 
-    /// Closes the socket (no gateway, or the source ends).
+    /// Closes the socket (the source ends, or its namespace is gone).
     func close() {
         if let registration, let joined { joined.loop.deregister(registration) }
         registration = nil
