@@ -39,6 +39,38 @@ struct NeighborKernelTests {
         #expect(back?.network != nil && back?.network == identity(of: entry))
     }
 
+    @Test func anIPv6RouterThatStopsAnsweringIsShownWithoutACheck() async throws {
+        // An IPv6-only client whose default route goes through the router's link-local
+        // address, as a router advertisement leaves it.
+        let client = try TestNamespace("nb6c"), router = try TestNamespace("nb6r")
+        defer { client.remove(); router.remove() }
+        try client.ip("link add c0 type veth peer name r0 netns \(router.name)")
+        try client.sysctl("net.ipv6.conf.c0.accept_dad=0")
+        try router.sysctl("net.ipv6.conf.r0.accept_dad=0")
+        try router.batch(["link set r0 up", "addr add fe80::1/64 dev r0"])
+        try client.batch(["link set c0 up", "addr add 2001:db8::2/64 dev c0 nodad", "route add default via fe80::1 dev c0"])
+        try client.sysctl("net.ipv6.neigh.c0.retrans_time_ms=100")
+        let (monitor, recorder) = try startMonitor(client)
+        defer { monitor.cancel() }
+        await recorder.expect("satisfied [c0:wiredEthernet] gw fe80::1 v6")
+        // The router loses its address; the client's next packet finds no one to answer.
+        try router.ip("addr del fe80::1/64 dev r0")
+        try client.sendTraffic(to: "2001:db8:ffff::1")
+        let failed = await recorder.wait { $0.unresponsiveGateways == ["fe80::1"] }
+        #expect(failed != nil, "no unresponsive gateway; paths: \(recorder.paths.map(\.unresponsiveGateways))")
+        #expect(try client.neighbor("fe80::1")?.states.contains("FAILED") == true)
+        #expect(failed?.status == .satisfied, "a route exists: the kernel's status stands")
+        #expect(failed?.description.contains("the router fe80::1 does not answer (no neighbor advertisement)") == true,
+                "\(failed?.description ?? "")")
+        // It answers again: the network is the one its link-layer address names.
+        try router.ip("addr add fe80::1/64 dev r0")
+        try client.sendTraffic(to: "2001:db8:ffff::1")
+        let back = await recorder.wait { $0.unresponsiveGateways.isEmpty && $0.network != nil }
+        let entry = try client.neighbor("fe80::1")
+        #expect(entry?.states.contains("REACHABLE") == true)
+        #expect(back?.network != nil && back?.network == identity(of: entry))
+    }
+
     @Test func anotherRouterBehindTheSameGatewayAddressIsAnotherNetwork() async throws {
         // A switch (a bridge) joins the client and two routers that both hold 192.0.2.1;
         // only one is plugged in at a time.

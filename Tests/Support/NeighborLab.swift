@@ -39,12 +39,14 @@ public struct KernelNeighbor: Sendable {
 }
 
 extension TestNamespace {
-    /// Sends one UDP datagram to the Internet (198.51.100.1) from the namespace: traffic
-    /// through the default gateway, which makes the kernel resolve it (ARP).
-    public func sendTraffic() throws {
+    /// Sends one UDP datagram to the Internet (198.51.100.1, or an IPv6 `address`) from the
+    /// namespace: traffic through the default gateway, which makes the kernel resolve it (ARP,
+    /// neighbor discovery).
+    public func sendTraffic(to address: String = "198.51.100.1") throws {
         let python = try requireProgram("/usr/bin/python3", package: "python3")
+        let family = address.contains(":") ? "AF_INET6" : "AF_INET"
         try run(Kernel.ipPath, ["netns", "exec", name, python, "-c",
-                                "import socket; socket.socket(socket.AF_INET, socket.SOCK_DGRAM).sendto(b'x', ('198.51.100.1', 9))"])
+                                "import socket; socket.socket(socket.\(family), socket.SOCK_DGRAM).sendto(b'x', ('\(address)', 9))"])
     }
 
     /// `sysctl -w SETTING` inside the namespace.
