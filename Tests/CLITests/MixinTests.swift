@@ -50,7 +50,7 @@ struct MixinTests {
         defer { lab.remove() }
         let online = try onlineServeNamespace("mixin")
         defer { online.remove() }
-        let serving = try Serving(["--netns", lab.client.name, "--netns", online.name, "--probe",
+        let serving = try Serving(["--netns", lab.client.name, "--netns", online.name, "--probe-interfaces",
                                    "--url", "\(ProbeCLITests.server)/204", "--probe-timeout", "2"])
         defer { _ = serving.stop() }
 
