@@ -185,10 +185,27 @@ struct NodeNamespaceTests {
         #expect(answer.contains("\"pod_uid\":\"\(uid)\"") && answer.contains("\"namespace\":\"shop\""))
     }
 
+    /// What the DaemonSet's pod sees of the node's file systems, in a mount namespace of the
+    /// tool's own: the root read-only (`readOnlyRootFilesystem`, and `/tmp` and `/run` with
+    /// it where they are mounts of their own), the host paths it mounts bound read-only onto
+    /// themselves, and mounts the node makes later propagated into them (`HostToContainer`:
+    /// a slave mount namespace). `"$@"` is the command.
+    static let podMounts = """
+    set -e
+    for volume in /run/netns /var/run/docker/netns /var/lib/docker/containers; do
+      if [ -d "$volume" ]; then mount --rbind "$volume" "$volume"; fi
+    done
+    for read_only in / /tmp /run /run/netns /var/run/docker/netns /var/lib/docker/containers; do
+      if mountpoint -q "$read_only"; then mount -o remount,bind,ro "$read_only"; fi
+    done
+    exec "$@"
+    """
+
     /// The DaemonSet's command and arguments (Deploy/kubernetes/daemonset.yaml), run as its
-    /// pod runs it: root with every capability dropped but the two its securityContext adds
-    /// (CAP_SYS_ADMIN, CAP_SYS_PTRACE), no new privileges; it finds a container made after it
-    /// started, with its holder.
+    /// pod runs it: its mounts (``podMounts``), root with every capability dropped but the
+    /// two its securityContext adds (CAP_SYS_ADMIN, CAP_SYS_PTRACE), no new privileges; it
+    /// finds a container made after it started, with its holder, and a namespace the node
+    /// names in `/run/netns` after it started.
     @Test func theDaemonSetsCommandWithItsTwoCapabilitiesFindsTheContainers() throws {
         try requireProgram("/usr/bin/setpriv", package: "util-linux")
         let yaml = try String(contentsOf: MixinTests.deploy.appendingPathComponent("kubernetes/daemonset.yaml"), encoding: .utf8)
@@ -201,7 +218,8 @@ struct NodeNamespaceTests {
         if let listen = rest.firstIndex(of: "--listen") { rest.removeSubrange(listen...(listen + 1)) }
         let added = try #require(yaml.split(separator: "\n").first { $0.contains("add: [") })
         #expect(added.contains("\"SYS_ADMIN\", \"SYS_PTRACE\"]"), "\(added)")
-        let launcher = ["/usr/bin/setpriv", "--bounding-set=-all,+sys_admin,+sys_ptrace", "--inh-caps=-all", "--no-new-privs"]
+        let launcher = ["/usr/bin/unshare", "--mount", "--propagation", "slave", "--", "/bin/sh", "-c", NodeNamespaceTests.podMounts, "sh",
+                        "/usr/bin/setpriv", "--bounding-set=-all,+sys_admin,+sys_ptrace", "--inh-caps=-all", "--no-new-privs"]
         let serving = try Serving(rest, launcher: launcher)
         defer { _ = serving.stop() }
         let status = (try? String(contentsOfFile: "/proc/\(serving.tool.processIdentifier)/status", encoding: .utf8)) ?? ""
@@ -212,5 +230,14 @@ struct NodeNamespaceTests {
         let line = NodeNamespaceTests.infoLine(container.label, [("pod_uid", uid), ("container_id", NodeNamespaceTests.id(9))])
         let text = try serving.metrics(until: { $0.contains(line) }, seconds: 20)
         #expect(text.contains(line), "\(text.split(separator: "\n").filter { $0.contains("namespace_info") })")
+        // Its root is read-only, as the pod's; a namespace named on the node later is seen.
+        let mounts = (try? String(contentsOfFile: "/proc/\(serving.tool.processIdentifier)/mounts", encoding: .utf8)) ?? ""
+        let root = mounts.split(separator: "\n").map { $0.split(separator: " ") }.first { $0.count > 3 && $0[1] == "/" }
+        #expect(root.map { $0[3].split(separator: ",").contains("ro") } == true, "the root is not read-only: \(root ?? [])")
+        let named = try TestNamespace("dsnamed")
+        defer { named.remove() }
+        let up = "netpath_namespace_up{netns=\"\(named.name)\"} 1"
+        let later = try serving.metrics(until: { $0.contains(up) }, seconds: 20)
+        #expect(later.contains(up), "\(later.split(separator: "\n").filter { $0.contains("namespace_up") }.prefix(5))")
     }
 }
