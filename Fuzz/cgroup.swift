@@ -1,6 +1,6 @@
 // libFuzzer target: a /proc/PID/cgroup file → NamespaceHolder.parse; the same bytes as
-// /proc/PID/net/dev → NamespaceHolder.interfaces and as Docker's config.v2.json →
-// NamespaceHolder.dockerName.
+// /proc/PID/net/dev → NamespaceHolder.interfaces, as Docker's config.v2.json →
+// NamespaceHolder.dockerName and as Podman's containers.json → NamespaceHolder.podmanNames.
 //
 // Rules checked for any input: a holder has at least one field; a pod UID is 8-4-4-4-12 lower
 // hexadecimal digits with `-`; a container ID is 64 of them; a runtime is one of the seven
@@ -34,5 +34,6 @@ public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
         fatalError("interface name '\(name)'")
     }
     if let name = NamespaceHolder.dockerName(configuration: bytes), name.isEmpty { fatalError("an empty name") }
+    for (id, name) in NamespaceHolder.podmanNames(containers: bytes) where name.isEmpty { fatalError("an empty name for '\(id)'") }
     return 0
 }

@@ -23,6 +23,8 @@ struct NamespaceScan {
     static let dockerDirectory = "/var/run/docker/netns"
     /// Where Docker keeps each container's configuration (`ID/config.v2.json`).
     static let dockerContainers = "/var/lib/docker/containers"
+    /// Where rootful Podman's container store lists its containers with their names.
+    static let podmanContainers = "/var/lib/containers/storage/overlay-containers/containers.json"
 
     /// The namespaces to watch besides the named ones, by label.
     var held: [String: Held] = [:]
@@ -43,6 +45,16 @@ struct NamespaceScan {
             let path = dockerDirectory + "/" + entry
             if Syscall.isNamespaceFile(path), case .success(let inode) = Syscall.inode(path) { mounts[inode] = path }
         }
+        // Podman's names, read once a look and only when a Podman container is found.
+        var podman: [String: String]?
+        func holder(of pid: Int32) -> NamespaceHolder? {
+            guard var holder = NamespaceScan.holder(of: pid) else { return nil }
+            if holder.runtime == "podman", let id = holder.containerID {
+                if podman == nil { podman = podmanNames() }
+                holder.containerName = podman?[id]
+            }
+            return holder
+        }
         for (inode, name) in namedInodes {
             if let first = processes[inode]?.first, let holder = holder(of: first) { scan.namedHolders[name] = holder }
         }
@@ -51,7 +63,7 @@ struct NamespaceScan {
             if let first, !hasLinkBesidesLoopback(first) { continue }
             let label = mounts[inode] ?? "net:[\(inode)]"
             let namespace = first.map { NetworkNamespace.path("/proc/\($0)/ns/net") } ?? .path(mounts[inode] ?? label)
-            scan.held[label] = Held(label: label, namespace: namespace, holder: first.flatMap(holder(of:)))
+            scan.held[label] = Held(label: label, namespace: namespace, holder: first.flatMap { holder(of: $0) })
         }
         return scan
     }
@@ -78,6 +90,12 @@ struct NamespaceScan {
     static func hasLinkBesidesLoopback(_ pid: Int32) -> Bool {
         guard case .success(let bytes) = Syscall.readWholeFile("/proc/\(pid)/net/dev", limit: 1 << 20) else { return true }
         return NamespaceHolder.interfaces(netDev: bytes).contains { $0 != "lo" }
+    }
+
+    /// Podman's names for its containers, by ID; none when its store is not readable here.
+    static func podmanNames() -> [String: String] {
+        guard case .success(let bytes) = Syscall.readWholeFile(podmanContainers, limit: 16 << 20) else { return [:] }
+        return NamespaceHolder.podmanNames(containers: bytes)
     }
 
     /// Who holds the namespace of process `pid`, from its cgroup; Docker's name for its

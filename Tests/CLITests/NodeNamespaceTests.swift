@@ -83,7 +83,7 @@ struct NodeNamespaceTests {
             ("kubepods.slice/kubepods-pod\(systemdUID(3)).slice/crio-\(id(3)).scope",
              [("pod_uid", uid(3)), ("container_id", id(3)), ("runtime", "cri-o")]),
             ("system.slice/docker-\(id(4)).scope", [("container_id", id(4)), ("container_name", "web-\(pid)"), ("runtime", "docker")]),
-            ("machine.slice/libpod-\(id(5)).scope", [("container_id", id(5)), ("runtime", "podman")]),
+            ("machine.slice/libpod-\(id(5)).scope", [("container_id", id(5)), ("container_name", "api-\(pid)"), ("runtime", "podman")]),
             ("machine.slice/machine-np\\x2dbox\(pid).scope", [("container_name", "np-box\(pid)"), ("runtime", "systemd-nspawn")]),
             ("lxc.payload.np-lxc\(pid)", [("container_name", "np-lxc\(pid)"), ("runtime", "lxc")]),
         ]
@@ -105,6 +105,22 @@ struct NodeNamespaceTests {
         }
     }
 
+    /// Podman's container store with container 5 in it, as containers/storage writes it;
+    /// removed after (what was there before is put back).
+    static func podmanStore() throws -> () -> Void {
+        let directory = "/var/lib/containers/storage/overlay-containers", file = directory + "/containers.json"
+        let madeFrom = ["/var/lib/containers", "/var/lib/containers/storage", directory].first { !FileManager.default.fileExists(atPath: $0) }
+        let before = FileManager.default.contents(atPath: file)
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        try #"[{"id":"\#(id(5))","names":["api-\#(getpid())"],"image":"0123","layer":"4567","metadata":"{}","created":"2026-12-06T00:00:00Z"}]"#
+            .write(toFile: file, atomically: true, encoding: .utf8)
+        return {
+            if let madeFrom { try? FileManager.default.removeItem(atPath: madeFrom) }
+            else if let before { _ = FileManager.default.createFile(atPath: file, contents: before) }
+            else { try? FileManager.default.removeItem(atPath: file) }
+        }
+    }
+
     /// Seven containers, one per runtime's naming, made while `serve --all-namespaces` runs:
     /// each is watched under `net:[INODE]` with its holder's pod UID / container ID / name,
     /// as its `/proc/PID/cgroup` says; Prometheus joins the containerd one with a
@@ -114,6 +130,8 @@ struct NodeNamespaceTests {
     func eachRuntimesContainerIsFoundWithItsHolderAndPrometheusNamesThePod() throws {
         let removeDocker = try NodeNamespaceTests.dockerConfiguration()
         defer { removeDocker() }
+        let removePodman = try NodeNamespaceTests.podmanStore()
+        defer { removePodman() }
         let serving = try Serving(["--all-namespaces"])
         var stopped = false
         defer { if !stopped { _ = serving.stop() } }
@@ -187,15 +205,15 @@ struct NodeNamespaceTests {
 
     /// What the DaemonSet's pod sees of the node's file systems, in a mount namespace of the
     /// tool's own: the root read-only (`readOnlyRootFilesystem`, and `/tmp` and `/run` with
-    /// it where they are mounts of their own), the host paths it mounts bound read-only onto
+    /// it where they are mounts of their own), the four host paths it mounts bound read-only onto
     /// themselves, and mounts the node makes later propagated into them (`HostToContainer`:
     /// a slave mount namespace). `"$@"` is the command.
     static let podMounts = """
     set -e
-    for volume in /run/netns /var/run/docker/netns /var/lib/docker/containers; do
+    for volume in /run/netns /var/run/docker/netns /var/lib/docker/containers /var/lib/containers/storage/overlay-containers; do
       if [ -d "$volume" ]; then mount --rbind "$volume" "$volume"; fi
     done
-    for read_only in / /tmp /run /run/netns /var/run/docker/netns /var/lib/docker/containers; do
+    for read_only in / /tmp /run /run/netns /var/run/docker/netns /var/lib/docker/containers /var/lib/containers/storage/overlay-containers; do
       if mountpoint -q "$read_only"; then mount -o remount,bind,ro "$read_only"; fi
     done
     exec "$@"

@@ -69,6 +69,7 @@ struct NamespaceHolderTests {
             _ = NamespaceHolder.parse(cgroup: random)
             _ = NamespaceHolder.interfaces(netDev: random)
             _ = NamespaceHolder.dockerName(configuration: random)
+            _ = NamespaceHolder.podmanNames(containers: random)
         }
     }
 
@@ -76,6 +77,9 @@ struct NamespaceHolderTests {
         #expect(NamespaceHolder.dockerName(configuration: Array(#"{"ID":"x","Name":"/web"}"#.utf8)) == "web")
         #expect(NamespaceHolder.dockerName(configuration: Array(#"{"Name":""}"#.utf8)) == nil)
         #expect(NamespaceHolder.dockerName(configuration: Array("{".utf8)) == nil)
+        let store = #"[{"id":"aa","names":["web","alias"],"layer":"x"},{"id":"bb","names":[]},{"names":["no-id"]},{"id":"cc","names":["db"]}]"#
+        #expect(NamespaceHolder.podmanNames(containers: Array(store.utf8)) == ["aa": "web", "cc": "db"])
+        #expect(NamespaceHolder.podmanNames(containers: Array(#"{"id":"aa"}"#.utf8)) == [:])
         let netDev = """
         Inter-|   Receive                                                |  Transmit
          face |bytes    packets errs drop fifo frame compressed multicast|bytes    packets errs drop fifo colls carrier compressed

@@ -177,6 +177,25 @@ public struct NamespaceHolder: Hashable, Sendable {
         return trimmed.isEmpty ? nil : trimmed
     }
 
+    /// Podman's names for its containers, from the container store's `containers.json` (an
+    /// array of `{"id": …, "names": ["web", …]}`, as containers/storage writes it): each ID's
+    /// first name. Entries without an ID or a name are left out; a file that is not such an
+    /// array gives none.
+    ///
+    /// - Parameters:
+    ///   - containers: The file's bytes.
+    /// - Returns: The names, by container ID.
+    public static func podmanNames(containers: [UInt8]) -> [String: String] {
+        guard case .array(let entries)? = try? JSONValue.parse(String(decoding: containers, as: UTF8.self)) else { return [:] }
+        var names: [String: String] = [:]
+        for entry in entries {
+            guard case .string(let id)? = entry["id"], case .array(let list)? = entry["names"],
+                  case .string(let name)? = list.first, !name.isEmpty else { continue }
+            names[id] = name
+        }
+        return names
+    }
+
     /// The interfaces `/proc/PID/net/dev` lists (the namespace of that process): the names
     /// before the colon on each line after the two header lines.
     ///
