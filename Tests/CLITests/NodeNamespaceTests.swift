@@ -203,6 +203,39 @@ struct NodeNamespaceTests {
         #expect(answer.contains("\"pod_uid\":\"\(uid)\"") && answer.contains("\"namespace\":\"shop\""))
     }
 
+    /// A namespace that only a mount in Docker's directory holds (as Docker keeps its
+    /// containers' namespaces, `/var/run/docker/netns/ID`): watched under that path.
+    @Test func aNamespaceDockerMountsIsWatchedUnderItsPath() throws {
+        let mount = try requireProgram("/usr/bin/mount", package: "mount")
+        let existed = FileManager.default.fileExists(atPath: "/var/run/docker")
+        try FileManager.default.createDirectory(atPath: "/var/run/docker/netns", withIntermediateDirectories: true)
+        defer { if !existed { try? FileManager.default.removeItem(atPath: "/var/run/docker") } }
+        let file = "/var/run/docker/netns/np\(getpid())"
+        #expect(FileManager.default.createFile(atPath: file, contents: nil))
+        defer {
+            _ = try? run("/usr/bin/umount", [file])
+            try? FileManager.default.removeItem(atPath: file)
+        }
+        // Made by `ip netns add`, given a link, bound at Docker's path; then its name is
+        // deleted: Docker's mount alone keeps it.
+        let namespace = try TestNamespace("dkr")
+        var named = true
+        defer { if named { namespace.remove() } }
+        try namespace.batch(["link add d0 type veth peer name d1", "link set d0 up", "link set d1 up",
+                             "addr add 10.91.0.2/24 dev d0", "route add default via 10.91.0.1"])
+        _ = try run(mount, ["--bind", "/run/netns/\(namespace.name)", file])
+        namespace.remove()
+        named = false
+
+        let serving = try Serving(["--all-namespaces"])
+        defer { _ = serving.stop() }
+        let up = "netpath_namespace_up{netns=\"\(file)\"} 1"
+        let satisfied = "netpath_path_status{netns=\"\(file)\",status=\"satisfied\"} 1"
+        let text = try serving.metrics(until: { $0.contains(up) && $0.contains(satisfied) }, seconds: 20)
+        #expect(text.contains(up) && text.contains(satisfied),
+                "\(text.split(separator: "\n").filter { $0.contains("docker") }.prefix(5))")
+    }
+
     /// What the DaemonSet's pod sees of the node's file systems, in a mount namespace of the
     /// tool's own: the root read-only (`readOnlyRootFilesystem`, and `/tmp` and `/run` with
     /// it where they are mounts of their own), the four host paths it mounts bound read-only onto
