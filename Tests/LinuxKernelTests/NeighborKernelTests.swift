@@ -130,6 +130,29 @@ struct NeighborKernelTests {
                 "paths: \(recorder.paths.map { $0.network ?? "nil" })")
     }
 
+    @Test func aNeighborQueueThatOverflowsIsReadAgainAndEndsOnTheKernelsEntry() async throws {
+        let lab = try GatewayLab("nbovr")
+        defer { lab.remove() }
+        let gate = Gate()
+        var options = LinuxSourceOptions()
+        options.beforeRead = { gate.pass() }
+        gate.close()
+        let (monitor, recorder) = try startMonitor(lab.client, options: options)
+        defer { monitor.cancel() }
+        await recorder.expect("satisfied [c0:wiredEthernet] gw 192.0.2.1 v4")
+        let source = try #require(monitor.storage.source as? LinuxPathSource)
+        let seenBefore = source.neighborMessagesSeen
+        // The reader is stuck at its next turn; 3,000 changes of the gateway's own entry
+        // overflow its neighbor socket's queue, the last one a third router's address.
+        let flips = (0..<3000).map { "neigh replace 192.0.2.1 lladdr 02:00:00:00:00:\($0 % 2 == 0 ? "0a" : "0b") dev c0 nud permanent" }
+        try lab.client.batch(flips + ["neigh replace 192.0.2.1 lladdr 02:00:00:00:00:0c dev c0 nud permanent"])
+        gate.open()
+        let final = NetworkIdentity.identifier(linkLayerAddresses: [[2, 0, 0, 0, 0, 0x0c]], key: LinuxPathSource.identityKey)
+        let settled = await recorder.wait { $0.network == final }
+        #expect(settled != nil, "networks: \(recorder.paths.suffix(3).map { $0.network ?? "nil" }), kernel: \(String(describing: try? lab.client.neighbor("192.0.2.1")))")
+        #expect(source.neighborMessagesSeen - seenBefore < 3001, "the queue did not overflow (\(source.neighborMessagesSeen - seenBefore) messages read): the test proves nothing")
+    }
+
     @Test func otherNeighborsWakeNothing() async throws {
         let lab = try GatewayLab("nbquiet")
         defer { lab.remove() }
