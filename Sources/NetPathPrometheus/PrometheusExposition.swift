@@ -151,6 +151,13 @@ public enum PrometheusExposition {
                 }
             }
         }
+        writer.family("netpath_path_network_info", .gauge,
+                      "The network the path is on, as an opaque identifier: a hash of the gateways' link-layer addresses keyed by this machine (no MAC address); absent while unknown.") {
+            for (name, _, path) in watched {
+                guard let network = path.network else { continue }
+                $0.sample(labels: [("netns", name), ("network", network)], true)
+            }
+        }
         writer.family("netpath_path_tunnel_info", .gauge,
                       "The tunnel (VPN) the path leaves through and the physical interface beneath it; absent without a tunnel.") {
             for (name, _, path) in watched {

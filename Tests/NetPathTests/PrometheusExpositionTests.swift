@@ -286,6 +286,14 @@ enum MetricsFixture {
         #expect(!all.contains { $0.hasPrefix("netpath_connectivity{") && $0.contains("interface=") })
     }
 
+    @Test func theNetworkIsAnInfoSeriesWhileKnown() {
+        var path = MetricsFixture.satisfied
+        path.network = "9f86d081884c7d65"
+        let all = lines(text([MetricsFixture.watched("", path), MetricsFixture.watched("lab", MetricsFixture.unsatisfied)], probe: false))
+        #expect(all.filter { $0.hasPrefix("netpath_path_network_info") } == [#"netpath_path_network_info{netns="",network="9f86d081884c7d65"} 1"#])
+        #expect(all.contains("# TYPE netpath_path_network_info gauge"))
+    }
+
     @Test func histogramIsCumulativeWithInfSumAndCount() {
         let lab = lines(text(twoNamespaces)).filter {
             $0.hasPrefix("netpath_connectivity_check_duration_seconds") && $0.contains(#"netns="lab""#)
