@@ -261,7 +261,7 @@ struct ServeTests {
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let serving = try RunningTool(["serve", "--textfile", directory + "/netpath.prom", "--netns", ns.name])
         defer { serving.signal(SIGTERM); _ = serving.finish() }
-        #expect(serving.nextLine(seconds: 15) == "netpath: writing \(directory)/netpath.prom")
+        #expect(serving.nextLine(seconds: 60) == "netpath: writing \(directory)/netpath.prom")
         let port = try freePort()
         let exporter = try Child(try requireProgram("/usr/bin/prometheus-node-exporter", package: "prometheus-node-exporter"), [
             "--collector.disable-defaults", "--collector.textfile", "--collector.textfile.directory=\(directory)",
@@ -269,13 +269,16 @@ struct ServeTests {
         ])
         defer { exporter.kill() }
         let satisfied = "netpath_path_status{netns=\"\(ns.name)\",status=\"satisfied\"} 1"
-        let deadline = Date().addingTimeInterval(15)
+        // node_exporter has no event to wait on: asked until it shows the path, for at most
+        // a minute (a ceiling for a loaded machine, not a measure; it answers in well under a
+        // second here).
+        let deadline = Date().addingTimeInterval(60)
         var text = ""
         while !text.contains(satisfied) && Date() < deadline {
             text = (try? HTTPExchange.send("GET /metrics HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n", port: port).body) ?? ""
             if !text.contains(satisfied) { HTTPExchange.pause() }
         }
-        #expect(text.contains(satisfied), "node_exporter did not show the path: \(text.prefix(2000))")
+        #expect(text.contains(satisfied), "node_exporter did not show the path: \(text.prefix(2000)); netpath's file: \((try? String(contentsOfFile: directory + "/netpath.prom", encoding: .utf8))?.split(separator: "\n").filter { $0.contains("path_status") } ?? [])")
         #expect(text.contains("node_textfile_scrape_error 0"))
         // No temporary file is left beside it.
         #expect(try FileManager.default.contentsOfDirectory(atPath: directory) == ["netpath.prom"])
