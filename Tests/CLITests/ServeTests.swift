@@ -97,11 +97,30 @@ enum HTTPExchange {
             if count <= 0 { break }
             bytes += chunk[..<count]
         }
-        let text = String(decoding: bytes, as: UTF8.self)
-        guard let split = text.range(of: "\r\n\r\n") else { return nil }
-        let head = String(text[..<split.lowerBound])
+        let separator = Array("\r\n\r\n".utf8)
+        guard let end = bytes.indices.first(where: { bytes[$0...].starts(with: separator) }) else { return nil }
+        let head = String(decoding: bytes[..<end], as: UTF8.self)
         let status = Int(head.split(separator: " ").dropFirst().first ?? "") ?? 0
-        return Answer(status: status, head: head, body: String(text[split.upperBound...]))
+        var body = Array(bytes[(end + separator.count)...])
+        // Another server's answer (node_exporter's, Prometheus') may come in chunks, whose
+        // size lines would otherwise split a line of the text in two.
+        if head.lowercased().contains("transfer-encoding: chunked") { body = unchunked(body) }
+        return Answer(status: status, head: head, body: String(decoding: body, as: UTF8.self))
+    }
+
+    /// A chunked body's data (RFC 9112 §7.1): each chunk's bytes after its hexadecimal size
+    /// line, up to the last (size 0) chunk or the end of what was read.
+    static func unchunked(_ body: [UInt8]) -> [UInt8] {
+        var data: [UInt8] = [], index = 0
+        let lineEnd = Array("\r\n".utf8)
+        while let end = body.indices[index...].first(where: { body[$0...].starts(with: lineEnd) }) {
+            let sizeText = String(decoding: body[index..<end], as: UTF8.self).split(separator: ";").first ?? ""
+            guard let size = Int(sizeText.trimmingCharacters(in: .whitespaces), radix: 16), size > 0 else { break }
+            let start = end + lineEnd.count
+            data += body[start..<min(start + size, body.count)]
+            index = min(start + size + lineEnd.count, body.count)
+        }
+        return data
     }
 
     static func send(_ request: String, port: UInt16) throws -> Answer {
