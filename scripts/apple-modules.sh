@@ -4,9 +4,15 @@ package_swiftc() { command swiftc -swift-version 6 -package-name NetPath -parse-
 # build_apple_modules DIR: the stub Network, Combine and SwiftUI (library evolution, as Apple's
 # frameworks), and NetPath, NetPathTestKit, NetPathPrometheus and NetPathUI against them, in
 # DIR; compile against them with `-I DIR -I DIR/CNetlink` (which also holds CTLS's module). DIR/BundleModule.swift stands in for
-# SwiftPM's Bundle.module. Warnings in the package's modules fail.
+# SwiftPM's Bundle.module. Warnings in the package's modules fail. With APPLE_MODULES=DIR (CI,
+# whose sources do not change between its steps), they are built there once and copied.
 build_apple_modules() {
   local out=$1 module
+  if [ -n "${APPLE_MODULES:-}" ] && [ "$out" != "$APPLE_MODULES" ]; then
+    [ -e "$APPLE_MODULES/.built" ] || { rm -rf "$APPLE_MODULES"; build_apple_modules "$APPLE_MODULES" || return 1; }
+    mkdir -p "$out" && cp -a "$APPLE_MODULES/." "$out/" && rm -f "$out/.built"
+    return
+  fi
   mkdir -p "$out/CNetlink"
   for module in Network Combine SwiftUI; do
     package_swiftc -I "$out" -I "$out/CNetlink" -enable-library-evolution -emit-module -module-name "$module" \
@@ -26,4 +32,5 @@ build_apple_modules() {
     package_swiftc -I "$out" -I "$out/CNetlink" -warnings-as-errors -emit-module -module-name "$module" "${sources[@]}" \
       -emit-module-path "$out/$module.swiftmodule" || return 1
   done
+  if [ "$out" = "${APPLE_MODULES:-}" ]; then touch "$out/.built"; fi
 }
