@@ -47,23 +47,15 @@ struct NamespaceScan {
         }
         // Podman's names, read once a look and only when a Podman container is found.
         var podman: [String: String]?
-        func holder(of pid: Int32) -> NamespaceHolder? {
-            guard var holder = NamespaceScan.holder(of: pid) else { return nil }
-            if holder.runtime == "podman", let id = holder.containerID {
-                if podman == nil { podman = podmanNames() }
-                holder.containerName = podman?[id]
-            }
-            return holder
-        }
         for (inode, name) in namedInodes {
-            if let first = processes[inode]?.first, let holder = holder(of: first) { scan.namedHolders[name] = holder }
+            if let first = processes[inode]?.first, let holder = holder(of: first, podman: &podman) { scan.namedHolders[name] = holder }
         }
         for inode in Set(processes.keys).union(mounts.keys) where inode != own && namedInodes[inode] == nil {
             let first = processes[inode]?.first
             if let first, !hasLinkBesidesLoopback(first) { continue }
             let label = mounts[inode] ?? "net:[\(inode)]"
             let namespace = first.map { NetworkNamespace.path("/proc/\($0)/ns/net") } ?? .path(mounts[inode] ?? label)
-            scan.held[label] = Held(label: label, namespace: namespace, holder: first.flatMap { holder(of: $0) })
+            scan.held[label] = Held(label: label, namespace: namespace, holder: first.flatMap { holder(of: $0, podman: &podman) })
         }
         return scan
     }
@@ -98,14 +90,23 @@ struct NamespaceScan {
         return NamespaceHolder.podmanNames(containers: bytes)
     }
 
-    /// Who holds the namespace of process `pid`, from its cgroup; Docker's name for its
-    /// container when Docker's configuration is readable here.
-    static func holder(of pid: Int32) -> NamespaceHolder? {
+    /// Who holds the namespace of process `pid`, from its cgroup; the runtime's name for its
+    /// container when the runtime's records are readable here: Docker's configuration, or
+    /// Podman's store (read into `podman` the first time a look needs it).
+    static func holder(of pid: Int32, podman: inout [String: String]?) -> NamespaceHolder? {
         guard case .success(let bytes) = Syscall.readWholeFile("/proc/\(pid)/cgroup", limit: 64 * 1024),
               var holder = NamespaceHolder.parse(cgroup: bytes) else { return nil }
-        if holder.runtime == "docker", let id = holder.containerID,
-           case .success(let configuration) = Syscall.readWholeFile("\(dockerContainers)/\(id)/config.v2.json", limit: 1 << 20) {
-            holder.containerName = NamespaceHolder.dockerName(configuration: configuration)
+        guard let id = holder.containerID else { return holder }
+        switch holder.runtime {
+        case "docker":
+            if case .success(let configuration) = Syscall.readWholeFile("\(dockerContainers)/\(id)/config.v2.json", limit: 1 << 20) {
+                holder.containerName = NamespaceHolder.dockerName(configuration: configuration)
+            }
+        case "podman":
+            if podman == nil { podman = podmanNames() }
+            holder.containerName = podman?[id]
+        default:
+            break
         }
         return holder
     }

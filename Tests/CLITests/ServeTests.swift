@@ -2,6 +2,7 @@ import Foundation
 import KernelTestSupport
 import Testing
 @testable import netpath
+import NetPathCore
 import NetPathSystem
 
 // `netpath serve` with the real engine: promtool, a Prometheus server scraping it and
@@ -97,30 +98,19 @@ enum HTTPExchange {
             if count <= 0 { break }
             bytes += chunk[..<count]
         }
-        let separator = Array("\r\n\r\n".utf8)
-        guard let end = bytes.indices.first(where: { bytes[$0...].starts(with: separator) }) else { return nil }
-        let head = String(decoding: bytes[..<end], as: UTF8.self)
+        let text = String(decoding: bytes, as: UTF8.self)
+        guard let split = text.range(of: "\r\n\r\n") else { return nil }
+        let head = String(text[..<split.lowerBound])
         let status = Int(head.split(separator: " ").dropFirst().first ?? "") ?? 0
-        var body = Array(bytes[(end + separator.count)...])
+        var body = String(text[split.upperBound...])
         // Another server's answer (node_exporter's, Prometheus') may come in chunks, whose
-        // size lines would otherwise split a line of the text in two.
-        if head.lowercased().contains("transfer-encoding: chunked") { body = unchunked(body) }
-        return Answer(status: status, head: head, body: String(decoding: body, as: UTF8.self))
-    }
-
-    /// A chunked body's data (RFC 9112 §7.1): each chunk's bytes after its hexadecimal size
-    /// line, up to the last (size 0) chunk or the end of what was read.
-    static func unchunked(_ body: [UInt8]) -> [UInt8] {
-        var data: [UInt8] = [], index = 0
-        let lineEnd = Array("\r\n".utf8)
-        while let end = body.indices[index...].first(where: { body[$0...].starts(with: lineEnd) }) {
-            let sizeText = String(decoding: body[index..<end], as: UTF8.self).split(separator: ";").first ?? ""
-            guard let size = Int(sizeText.trimmingCharacters(in: .whitespaces), radix: 16), size > 0 else { break }
-            let start = end + lineEnd.count
-            data += body[start..<min(start + size, body.count)]
-            index = min(start + size + lineEnd.count, body.count)
+        // size lines would otherwise split a line of the text in two: decoded as the check's
+        // classifier decodes them.
+        if case .head(let parsed)? = HTTPResponseClassifier.parseHead(bytes, limit: bytes.count + 1),
+           parsed.header("Transfer-Encoding")?.lowercased().contains("chunked") == true {
+            body = String(decoding: HTTPResponseClassifier.body(bytes, head: parsed).bytes, as: UTF8.self)
         }
-        return data
+        return Answer(status: status, head: head, body: body)
     }
 
     static func send(_ request: String, port: UInt16) throws -> Answer {
