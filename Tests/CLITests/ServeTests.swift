@@ -189,17 +189,28 @@ struct ServeTests {
                                      "--url", "\(ProbeCLITests.server)/204", "--probe-timeout", "2"])
         defer { _ = plain.stop(); _ = withProbe.stop() }
         let satisfied = "netpath_path_status{netns=\"\(online.name)\",status=\"satisfied\"} 1"
+        let full = ["netpath_connectivity{netns=\"\(lab.client.name)\",connectivity=\"full\"} 1",
+                    "netpath_connectivity_family{netns=\"\(lab.client.name)\",family=\"ipv4\",connectivity=\"full\"} 1"]
         let texts = [
             try plain.metrics { $0.contains(satisfied) },
-            try withProbe.metrics { $0.contains("netpath_connectivity{netns=\"\(lab.client.name)\",connectivity=\"full\"} 1") },
+            try withProbe.metrics { text in full.allSatisfy(text.contains) },
         ]
+        if !full.allSatisfy(texts[1].contains) {
+            // Said in a few lines (a whole scrape is cut short in CI's log): the lab's series,
+            // and what a check of its own says now.
+            let series = texts[1].split(separator: "\n").filter { line in
+                line.contains(lab.client.name) && !line.contains("_bucket") && (line.contains("changes_total") || line.contains("_count")
+                                                   || line.contains("netpath_connectivity") && line.hasSuffix(" 1"))
+            }
+            let probe = try runTool(netpathBinary, ["probe", "--json", "--netns", lab.client.name, "--url", "\(ProbeCLITests.server)/204"])
+            Issue.record("no full verdict over IPv4 within 15 s: \(series.joined(separator: "; ")); probe now: \(probe?.standardOutput ?? "hung")")
+        }
         #expect(texts[0].contains(satisfied))
         #expect(texts[0].contains("netpath_path_status{netns=\"\(offline.name)\",status=\"unsatisfied\"} 1"))
         #expect(texts[0].contains("netpath_path_diagnosis{netns=\"\(offline.name)\",diagnosis=\"noInterface\"} 1"))
         #expect(texts[0].contains("netpath_path_interface_info{netns=\"\(online.name)\",interface=\"eth0\",type=\"wiredEthernet\",rank=\"0\"} 1"))
         #expect(!texts[0].contains("netpath_connectivity"))
-        #expect(texts[1].contains("netpath_connectivity_check_duration_seconds_count{netns=\"\(lab.client.name)\"}"))
-        #expect(texts[1].contains("netpath_connectivity_family{netns=\"\(lab.client.name)\",family=\"ipv4\",connectivity=\"full\"} 1"))
+        #expect(!texts[1].contains("netpath_connectivity_check_duration_seconds_count{netns=\"\(lab.client.name)\"} 0\n"))
         for text in texts {
             let checked = try runWithInput(ServeTests.promtool, ["check", "metrics"], input: text)
             #expect(checked.status == 0 && checked.output.isEmpty, "\(checked.output)")
