@@ -10,9 +10,12 @@ import PackageDescription
 // of a one-shot `netpath status`'s instructions. An unsafe flag: SwiftPM accepts it in a
 // dependency by path or branch, the two ways the README gives; a tagged release, depended on by
 // version, needs tools version 6.2 for it.
+//
+// Each function in a section of its own, so that the tool's link can put the hot ones side by
+// side (below, "hot-functions.txt").
 let strict: [SwiftSetting] = [
     .enableUpcomingFeature("ExistentialAny"), .enableUpcomingFeature("MemberImportVisibility"),
-    .unsafeFlags(["-Xfrontend", "-disable-concrete-type-metadata-mangled-name-accessors"],
+    .unsafeFlags(["-Xfrontend", "-disable-concrete-type-metadata-mangled-name-accessors", "-Xfrontend", "-function-sections"],
                  .when(platforms: [.linux], configuration: .release)),
 ]
 
@@ -80,11 +83,17 @@ let package = Package(
             // Start-up of the release tool on Linux (BENCHMARKS.md, "Start-up"): no PIE, so
             // no relocations to apply and no copied pages at exec; libgcc and, with
             // --static-swift-stdlib, libstdc++ linked in rather than loaded (StaticLink/ holds
-            // a linker script that makes -lstdc++ mean libstdc++.a). Only this executable
-            // has these flags: the NetPath library stays usable as a dependency.
+            // a linker script that makes -lstdc++ mean libstdc++.a). Linked by lld (in the
+            // Swift toolchain) with the functions a `status` and a `watch` run first, side by
+            // side (StaticLink/hot-functions.txt, written by Benchmarks/hot-functions.sh): the
+            // pages a run faults in hold code it runs (BENCHMARKS.md, "Hot functions first").
+            // Only this executable has these flags: the NetPath library stays usable as a
+            // dependency.
             linkerSettings: [
                 .unsafeFlags(["-Xclang-linker", "-no-pie", "-Xclang-linker", "-static-libgcc",
-                              "-L", Context.packageDirectory + "/Sources/netpath/StaticLink"],
+                              "-L", Context.packageDirectory + "/Sources/netpath/StaticLink",
+                              "-use-ld=lld", "-Xlinker", "--no-warn-symbol-ordering", "-Xlinker",
+                              "--symbol-ordering-file=" + Context.packageDirectory + "/Sources/netpath/StaticLink/hot-functions.txt"],
                              .when(platforms: [.linux], configuration: .release)),
             ]
         ),

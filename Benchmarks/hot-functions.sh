@@ -1,0 +1,74 @@
+#!/usr/bin/env bash
+# Writes Sources/netpath/StaticLink/hot-functions.txt: the functions a one-shot `status` and
+# a `watch` through a few kernel events execute, most shared first, as valgrind's callgrind
+# sees them (mangled names). The release link of `netpath` on Linux gives the file to lld
+# (`--symbol-ordering-file`, Package.swift), which puts those functions side by side at the
+# head of the text: the pages a run touches, and the 64 KiB the kernel maps around each
+# fault, hold hot code instead of code that never runs (BENCHMARKS.md, "Hot functions
+# first"). Names the binary no longer has are skipped by the linker; CI fails when fewer
+# than 80% of them are found (.ci/run). Run it again after large changes.
+#
+#   sudo Benchmarks/hot-functions.sh [BINARY]     (default: a release build made as the README says)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+export PATH="/opt/swift/usr/bin:$PATH"
+[ "$(id -u)" -eq 0 ] || { echo "hot-functions: needs root (network namespaces)" >&2; exit 1; }
+command -v valgrind >/dev/null || { echo "hot-functions: needs valgrind" >&2; exit 1; }
+binary=${1:-}
+if [ -z "$binary" ]; then
+  swift build -c release --static-swift-stdlib --disable-local-rpath --product netpath
+  binary=.build/release/netpath
+fi
+work=$(mktemp -d)
+fresh=nphot-fresh-$$ link=nphot-link-$$
+cleanup() { ip netns del "$fresh" 2>/dev/null || true; ip netns del "$link" 2>/dev/null || true; rm -rf "$work"; }
+trap cleanup EXIT
+# callgrind reads symbols from the binary itself: a copy without debug sections loads fast.
+strip --strip-debug -o "$work/netpath" "$binary"
+profile() { valgrind --tool=callgrind --demangle=no --callgrind-out-file="$work/cg.$1" "${@:2}" >/dev/null 2>&1; }
+
+ip netns add "$fresh"
+ip netns add "$link"
+ip -n "$link" link add veth0 type veth peer name veth1
+ip -n "$link" link set veth0 up
+ip -n "$link" link set veth1 up
+ip -n "$link" addr add 192.0.2.2/24 dev veth0
+ip -n "$link" route add default via 192.0.2.1 dev veth0
+profile fresh ip netns exec "$fresh" "$work/netpath" status --json || true
+profile host "$work/netpath" status --json
+profile text "$work/netpath" status
+for format in --json ""; do
+  ip netns exec "$link" valgrind --tool=callgrind --demangle=no --callgrind-out-file="$work/cg.watch$format" \
+    "$work/netpath" watch $format > "$work/watch.out" 2>/dev/null &
+  pid=$!
+  # valgrind starts slowly: wait for the first line (at most 60 s) before changing anything.
+  for _ in $(seq 600); do [ -s "$work/watch.out" ] && break; sleep 0.1; done
+  for i in $(seq 1 20); do ip -n "$link" addr add "10.9.0.$i/32" dev veth0; done
+  ip -n "$link" route del default
+  ip -n "$link" route add default via 192.0.2.1 dev veth0
+  ip -n "$link" link set veth0 down
+  ip -n "$link" link set veth0 up
+  ip -n "$link" route add default via 192.0.2.1 dev veth0
+  for i in $(seq 1 20); do ip -n "$link" addr del "10.9.0.$i/32" dev veth0; done
+  for _ in $(seq 600); do [ "$(wc -l < "$work/watch.out")" -ge 3 ] && break; sleep 0.1; done
+  kill -INT "$pid"
+  wait "$pid" || true
+done
+
+python3 - "$work"/cg.* > Sources/netpath/StaticLink/hot-functions.txt <<'PY'
+import collections, re, sys
+count, first = collections.Counter(), {}
+for index, path in enumerate(sys.argv[1:]):
+    names = set()
+    for line in open(path, errors="replace"):
+        match = re.match(r"^c?fn=\(\d+\) (.+)$", line.rstrip("\n"))
+        # Not symbols: addresses, valgrind's own names, a recursion's 'N suffix.
+        if match and not match.group(1).startswith(("0x", "(")) and "'" not in match.group(1):
+            names.add(match.group(1).split("@")[0])
+    for name in names:
+        count[name] += 1
+        first.setdefault(name, index)
+for name in sorted(count, key=lambda name: (-count[name], first[name], name)):
+    print(name)
+PY
+echo "hot-functions: $(wc -l < Sources/netpath/StaticLink/hot-functions.txt) functions"
