@@ -41,30 +41,37 @@ for format in --json ""; do
   ip netns exec "$link" valgrind --tool=callgrind --demangle=no --callgrind-out-file="$work/cg.watch$format" \
     "$work/netpath" watch $format > "$work/watch.out" 2>/dev/null &
   pid=$!
-  # valgrind starts slowly: wait for the first line (at most 60 s) before changing anything.
-  for _ in $(seq 600); do [ -s "$work/watch.out" ] && break; sleep 0.1; done
+  # valgrind starts slowly: each change waits for the line it causes (at most 60 s).
+  lines() { for _ in $(seq 600); do [ "$(wc -l < "$work/watch.out")" -ge "$1" ] && return; sleep 0.1; done; }
+  lines 1
   for i in $(seq 1 20); do ip -n "$link" addr add "10.9.0.$i/32" dev veth0; done
   ip -n "$link" route del default
+  lines 2
   ip -n "$link" route add default via 192.0.2.1 dev veth0
+  lines 3
   ip -n "$link" link set veth0 down
+  lines 4
   ip -n "$link" link set veth0 up
   ip -n "$link" route add default via 192.0.2.1 dev veth0
+  lines 5
   for i in $(seq 1 20); do ip -n "$link" addr del "10.9.0.$i/32" dev veth0; done
-  for _ in $(seq 600); do [ "$(wc -l < "$work/watch.out")" -ge 3 ] && break; sleep 0.1; done
   kill -INT "$pid"
   wait "$pid" || true
 done
 
-python3 - "$work"/cg.* > Sources/netpath/StaticLink/hot-functions.txt <<'PY'
+# Only the binary's own functions (not the C library's, which the linker cannot place).
+nm "$work/netpath" | awk '{ print $3 }' > "$work/symbols"
+python3 - "$work/symbols" "$work"/cg.* > Sources/netpath/StaticLink/hot-functions.txt <<'PY'
 import collections, re, sys
+symbols = set(open(sys.argv[1]).read().split())
 count, first = collections.Counter(), {}
-for index, path in enumerate(sys.argv[1:]):
+for index, path in enumerate(sys.argv[2:]):
     names = set()
     for line in open(path, errors="replace"):
         match = re.match(r"^c?fn=\(\d+\) (.+)$", line.rstrip("\n"))
-        # Not symbols: addresses, valgrind's own names, a recursion's 'N suffix.
-        if match and not match.group(1).startswith(("0x", "(")) and "'" not in match.group(1):
-            names.add(match.group(1).split("@")[0])
+        if match:
+            if match.group(1) in symbols:
+                names.add(match.group(1))
     for name in names:
         count[name] += 1
         first.setdefault(name, index)
