@@ -16,7 +16,7 @@ build_apple_modules() {
   mkdir -p "$out/CNetlink"
   for module in Network Combine SwiftUI; do
     package_swiftc -I "$out" -I "$out/CNetlink" -enable-library-evolution -emit-module -module-name "$module" \
-      "scripts/apple-stubs/$module.swift" -emit-module-path "$out/$module.swiftmodule" 2>"$out/$module.log" \
+      "Tests/AppleStubs/$module.swift" -emit-module-path "$out/$module.swiftmodule" 2>"$out/$module.log" \
       || { cat "$out/$module.log"; return 1; }
   done
   printf 'module CNetlink {\n  header "%s/Sources/CNetlink/include/CNetlink.h"\n  export *\n}\n' "$PWD" >"$out/CNetlink/module.modulemap"

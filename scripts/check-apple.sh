@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Type-checks the Apple-only code on Linux against stub Network, Combine, SwiftUI and Darwin
-# modules (scripts/apple-stubs), so `#if canImport(…)` takes the Apple branches. Warnings fail.
+# modules (Tests/AppleStubs), so `#if canImport(…)` takes the Apple branches. Warnings fail.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export PATH="/opt/swift/usr/bin:$PATH"
@@ -20,7 +20,7 @@ build_apple_modules "$out"
 for platform in iOS macOS tvOS watchOS visionOS; do
   echo "== NetPathUI as compiled for $platform"
   variant=$out/$platform
-  swapped "s/@available\($platform, unavailable\)/@available(*, unavailable)/" "$variant" scripts/apple-stubs/SwiftUI.swift
+  swapped "s/@available\($platform, unavailable\)/@available(*, unavailable)/" "$variant" Tests/AppleStubs/SwiftUI.swift
   package_swiftc -enable-library-evolution -emit-module -module-name SwiftUI -I "$out" "$variant/SwiftUI.swift" \
     -emit-module-path "$variant/SwiftUI.swiftmodule" 2>"$variant/log" || { cat "$variant/log"; exit 1; }
   swapped "s/os\($platform\)/true/g; s/os\((iOS|macOS|tvOS|watchOS|visionOS|Linux|Android|Windows)\)/false/g" \
@@ -32,7 +32,7 @@ done
 # their Darwin branches taken, against a Darwin with only Apple's libc: a Glibc-only call fails here.
 echo "== the netpath tool and the syscall layer's POSIX part as compiled for macOS"
 darwin='s/canImport\((Glibc|Musl|CNetlink)\)/false/g; s/os\((Linux|Android)\)/false/g; s/canImport\(Darwin\)|os\(macOS\)/true/g'
-package_swiftc -emit-module -module-name Darwin scripts/apple-stubs/Darwin.swift -emit-module-path "$out/darwin/Darwin.swiftmodule"
+package_swiftc -emit-module -module-name Darwin Tests/AppleStubs/Darwin.swift -emit-module-path "$out/darwin/Darwin.swiftmodule"
 swapped "$darwin" "$out/darwin/cli" Sources/netpath/*.swift
 package_swiftc -warnings-as-errors -typecheck -module-name netpath -I "$out/darwin" -I "$out" -I "$out/CNetlink" "$out"/darwin/cli/*.swift
 swapped "$darwin" "$out/darwin/system" Sources/NetPath/System/{Core,Syscalls,Errno+System,Signal,EventLoop,Lock}.swift

@@ -151,6 +151,11 @@ public enum PrometheusExposition {
                 }
             }
         }
+        writeNetworkAndFlags(watched, to: &writer)
+    }
+
+    /// The path's network, tunnel, link quality, and its yes/no flags (one family each).
+    private static func writeNetworkAndFlags(_ watched: [Watched], to writer: inout Writer) {
         writer.family("netpath_path_network_info", .gauge,
                       "The network the path is on, as an opaque identifier: a hash of the gateways' link-layer addresses keyed by this machine (no MAC address); absent while unknown.") {
             for (name, _, path) in watched {

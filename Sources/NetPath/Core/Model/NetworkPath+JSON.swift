@@ -226,38 +226,45 @@ package struct JSONLine {
         append(path.supportsIPv6)
         append(",\"supportsDNS\":")
         append(path.supportsDNS)
-        append(",\"gateways\":[")
-        for (position, gateway) in path.gateways.enumerated() {
-            if position > 0 { append(",") }
-            append(quoted: gateway)
-        }
-        append("],\"unresponsiveGateways\":[")
-        for (position, gateway) in path.unresponsiveGateways.enumerated() {
-            if position > 0 { append(",") }
-            append(quoted: gateway)
-        }
-        append("],\"network\":")
+        append(",\"gateways\":")
+        append(quotedList: path.gateways)
+        append(",\"unresponsiveGateways\":")
+        append(quotedList: path.unresponsiveGateways)
+        append(",\"network\":")
         append(optionalQuoted: path.network)
         append(",\"expensiveSource\":")
         append(optionalQuoted: path.expensiveSource?.rawValue)
-        if connectivity {
-            append(",\"connectivity\":")
-            append(quoted: path.connectivity.rawValue)
-            append(",\"portalURL\":")
-            append(optionalQuoted: path.portalURL)
-            append(",\"connectivitySource\":")
-            append(optionalQuoted: path.connectivitySource?.rawValue)
-            append(",\"connectivityProxy\":")
-            append(optionalQuoted: path.connectivityProxy)
-            for family in IPFamily.allCases {
-                let keys = NetworkPath.familyKeys(family)
-                append(",\"\(keys.verdict.rawValue)\":")
-                append(quoted: path.connectivity(for: family).rawValue)
-                append(",\"\(keys.failure.rawValue)\":")
-                append(failure: path.familyConnectivity[family]?.failureWithItsStep)
-            }
-        }
+        if connectivity { appendConnectivity(path) }
         append("}")
+    }
+
+    /// The connectivity keys of SPEC §4's object, overall then per family.
+    private mutating func appendConnectivity(_ path: NetworkPath) {
+        append(",\"connectivity\":")
+        append(quoted: path.connectivity.rawValue)
+        append(",\"portalURL\":")
+        append(optionalQuoted: path.portalURL)
+        append(",\"connectivitySource\":")
+        append(optionalQuoted: path.connectivitySource?.rawValue)
+        append(",\"connectivityProxy\":")
+        append(optionalQuoted: path.connectivityProxy)
+        for family in IPFamily.allCases {
+            let keys = NetworkPath.familyKeys(family)
+            append(",\"\(keys.verdict.rawValue)\":")
+            append(quoted: path.connectivity(for: family).rawValue)
+            append(",\"\(keys.failure.rawValue)\":")
+            append(failure: path.familyConnectivity[family]?.failureWithItsStep)
+        }
+    }
+
+    /// A JSON array of strings.
+    private mutating func append(quotedList strings: [String]) {
+        append("[")
+        for (position, string) in strings.enumerated() {
+            if position > 0 { append(",") }
+            append(quoted: string)
+        }
+        append("]")
     }
 
     /// A family's failure as `{"kind":…,"step":…,"message":…}`, or `null`.
