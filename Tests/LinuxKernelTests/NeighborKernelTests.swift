@@ -130,6 +130,35 @@ struct NeighborKernelTests {
                 "paths: \(recorder.paths.map { $0.network ?? "nil" })")
     }
 
+    /// While the default route is gone the old gateway's entry is followed, not read again
+    /// when the route comes back; a queue that overflowed meanwhile makes it read again.
+    @Test func aGatewayFollowedWithoutARouteIsReadAgainAfterAnOverflow() async throws {
+        let lab = try GatewayLab("nbfol")
+        defer { lab.remove() }
+        let gate = Gate()
+        var options = LinuxSourceOptions()
+        options.beforeRead = { gate.pass() }
+        let (monitor, recorder) = try startMonitor(lab.client, options: options)
+        defer { monitor.cancel() }
+        await recorder.expect("satisfied [c0:wiredEthernet] gw 192.0.2.1 v4")
+        let source = try #require(monitor.storage.source as? LinuxPathSource)
+        try lab.client.ip("route del default")
+        let gone = await recorder.wait { $0.status == .unsatisfied }
+        #expect(gone != nil)
+        // The reader is stuck at its next turn; the gateway's entry changes 3,001 times, which
+        // overflows the queue: the last change, a third router's address, is among the lost.
+        gate.close()
+        let seenBefore = source.neighborMessagesSeen
+        let flips = (0..<3000).map { "neigh replace 192.0.2.1 lladdr 02:00:00:00:00:\($0 % 2 == 0 ? "0a" : "0b") dev c0 nud permanent" }
+        try lab.client.batch(flips + ["neigh replace 192.0.2.1 lladdr 02:00:00:00:00:0c dev c0 nud permanent"])
+        try lab.client.ip("route add default via 192.0.2.1")
+        gate.open()
+        let final = NetworkIdentity.identifier(linkLayerAddresses: [[2, 0, 0, 0, 0, 0x0c]], key: LinuxPathSource.identityKey)
+        let back = await recorder.wait { $0.status == .satisfied && $0.network == final }
+        #expect(back != nil, "networks: \(recorder.paths.suffix(3).map { $0.network ?? "nil" }), kernel: \(String(describing: try? lab.client.neighbor("192.0.2.1")))")
+        #expect(source.neighborMessagesSeen - seenBefore < 3001, "the queue did not overflow (\(source.neighborMessagesSeen - seenBefore) messages read): the test proves nothing")
+    }
+
     @Test func aNeighborQueueThatOverflowsIsReadAgainAndEndsOnTheKernelsEntry() async throws {
         let lab = try GatewayLab("nbovr")
         defer { lab.remove() }

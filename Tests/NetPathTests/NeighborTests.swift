@@ -183,9 +183,30 @@ private func neighborMessage(type: UInt16 = Netlink.Neighbor.newMessage, family:
         #expect(answering?.unresponsiveGateways == [])
         let same = neighbors.decide(path, gateways: ([gateway], [gateway]))
         #expect(!same, "the same gateways: nothing to re-read")
+        // The default route goes: the entry is still followed (the reader's filter lets its
+        // messages through), and nothing is shown of it.
         let none = neighbors.decide(NetworkPath(status: .unsatisfied), gateways: ([], []))
-        #expect(none)
-        #expect(neighbors.entries.isEmpty && !neighbors.reading)
+        #expect(!none, "nothing to read")
+        let unshown = neighbors.apply(message(Netlink.Neighbor.failed, nil), deleted: false)
+        #expect(!unshown && neighbors.entries[gateway]?.state == Netlink.Neighbor.failed)
+        _ = neighbors.takePath(key: NetworkIdentity.fixedKey)
+        // It comes back through the same gateway: the entry is current, no re-read, no wait.
+        let back = neighbors.decide(path, gateways: ([gateway], [gateway]))
+        #expect(!back && !neighbors.reading)
+        let backTaken = neighbors.takePath(key: NetworkIdentity.fixedKey)
+        #expect(backTaken?.unresponsiveGateways == ["192.0.2.1"] && backTaken?.network == known.network)
+        // Gone again, and the reader's queue overflowed meanwhile: read again when it is back.
+        _ = neighbors.decide(NetworkPath(status: .unsatisfied), gateways: ([], []))
+        neighbors.followingLost()
+        #expect(neighbors.entries.isEmpty)
+        let reread = neighbors.decide(path, gateways: ([gateway], [gateway]))
+        #expect(reread && neighbors.reading)
+        // Another gateway: the old one's entry is forgotten.
+        let other2 = GatewayHop(interfaceIndex: 2, address: IPAddress("192.0.2.254")!)
+        neighbors.readEnded()
+        _ = neighbors.apply(message(Netlink.Neighbor.reachable, mac), deleted: false)
+        let moved = neighbors.decide(path, gateways: ([other2], [other2]))
+        #expect(moved && neighbors.entries[gateway] == nil)
     }
 
     @Test func jsonCarriesTheNewKeysAndReadsOldLines() throws {

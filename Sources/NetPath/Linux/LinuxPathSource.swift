@@ -243,11 +243,16 @@ final class LinuxPathSource: @unchecked Sendable {
     }
 
     /// Reads the neighbor socket into the engine; after an overrun, asks for the watched
-    /// entries afresh and reads their answers.
+    /// entries afresh and reads their answers (none watched: the ones followed are read
+    /// when their gateways come back).
     private func readNeighbors() {
         for _ in 0..<2 {
             let now = SystemClock.now()
             if watches.neighbors.read({ engine.handle($0, at: now) }) { return }
+            guard !engine.neighbors.watched.isEmpty else {
+                _ = engine.handle(.neighborsLost, at: now)
+                return
+            }
             watches.neighbors.watch(engine.neighbors.watched)
         }
     }

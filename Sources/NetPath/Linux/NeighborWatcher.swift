@@ -5,10 +5,11 @@
 /// socket filter (``NeighborFilter``) that lets through only the gateways' messages, so no
 /// other neighbor's change wakes the monitor. There is no socket until the first gateway
 /// appears; it is made then, in the monitored namespace, and kept while the source runs. A
-/// default route that goes leaves the filter as it was (a message about the old gateway is
-/// ignored upstream), so a route that comes and goes (a flapping uplink) costs neither a
-/// socket, which in another namespace takes a thread of its own to make, nor a filter, which
-/// the kernel compiles each time (BENCHMARKS.md, "Latency").
+/// default route that goes leaves the filter as it was (the old gateway's messages keep its
+/// entry current upstream, ``GatewayNeighbors/followed``), so a route that comes and goes (a
+/// flapping uplink) costs neither a socket, which in another namespace takes a thread of its
+/// own to make, nor a filter, which the kernel compiles each time, nor a request for the
+/// entry (BENCHMARKS.md, "Latency").
 ///
 /// `@unchecked Sendable` without a lock: used by one thread at a time, as the
 /// ``LinuxPathSource`` that holds it (the opening thread, then the reader's).

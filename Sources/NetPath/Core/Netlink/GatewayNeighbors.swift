@@ -14,6 +14,11 @@ package struct GatewayNeighbors: Sendable {
 
     /// The gateways watched now (the last path's), sorted.
     package private(set) var watched: [GatewayHop] = []
+    /// The gateways whose entries are followed: the last ones watched, kept while none is
+    /// (the reader leaves its socket filter as it is). Their messages keep their entries
+    /// current, so a default route that comes back through them needs no re-read (a
+    /// flapping uplink pays no request and no wait: BENCHMARKS.md, "Latency").
+    package private(set) var followed: [GatewayHop] = []
     package private(set) var entries: [GatewayHop: Entry] = [:]
     /// Whether the entries of a newly watched gateway are being read (the path waits).
     package private(set) var reading = false
@@ -47,16 +52,19 @@ package struct GatewayNeighbors: Sendable {
         return path
     }
 
-    /// The gateways to watch changed to `gateways`: entries of the others are forgotten.
+    /// The gateways to watch changed to `gateways`. None: the last ones' entries are still
+    /// followed. Others than those followed: the entries of the rest are forgotten.
     ///
-    /// - Returns: Whether the set differs from the one watched (the reader must then
-    ///   re-attach its filter and read the entries of the new gateways).
+    /// - Returns: Whether the reader must attach its filter for `gateways` and read their
+    ///   entries: they are neither the ones followed nor none.
     package mutating func watch(_ gateways: [GatewayHop]) -> Bool {
         let sorted = Array(Set(gateways)).sorted()
         guard sorted != watched else { return false }
         watched = sorted
+        guard !sorted.isEmpty, sorted != followed else { return false }
+        followed = sorted
         entries = entries.filter { sorted.contains($0.key) }
-        reading = !sorted.isEmpty
+        reading = true
         return true
     }
 
@@ -65,20 +73,30 @@ package struct GatewayNeighbors: Sendable {
         reading = false
     }
 
+    /// The reader's queue overflowed while no gateway was watched: the entries followed
+    /// may have missed a change, so their gateways' entries are read when they come back.
+    package mutating func followingLost() {
+        guard watched.isEmpty else { return }
+        followed = []
+        entries = [:]
+    }
+
     /// Applies a neighbor message.
     ///
     /// - Returns: Whether what the path shows may have changed.
     package mutating func apply(_ message: NeighborMessage, deleted: Bool) -> Bool {
         messagesSeen += 1
         let key = GatewayHop(interfaceIndex: message.interfaceIndex, address: message.destination)
-        guard watched.contains(key) else { return false }
+        guard followed.contains(key) else { return false }
         let before = entries[key]
         var entry = before ?? Entry()
         entry.state = deleted ? 0 : message.state
         if !deleted, let address = message.linkLayerAddress { entry.linkLayerAddress = address }
         entries[key] = entry
-        if entry != before { pending = pending || decided != nil }
-        return entry != before
+        // A followed gateway that is not watched now changes nothing shown.
+        let changed = entry != before && watched.contains(key)
+        if changed { pending = pending || decided != nil }
+        return changed
     }
 
     /// The watched gateways whose entry is `FAILED`, as the path shows them, in the order

@@ -349,6 +349,8 @@ extension NetlinkEngine {
         /// The reader watches the gateways ``Action/watchNeighbors(_:)`` named and read
         /// their current entries (handed in as messages before), or could not.
         case neighborsRead
+        /// The neighbor socket's queue overflowed while no gateway was watched.
+        case neighborsLost
     }
 
     /// What the reader must do, in order.
@@ -399,6 +401,8 @@ extension NetlinkEngine {
                 + (actions.neighbors.map { [.watchNeighbors($0)] } ?? []) + (actions.path.map { [.deliver($0)] } ?? [])
         case .neighborsRead:
             neighbors.readEnded()
+        case .neighborsLost:
+            neighbors.followingLost()
         case .policiesChanged:
             // Ask both families again.
             state.answerStale = true
