@@ -14,7 +14,7 @@ import Testing
 
     @Test func anOverrunInTheMiddleOfTheFirstDumpEndsOnTheTruePathAfterOneRedump() throws {
         var plain = LinuxSourceOptions()
-        plain.watchesResolverFiles = false
+        plain.keepsWatching = false
         let reads = Locked(0)
         var injected = plain
         injected.receive = { read in

@@ -20,9 +20,11 @@ struct LinuxSourceOptions: Sendable {
     /// The reader thread's name (at most 15 bytes show); tests give theirs a unique one to
     /// count them.
     var threadName = "netpath-monitor"
-    /// Watch the resolver files with inotify, and IPsec policies; off for a one-shot read
-    /// (closing an inotify instance with watches costs the process about 10 ms at exit).
-    var watchesResolverFiles = true
+    /// Keep watching after the first path: the resolver files (inotify), IPsec policies, and
+    /// the gateways' neighbor changes. Off for a one-shot read, which needs none of them
+    /// (closing an inotify instance with watches costs the process about 10 ms at exit; a
+    /// neighbor socket that only asks needs no group and no filter).
+    var keepsWatching = true
     /// The thread that reads for this source along with others, instead of a reader of its
     /// own.
     var sharedReader: SharedReaderThread?
@@ -122,7 +124,7 @@ final class LinuxPathSource: @unchecked Sendable {
         deliver: @escaping @Sendable (NetworkPath) -> Void, terminate: @escaping @Sendable (NetPathError) -> Void
     ) {
         self.socket = socket
-        watches = (resolver, nil, NeighborWatcher(namespace: namespace))
+        watches = (resolver, nil, NeighborWatcher(namespace: namespace, follows: options.keepsWatching))
         self.options = options
         self.deliver = (deliver, terminate)
         self.namespace = namespace
@@ -147,7 +149,7 @@ final class LinuxPathSource: @unchecked Sendable {
         terminate: @escaping @Sendable (NetPathError) -> Void = { _ in }
     ) throws -> LinuxPathSource {
         let socket = try NetlinkSocket.open(in: namespace, receiveBufferSize: options.receiveBufferSize,
-                                            watchesPolicies: options.watchesResolverFiles)
+                                            watchesPolicies: options.keepsWatching)
         let resolver = options.resolver ?? ResolverConfiguration.forNamespace(namespace)
         let shared = Locked(Shared())
         let source = LinuxPathSource(
@@ -155,10 +157,10 @@ final class LinuxPathSource: @unchecked Sendable {
             shared: shared, deliver: deliver, terminate: terminate
         )
         do {
-            if options.watchesResolverFiles, let pid = namespace?.processIdentifier {
+            if options.keepsWatching, let pid = namespace?.processIdentifier {
                 source.place.holder = try? Syscall.processDescriptor(pid).get()
             }
-            if options.watchesResolverFiles {
+            if options.keepsWatching {
                 // A named namespace can be deleted (`ip netns del`): its file is watched too.
                 source.watches.watcher = ResolverWatcher(
                     paths: resolver.watchedFiles + (namespace.map { [$0.path] } ?? []),
@@ -414,7 +416,7 @@ final class LinuxPathSource: @unchecked Sendable {
     }
 
     /// Whether the namespace needs watching of the mount table (a bind-mounted file).
-    var watchesMounts: Bool { namespace != nil && place.holder == nil && options.watchesResolverFiles }
+    var watchesMounts: Bool { namespace != nil && place.holder == nil && options.keepsWatching }
 
     /// One turn of the reader: reads what is queued, applies it, lets the engine ask the
     /// kernel again, and delivers a path that differs from the last.

@@ -11,10 +11,14 @@
 /// own to make, nor a filter, which the kernel compiles each time, nor a request for the
 /// entry (BENCHMARKS.md, "Latency").
 ///
+/// For a one-shot read the socket only asks: no group, no filter (``init(namespace:follows:)``).
+///
 /// `@unchecked Sendable` without a lock: used by one thread at a time, as the
 /// ``LinuxPathSource`` that holds it (the opening thread, then the reader's).
 final class NeighborWatcher: @unchecked Sendable {
     private let namespace: NetworkNamespace?
+    /// Whether the socket follows changes (a running monitor) or only asks (one read).
+    private let follows: Bool
     private var descriptor: FileDescriptor?
     /// The gateways the attached filter lets through.
     private var watched: [GatewayHop] = []
@@ -25,8 +29,11 @@ final class NeighborWatcher: @unchecked Sendable {
     /// Whether the queue overflowed since the entries were last read in full.
     private(set) var overrun = false
 
-    init(namespace: NetworkNamespace?) {
+    /// - Parameter follows: Subscribe to neighbor changes, filtered to the gateways'; `false`
+    ///   for a one-shot read, whose socket only receives the answers to its requests.
+    init(namespace: NetworkNamespace?, follows: Bool = true) {
         self.namespace = namespace
+        self.follows = follows
     }
 
     /// Whether a socket is open (a gateway was watched since the source started).
@@ -52,14 +59,14 @@ final class NeighborWatcher: @unchecked Sendable {
         if descriptor == nil { descriptor = open() }
         guard let descriptor else { return }
         register()
-        if gateways != watched {
+        if gateways != watched && follows {
             if case .failure = Syscall.attachFilter(descriptor, NeighborFilter.program(for: gateways)) {
                 // Without the filter, every neighbor's change would wake the monitor.
                 close()
                 return
             }
-            watched = gateways
         }
+        watched = gateways
         overrun = false
         _ = Syscall.sendToKernel(descriptor, NetlinkRequest.encodeNeighborGet(gateways, firstSequence: sequence))
         sequence &+= UInt32(gateways.count)
@@ -68,8 +75,10 @@ final class NeighborWatcher: @unchecked Sendable {
     /// Opens and subscribes the socket, in the namespace; `nil` when it cannot be (the
     /// namespace is gone, or no memory): the path then shows no neighbor facts.
     private func open() -> FileDescriptor? {
+        let follows = follows
         let make: @Sendable () throws -> FileDescriptor = {
             let fd = try Syscall.socket(.netlink, .raw, .netlinkRoute).get()
+            guard follows else { return fd }
             // Nothing passes until the first filter: a filter that drops everything, first.
             guard case .success = Syscall.attachFilter(fd, NeighborFilter.program(for: [])),
                   case .success = Syscall.bind(fd, netlinkGroups: Netlink.Neighbor.group) else {

@@ -247,7 +247,7 @@ public final class PathMonitor: Sendable {
         var configuration = configuration
         configuration.connectivityCheck = nil
         var options = LinuxSourceOptionsIfAny()
-        options.watchesResolverFiles = false
+        options.keepsWatching = false
         #if os(Linux) || os(Android)
         // One dump on the calling thread: no reader thread, no watches.
         let readKernel = { () throws -> NetworkPath? in
@@ -362,6 +362,6 @@ extension PathMonitor.Paths.Iterator: Sendable {}
 typealias LinuxSourceOptionsIfAny = LinuxSourceOptions
 #else
 struct LinuxSourceOptionsIfAny: Sendable {
-    var watchesResolverFiles = true
+    var keepsWatching = true
 }
 #endif
