@@ -201,6 +201,17 @@ private func neighborMessage(type: UInt16 = Netlink.Neighbor.newMessage, family:
         #expect(neighbors.entries.isEmpty)
         let reread = neighbors.decide(path, gateways: ([gateway], [gateway]))
         #expect(reread && neighbors.reading)
+        // The reader has no socket for them (it could not make one): while they stay
+        // watched their entries stay; gone and back, they are read again.
+        neighbors.readEnded()
+        _ = neighbors.apply(message(Netlink.Neighbor.reachable, mac), deleted: false)
+        neighbors.followingLost()
+        #expect(neighbors.followed.isEmpty && neighbors.entries[gateway] != nil)
+        let stillApplied = neighbors.apply(message(Netlink.Neighbor.reachable, [2, 0, 0, 0, 0, 9]), deleted: false)
+        #expect(stillApplied, "a watched gateway's message still counts")
+        _ = neighbors.decide(NetworkPath(status: .unsatisfied), gateways: ([], []))
+        let retried = neighbors.decide(path, gateways: ([gateway], [gateway]))
+        #expect(retried && neighbors.reading)
         // Another gateway: the old one's entry is forgotten.
         let other2 = GatewayHop(interfaceIndex: 2, address: IPAddress("192.0.2.254")!)
         neighbors.readEnded()

@@ -240,6 +240,8 @@ final class LinuxPathSource: @unchecked Sendable {
     /// kernel queues its answers before `sendto` returns); the engine's path waits for them.
     private func watchNeighbors(_ gateways: [GatewayHop]) {
         watches.neighbors.watch(gateways)
+        // No socket (none could be made, or its filter failed): tried again next time.
+        if !watches.neighbors.isOpen { _ = engine.handle(.neighborsLost, at: SystemClock.now()) }
         readNeighbors()
         _ = engine.handle(.neighborsRead, at: SystemClock.now())
     }

@@ -73,12 +73,13 @@ package struct GatewayNeighbors: Sendable {
         reading = false
     }
 
-    /// The reader's queue overflowed while no gateway was watched: the entries followed
-    /// may have missed a change, so their gateways' entries are read when they come back.
+    /// The reader may have missed messages of the gateways followed (its queue overflowed
+    /// while none was watched) or has no socket to follow them with (it could not make
+    /// one): their entries are read, and the socket tried again, when gateways are next
+    /// watched. The entries of gateways watched now stay until then.
     package mutating func followingLost() {
-        guard watched.isEmpty else { return }
         followed = []
-        entries = [:]
+        if watched.isEmpty { entries = [:] }
     }
 
     /// Applies a neighbor message.
@@ -87,7 +88,7 @@ package struct GatewayNeighbors: Sendable {
     package mutating func apply(_ message: NeighborMessage, deleted: Bool) -> Bool {
         messagesSeen += 1
         let key = GatewayHop(interfaceIndex: message.interfaceIndex, address: message.destination)
-        guard followed.contains(key) else { return false }
+        guard followed.contains(key) || watched.contains(key) else { return false }
         let before = entries[key]
         var entry = before ?? Entry()
         entry.state = deleted ? 0 : message.state

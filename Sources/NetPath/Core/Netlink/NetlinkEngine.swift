@@ -349,7 +349,8 @@ extension NetlinkEngine {
         /// The reader watches the gateways ``Action/watchNeighbors(_:)`` named and read
         /// their current entries (handed in as messages before), or could not.
         case neighborsRead
-        /// The neighbor socket's queue overflowed while no gateway was watched.
+        /// The neighbor socket's queue overflowed while no gateway was watched, or the
+        /// socket could not be made or filtered (``GatewayNeighbors/followingLost()``).
         case neighborsLost
     }
 
