@@ -25,7 +25,9 @@ cleanup() { ip netns del "$fresh" 2>/dev/null || true; ip netns del "$link" 2>/d
 trap cleanup EXIT
 # callgrind reads symbols from the binary itself: a copy without debug sections loads fast.
 strip --strip-debug -o "$work/netpath" "$binary"
-profile() { valgrind --tool=callgrind --demangle=no --callgrind-out-file="$work/cg.$1" "${@:2}" >/dev/null 2>&1; }
+# valgrind runs netpath itself (given `ip netns exec`, it would profile `ip`); `status` exits 1
+# when the path is not satisfied, which is a profile as good as any.
+profile() { valgrind --tool=callgrind --demangle=no --callgrind-out-file="$work/cg.$1" "${@:2}" >/dev/null 2>&1 || true; }
 
 ip netns add "$fresh"
 ip netns add "$link"
@@ -34,15 +36,20 @@ ip -n "$link" link set veth0 up
 ip -n "$link" link set veth1 up
 ip -n "$link" addr add 192.0.2.2/24 dev veth0
 ip -n "$link" route add default via 192.0.2.1 dev veth0
-profile fresh ip netns exec "$fresh" "$work/netpath" status --json || true
+ip netns exec "$fresh" bash -c "$(declare -f profile); work=$work; profile fresh $work/netpath status --json"
 profile host "$work/netpath" status --json
 profile text "$work/netpath" status
+for run in fresh host text; do [ -s "$work/cg.$run" ] || { echo "hot-functions: no profile of $run" >&2; exit 1; }; done
 for format in --json ""; do
   ip netns exec "$link" valgrind --tool=callgrind --demangle=no --callgrind-out-file="$work/cg.watch$format" \
     "$work/netpath" watch $format > "$work/watch.out" 2>/dev/null &
   pid=$!
   # valgrind starts slowly: each change waits for the line it causes (at most 60 s).
-  lines() { for _ in $(seq 600); do [ "$(wc -l < "$work/watch.out")" -ge "$1" ] && return; sleep 0.1; done; }
+  lines() {
+    for _ in $(seq 600); do [ "$(wc -l < "$work/watch.out")" -ge "$1" ] && return; sleep 0.1; done
+    echo "hot-functions: watch$format did not print line $1 within 60 s" >&2
+    exit 1
+  }
   lines 1
   for i in $(seq 1 20); do ip -n "$link" addr add "10.9.0.$i/32" dev veth0; done
   ip -n "$link" route del default
@@ -61,7 +68,7 @@ done
 
 # Only the binary's own functions (not the C library's, which the linker cannot place).
 nm "$work/netpath" | awk '{ print $3 }' > "$work/symbols"
-python3 - "$work/symbols" "$work"/cg.* > Sources/netpath/StaticLink/hot-functions.txt <<'PY'
+python3 - "$work/symbols" "$work"/cg.* > "$work/hot-functions.txt" <<'PY'
 import collections, re, sys
 symbols = set(open(sys.argv[1]).read().split())
 count, first = collections.Counter(), {}
@@ -78,4 +85,6 @@ for index, path in enumerate(sys.argv[2:]):
 for name in sorted(count, key=lambda name: (-count[name], first[name], name)):
     print(name)
 PY
+[ -s "$work/hot-functions.txt" ] || { echo "hot-functions: no function found in the profiles" >&2; exit 1; }
+mv "$work/hot-functions.txt" Sources/netpath/StaticLink/hot-functions.txt
 echo "hot-functions: $(wc -l < Sources/netpath/StaticLink/hot-functions.txt) functions"

@@ -210,6 +210,7 @@ private func neighborMessage(type: UInt16 = Netlink.Neighbor.newMessage, family:
         let stillApplied = neighbors.apply(message(Netlink.Neighbor.reachable, [2, 0, 0, 0, 0, 9]), deleted: false)
         #expect(stillApplied, "a watched gateway's message still counts")
         _ = neighbors.decide(NetworkPath(status: .unsatisfied), gateways: ([], []))
+        #expect(neighbors.entries.isEmpty, "nothing followed them: not kept")
         let retried = neighbors.decide(path, gateways: ([gateway], [gateway]))
         #expect(retried && neighbors.reading)
         // Another gateway: the old one's entry is forgotten.

@@ -239,9 +239,9 @@ final class LinuxPathSource: @unchecked Sendable {
     /// Watches the neighbor entries of `gateways` only and reads their current entries (the
     /// kernel queues its answers before `sendto` returns); the engine's path waits for them.
     private func watchNeighbors(_ gateways: [GatewayHop]) {
-        watches.neighbors.watch(gateways)
-        // No socket (none could be made, or its filter failed): tried again next time.
-        if !watches.neighbors.isOpen { _ = engine.handle(.neighborsLost, at: SystemClock.now()) }
+        // Not asked (no socket could be made, its filter failed, the request was refused):
+        // tried again when the gateways are next watched.
+        if !watches.neighbors.watch(gateways) { _ = engine.handle(.neighborsLost, at: SystemClock.now()) }
         readNeighbors()
         _ = engine.handle(.neighborsRead, at: SystemClock.now())
     }
@@ -253,11 +253,11 @@ final class LinuxPathSource: @unchecked Sendable {
         for _ in 0..<2 {
             let now = SystemClock.now()
             if watches.neighbors.read({ engine.handle($0, at: now) }) { return }
-            guard !engine.neighbors.watched.isEmpty else {
+            // Asked afresh; when it cannot be, or none is watched, the engine reads them later.
+            guard !engine.neighbors.watched.isEmpty, watches.neighbors.watch(engine.neighbors.watched) else {
                 _ = engine.handle(.neighborsLost, at: now)
                 return
             }
-            watches.neighbors.watch(engine.neighbors.watched)
         }
     }
 

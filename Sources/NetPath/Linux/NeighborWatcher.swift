@@ -54,22 +54,29 @@ final class NeighborWatcher: @unchecked Sendable {
     /// current entry of each (a change that lands in between is queued after the answer).
     /// None leaves the socket and its filter as they are. The answers are left queued for
     /// ``read(_:)``.
-    func watch(_ gateways: [GatewayHop]) {
-        guard !gateways.isEmpty else { return }
+    ///
+    /// - Returns: Whether the request went out on a socket that follows `gateways` (not: no
+    ///   socket could be made, its filter failed, or the kernel refused the request).
+    @discardableResult
+    func watch(_ gateways: [GatewayHop]) -> Bool {
+        guard !gateways.isEmpty else { return true }
         if descriptor == nil { descriptor = open() }
-        guard let descriptor else { return }
+        guard let descriptor else { return false }
         register()
         if gateways != watched && follows {
             if case .failure = Syscall.attachFilter(descriptor, NeighborFilter.program(for: gateways)) {
                 // Without the filter, every neighbor's change would wake the monitor.
                 close()
-                return
+                return false
             }
         }
         watched = gateways
         overrun = false
-        _ = Syscall.sendToKernel(descriptor, NetlinkRequest.encodeNeighborGet(gateways, firstSequence: sequence))
-        sequence &+= UInt32(gateways.count)
+        defer { sequence &+= UInt32(gateways.count) }
+        if case .failure = Syscall.sendToKernel(descriptor, NetlinkRequest.encodeNeighborGet(gateways, firstSequence: sequence)) {
+            return false
+        }
+        return true
     }
 
     /// Opens and subscribes the socket, in the namespace; `nil` when it cannot be (the

@@ -61,6 +61,8 @@ package struct GatewayNeighbors: Sendable {
         let sorted = Array(Set(gateways)).sorted()
         guard sorted != watched else { return false }
         watched = sorted
+        // None: kept if followed; nothing follows them otherwise (the reader lost them).
+        if sorted.isEmpty, followed.isEmpty { entries = [:] }
         guard !sorted.isEmpty, sorted != followed else { return false }
         followed = sorted
         entries = entries.filter { sorted.contains($0.key) }
