@@ -12,6 +12,15 @@ import KernelTestSupport
 @Suite(.enabled(if: Kernel.canRun, "needs root and iproute2"), .serialized)
 struct NeighborKernelTests {
     /// The identifier NetPath must give for the entry `ip -j neigh` shows.
+    /// Changes the gateway's entry 3,001 times, enough to overflow the neighbor queue of a
+    /// reader that is stuck: between two routers' addresses, the last time to a third's
+    /// (02:00:00:00:00:0c). The network identifier of that last entry.
+    private func changeTheGatewaysEntry3001Times(_ lab: GatewayLab) throws -> String? {
+        let flips = (0..<3000).map { "neigh replace 192.0.2.1 lladdr 02:00:00:00:00:\($0 % 2 == 0 ? "0a" : "0b") dev c0 nud permanent" }
+        try lab.client.batch(flips + ["neigh replace 192.0.2.1 lladdr 02:00:00:00:00:0c dev c0 nud permanent"])
+        return NetworkIdentity.identifier(linkLayerAddresses: [[2, 0, 0, 0, 0, 0x0c]], key: LinuxPathSource.identityKey)
+    }
+
     private func identity(of entry: KernelNeighbor?) -> String? {
         entry?.lladdrBytes.flatMap { NetworkIdentity.identifier(linkLayerAddresses: [$0], key: LinuxPathSource.identityKey) }
     }
@@ -149,11 +158,9 @@ struct NeighborKernelTests {
         // overflows the queue: the last change, a third router's address, is among the lost.
         gate.close()
         let seenBefore = source.neighborMessagesSeen
-        let flips = (0..<3000).map { "neigh replace 192.0.2.1 lladdr 02:00:00:00:00:\($0 % 2 == 0 ? "0a" : "0b") dev c0 nud permanent" }
-        try lab.client.batch(flips + ["neigh replace 192.0.2.1 lladdr 02:00:00:00:00:0c dev c0 nud permanent"])
+        let final = try changeTheGatewaysEntry3001Times(lab)
         try lab.client.ip("route add default via 192.0.2.1")
         gate.open()
-        let final = NetworkIdentity.identifier(linkLayerAddresses: [[2, 0, 0, 0, 0, 0x0c]], key: LinuxPathSource.identityKey)
         let back = await recorder.wait { $0.status == .satisfied && $0.network == final }
         #expect(back != nil, "networks: \(recorder.paths.suffix(3).map { $0.network ?? "nil" }), kernel: \(String(describing: try? lab.client.neighbor("192.0.2.1")))")
         #expect(source.neighborMessagesSeen - seenBefore < 3001, "the queue did not overflow (\(source.neighborMessagesSeen - seenBefore) messages read): the test proves nothing")
@@ -173,10 +180,8 @@ struct NeighborKernelTests {
         let seenBefore = source.neighborMessagesSeen
         // The reader is stuck at its next turn; 3,000 changes of the gateway's own entry
         // overflow its neighbor socket's queue, the last one a third router's address.
-        let flips = (0..<3000).map { "neigh replace 192.0.2.1 lladdr 02:00:00:00:00:\($0 % 2 == 0 ? "0a" : "0b") dev c0 nud permanent" }
-        try lab.client.batch(flips + ["neigh replace 192.0.2.1 lladdr 02:00:00:00:00:0c dev c0 nud permanent"])
+        let final = try changeTheGatewaysEntry3001Times(lab)
         gate.open()
-        let final = NetworkIdentity.identifier(linkLayerAddresses: [[2, 0, 0, 0, 0, 0x0c]], key: LinuxPathSource.identityKey)
         let settled = await recorder.wait { $0.network == final }
         #expect(settled != nil, "networks: \(recorder.paths.suffix(3).map { $0.network ?? "nil" }), kernel: \(String(describing: try? lab.client.neighbor("192.0.2.1")))")
         #expect(source.neighborMessagesSeen - seenBefore < 3001, "the queue did not overflow (\(source.neighborMessagesSeen - seenBefore) messages read): the test proves nothing")
