@@ -20,7 +20,7 @@ final class NeighborWatcher: @unchecked Sendable {
     /// Whether the socket follows changes (a running monitor) or only asks (one read).
     private let follows: Bool
     private var descriptor: FileDescriptor?
-    /// The gateways the attached filter lets through.
+    /// The gateways last asked for: those the attached filter lets through, when following.
     private var watched: [GatewayHop] = []
     /// The loop the source joined, and what a readable socket does there.
     private var joined: (loop: EventLoop, readable: () -> Void)?
@@ -57,7 +57,6 @@ final class NeighborWatcher: @unchecked Sendable {
     ///
     /// - Returns: Whether the request went out on a socket that follows `gateways` (not: no
     ///   socket could be made, its filter failed, or the kernel refused the request).
-    @discardableResult
     func watch(_ gateways: [GatewayHop]) -> Bool {
         guard !gateways.isEmpty else { return true }
         if descriptor == nil { descriptor = open() }
