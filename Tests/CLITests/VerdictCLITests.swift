@@ -146,4 +146,22 @@ struct FamilyCLITests {
         let words = try #require(try runTool(netpathBinary, ["probe"] + arguments))
         #expect(words.standardOutput.contains("IPv6: limited — the router forwards nothing"), "\(words.standardOutput)")
     }
+
+    /// A check that fails names, for each family, the first step that failed as curl fails
+    /// there: a name the resolver does not know (curl's exit 6) at `dns`, a server error
+    /// (curl gets the 500) at `http`.
+    @Test(arguments: [("http://nothere.test/204", "dns", "000 6"), ("http://check.test/status/500", "http", "500 0")])
+    func eachFamilyNamesTheStepCurlFailsAt(url: String, step: String, curl: String) throws {
+        let lab = try DualStackLab(forwardsIPv6: true)
+        defer { lab.remove() }
+        let probe = try #require(try runTool(netpathBinary, ["probe", "--json", "--netns", lab.client.name, "--url", url,
+                                                             "--timeout", "3"]))
+        let result = try jsonObject(try #require(probe.lines.first, "\(probe.standardError)"))
+        #expect(probe.status != 0 && result["connectivity"] as? String != "full", "\(probe.standardOutput)")
+        for family in IPFamily.allCases {
+            #expect(try lab.curlOutcome(family, url: url) == curl, "curl \(family)")
+            let object = try #require(result[family.rawValue] as? [String: Any], "\(probe.standardOutput)")
+            #expect(object["step"] as? String == step, "\(family): \(object)")
+        }
+    }
 }

@@ -63,7 +63,7 @@ struct ConnectivityKernelTests {
         let monitor = PathMonitor(
             configuration: configuration, backend: PathMonitor.systemSource(namespace: lab.client.namespace, options: LinuxSourceOptions()),
             clock: nil,
-            checker: { _, completion in
+            checker: { _, _, completion in
                 let name = (try? String(contentsOfFile: "/proc/thread-self/comm", encoding: .utf8)) ?? "?"
                 if threads.withLock({ $0.append(name.trimmingCharacters(in: .whitespacesAndNewlines)); return $0.count }) == 2 { again.signal() }
                 completion(ConnectivityResult(connectivity: .limited, failure: ConnectivityFailure(.connectionFailed, "refused")))

@@ -39,6 +39,11 @@ struct NeighborKernelTests {
         #expect(try lab.client.neighbor("192.0.2.1")?.states.contains("FAILED") == true)
         #expect(failed?.status == .satisfied, "a route exists: the kernel's status stands")
         #expect(failed?.description.contains("the router 192.0.2.1 does not answer (no ARP reply)") == true)
+        // A check over that path fails at its first step, the gateway.
+        let check = try ConnectivityCheck(endpoints: [try .init("http://198.51.100.1/204")], timeout: .seconds(1))
+        let failedPath: NetworkPath = try #require(failed)
+        let result = await check.run(over: failedPath, namespace: lab.client.namespace)
+        #expect(result.connectivity != .full && result.ipv4?.failedStep == .gateway, "\(result)")
         // It answers again.
         try lab.router.ip("addr add 192.0.2.1/24 dev r0")
         try lab.client.sendTraffic()

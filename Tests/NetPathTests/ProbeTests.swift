@@ -225,16 +225,23 @@ import NetPathTestKit
 
     final class ManualChecker: @unchecked Sendable {
         // Guarded by `mutex`.
-        private let mutex = Locked<[(path: NetworkPath, completion: @Sendable (ConnectivityResult) -> Void, cancelled: Locked<Bool>)]>([])
+        private let mutex = Locked<[(path: NetworkPath, early: @Sendable (ConnectivityResult) -> Void,
+                                     completion: @Sendable (ConnectivityResult) -> Void, cancelled: Locked<Bool>)]>([])
         var checker: ConnectivityChecker {
-            { [self] path, completion in
+            { [self] path, early, completion in
                 let flag = Locked(false)
-                mutex.withLock { $0.append((path, completion, flag)) }
+                mutex.withLock { $0.append((path, early, completion, flag)) }
                 return ManualClock.Handle(flag)
             }
         }
+        /// The last check's one family passing while the other still runs.
+        func answerEarly(_ result: ConnectivityResult) {
+            let early = mutex.withLock { $0.last!.early }
+            early(result)
+        }
         var count: Int { mutex.withLock { $0.count } }
         func isCancelled(_ index: Int) -> Bool { mutex.withLock { $0[index].cancelled.withLock { $0 } } }
+        var lastCompletion: @Sendable (ConnectivityResult) -> Void { mutex.withLock { $0.last!.completion } }
         func answer(_ connectivity: Connectivity, portal: String? = nil, failure: ConnectivityFailure? = nil) {
             let completion = mutex.withLock { $0.last!.completion }
             completion(ConnectivityResult(connectivity: connectivity, portalURL: portal, failure: failure))
@@ -281,6 +288,33 @@ import NetPathTestKit
         #expect(clock.pending.isEmpty)
         checker.answer(.full)
         #expect(seen.withLock { $0.count } == before + 1)
+    }
+
+    /// One family passing while the other's check runs (IPv6 forwarding nothing, which only
+    /// its timeout ends) shows `full` at once, the other family `unknown`, and the check goes
+    /// on: its end gives the other family's verdict, with no new check started meanwhile.
+    @Test func oneFamilysPassIsShownBeforeTheOthersTimeout() throws {
+        let (monitor, network, clock, checker, seen) = try make()
+        defer { monitor.cancel() }
+        network.send(.online(.wifi))
+        let checks = checker.count
+        var ipv4 = ConnectivityResult(connectivity: .full)
+        ipv4.ipv4 = FamilyConnectivity(connectivity: .full)
+        checker.answerEarly(ipv4)
+        #expect(monitor.currentPath?.connectivity == .full)
+        #expect(monitor.currentPath?.connectivity(for: .ipv4) == .full && monitor.currentPath?.connectivity(for: .ipv6) == .unknown)
+        #expect(checker.count == checks && !checker.isCancelled(checks - 1) && clock.pending.isEmpty)
+        let shown = seen.withLock { $0.count }
+        var whole = ipv4
+        whole.ipv6 = FamilyConnectivity(connectivity: .limited, failedStep: .connection)
+        let completion = checker.lastCompletion
+        completion(whole)
+        #expect(monitor.currentPath?.connectivity == .full && monitor.currentPath?.connectivity(for: .ipv6) == .limited)
+        #expect(seen.withLock { $0.count } == shown + 1 && checker.count == checks)
+        // Only a pass is shown early: a family that failed waits for the other.
+        network.send(.online(.wiredEthernet))
+        checker.answerEarly(ConnectivityResult(connectivity: .limited))
+        #expect(monitor.currentPath?.connectivity == .unknown)
     }
 
     /// The network's identity becoming known (the kernel learned the gateway's address, often

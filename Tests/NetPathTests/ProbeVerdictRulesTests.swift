@@ -247,6 +247,16 @@ struct FamilyCombinationTests {
         #expect(alone.connectivity == Self.silent.result.connectivity && alone.failure == Self.silent.result.failure && alone.ipv6 == nil)
     }
 
+    /// A family that passes while the other runs on is the whole check's `full` at once; one
+    /// that failed is not (the other may still pass), and the early verdict names no other family.
+    @Test func aPassIsShownBeforeTheOtherFamilyEnds() throws {
+        let early = try #require(ProbeVerdict.early(Self.pass, family: .ipv6))
+        #expect(early.connectivity == .full && early.ipv6?.connectivity == .full && early.ipv4 == nil)
+        #expect(ProbeVerdict.early(Self.silent, family: .ipv4) == nil)
+        #expect(ProbeVerdict.early(Self.portal, family: .ipv4) == nil)
+        #expect(ProbeVerdict.early(Self.unresolved, family: .ipv6) == nil)
+    }
+
     @Test func eachFamilyNamesItsFirstFailingStep() throws {
         let both = try #require(ProbeVerdict.combine(ipv4: Self.unresolved, ipv6: Self.silent))
         #expect(both.ipv4?.failedStep == .dns && both.ipv6?.failedStep == .connection)

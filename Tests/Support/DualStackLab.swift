@@ -68,6 +68,14 @@ public final class DualStackLab: @unchecked Sendable {
         return (try? run(Kernel.ipPath, arguments)) == "204"
     }
 
+    /// What `curl -4`/`curl -6` (run in the client) makes of `url`: the HTTP status it got
+    /// (`000` for none) and its exit code (6: the name did not resolve), as `"500 0"`.
+    public func curlOutcome(_ family: IPFamily, url: String) throws -> String {
+        let command = "curl \(family == .ipv4 ? "-4" : "-6") -s -o /dev/null -w '%{http_code}' --max-time 3 '\(url)'; echo \" $?\""
+        return try run(Kernel.ipPath, ["netns", "exec", client.name, "sh", "-c", command])
+            .trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+
     /// The packets an nftables table's `counter` rules counted in `namespace`, summed.
     public static func counted(in namespace: TestNamespace, table: String) throws -> Int {
         let script = """

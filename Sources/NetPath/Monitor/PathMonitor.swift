@@ -130,8 +130,8 @@ public final class PathMonitor: Sendable {
     /// Runs `check` over the real network in `namespace`, telling `observer` each result.
     static func checker(_ check: ConnectivityCheck, namespace: NetworkNamespace?,
                         observer: (@Sendable (ConnectivityResult) -> Void)?) -> ConnectivityChecker {
-        { path, completion in
-            check.start(over: path, namespace: namespace) { result in
+        { path, early, completion in
+            check.start(over: path, namespace: namespace, early: early) { result in
                 observer?(result)
                 completion(result)
             }

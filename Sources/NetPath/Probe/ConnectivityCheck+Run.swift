@@ -54,13 +54,18 @@ extension ConnectivityCheck {
     /// once, on the thread that ends last, with the families' verdicts combined
     /// (``ProbeVerdict/combine(ipv4:ipv6:gatewayUnresponsive:)``). It goes through the
     /// path's primary interface; on an IPv6-only path it looks for the NAT64 prefix.
+    ///
+    /// `early`, when given, hears the first family's `full` while the other is still being
+    /// checked (``ProbeVerdict/early(_:family:gatewayUnresponsive:)``): a network whose IPv6 forwards nothing is
+    /// `full` at once, not at the end of IPv6's timeout.
     func start(over path: NetworkPath?, namespace: NetworkNamespace?,
+               early: (@Sendable (ConnectivityResult) -> Void)? = nil,
                completion: @escaping @Sendable (ConnectivityResult) -> Void) -> ProbeHandle? {
         let interface = path?.primaryInterface
         #if os(Linux) || os(Android)
         let gateways = path.map { path in IPFamily.allCases.filter { path.gatewayUnresponsive(for: $0) } } ?? []
         return start(through: interface, ipv4: path?.supportsIPv4 ?? true, ipv6: path?.supportsIPv6 ?? true,
-                     unresponsiveGateways: gateways, namespace: namespace, completion: completion)
+                     unresponsiveGateways: gateways, namespace: namespace, early: early, completion: completion)
         #elseif canImport(Network)
         // Namespaces exist only on Linux; the interface is chosen by its type.
         let probe = NWConnectionProbe(check: self, interfaceType: interface?.type, completion: completion)
@@ -77,7 +82,8 @@ extension ConnectivityCheck {
     /// families `ipv4` and `ipv6` say it routes; `unresponsiveGateways`: the families whose
     /// gateway does not answer on the link, the first failing step of their failed checks.
     func start(through interface: NetworkInterface?, ipv4: Bool, ipv6: Bool, unresponsiveGateways gateways: [IPFamily],
-               namespace: NetworkNamespace?, completion: @escaping @Sendable (ConnectivityResult) -> Void) -> ProbeHandle? {
+               namespace: NetworkNamespace?, early: (@Sendable (ConnectivityResult) -> Void)? = nil,
+               completion: @escaping @Sendable (ConnectivityResult) -> Void) -> ProbeHandle? {
         let routed = IPFamily.allCases.filter { $0 == .ipv4 ? ipv4 : ipv6 }
         // One family's check alone is the whole check, as it was before families (none:
         // one check that reaches nothing, as the path routes nothing).
@@ -90,7 +96,15 @@ extension ConnectivityCheck {
         var resolved = self
         resolved.proxy = proxy.resolved
         let check = resolved
-        let collected = FamilyChecks(expected: families.count) { checks in
+        var first: (@Sendable (IPFamily, ProbeVerdict.FamilyCheck) -> Void)?
+        if let early {
+            first = { @Sendable family, check in
+                if let result = ProbeVerdict.early(check, family: family, gatewayUnresponsive: gateways.contains(family)) {
+                    early(result)
+                }
+            }
+        }
+        let collected = FamilyChecks(expected: families.count, first: first) { checks in
             completion(ProbeVerdict.combine(ipv4: checks[.ipv4], ipv6: checks[.ipv6], gatewayUnresponsive: gateways.contains)
                        ?? checks[nil]?.result
                        ?? ConnectivityResult(connectivity: .unknown, failure: .init(.systemFailure, "no check ran")))
@@ -166,20 +180,25 @@ private final class FamilyChecks: Sendable {
     /// The checks ended, and how many have (one that had nothing to reach hands in none).
     private let state = Locked<(checks: [IPFamily?: ProbeVerdict.FamilyCheck], reported: Int)>(([:], 0))
     private let expected: Int
+    /// Hears the first family's check to end while another is still running.
+    private let first: (@Sendable (IPFamily, ProbeVerdict.FamilyCheck) -> Void)?
     private let done: @Sendable ([IPFamily?: ProbeVerdict.FamilyCheck]) -> Void
 
-    init(expected: Int, done: @escaping @Sendable ([IPFamily?: ProbeVerdict.FamilyCheck]) -> Void) {
+    init(expected: Int, first: (@Sendable (IPFamily, ProbeVerdict.FamilyCheck) -> Void)? = nil,
+         done: @escaping @Sendable ([IPFamily?: ProbeVerdict.FamilyCheck]) -> Void) {
         self.expected = expected
+        self.first = first
         self.done = done
     }
 
     func add(_ family: IPFamily?, _ check: ProbeVerdict.FamilyCheck?) {
-        let all = state.withLock { state -> [IPFamily?: ProbeVerdict.FamilyCheck]? in
+        let (all, reported) = state.withLock { state -> ([IPFamily?: ProbeVerdict.FamilyCheck]?, Int) in
             state.checks[family] = check
             state.reported += 1
-            return state.reported == expected ? state.checks : nil
+            return (state.reported == expected ? state.checks : nil, state.reported)
         }
-        if let all { done(all) }
+        if let all { return done(all) }
+        if reported == 1, let first, let family, let check { first(family, check) }
     }
 }
 #endif

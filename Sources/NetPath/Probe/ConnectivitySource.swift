@@ -72,9 +72,12 @@ struct LoopProbeClock: ProbeClock {
 }
 #endif
 
-/// Runs one check over a path and reports it; returns a handle to cancel it.
+/// Runs one check over a path and reports it; returns a handle to cancel it. `early` hears
+/// one family's `full` while the other's check still runs (at most once, before
+/// `completion`); `completion` the whole check's verdict.
 typealias ConnectivityChecker = @Sendable (
     _ path: NetworkPath,
+    _ early: @escaping @Sendable (ConnectivityResult) -> Void,
     _ completion: @escaping @Sendable (ConnectivityResult) -> Void
 ) -> (any ScheduledWork)?
 
@@ -196,13 +199,27 @@ final class ConnectivitySource: PathSource {
             return (raw, state.generation)
         }
         guard let (raw, generation) = job else { return }
-        let work = checker(raw) { [weak self] result in self?.finished(result, generation: generation) }
+        let work = checker(raw, { [weak self] result in self?.early(result, generation: generation) },
+                           { [weak self] result in self?.finished(result, generation: generation) })
         let stale = state.withLock { state -> Bool in
             guard state.generation == generation, !state.stopped else { return true }
             if state.inFlight == nil { state.inFlight = work }
             return false
         }
         if stale { work?.cancel() }
+    }
+
+    /// One family passed while the other's check runs on: the path is shown `full` now
+    /// (the other family `unknown`), and the check in flight stands. Where the desktop
+    /// decides, its verdict stands meanwhile, as for a whole check.
+    private func early(_ result: ConnectivityResult, generation: UInt64) {
+        let path: NetworkPath? = state.withLock { state in
+            guard state.generation == generation, !state.stopped, let raw = state.raw, result.connectivity == .full,
+                  !desktopDecides(raw) else { return nil }
+            state.shown = result
+            return annotate(raw, result: result)
+        }
+        if let path { deliver(path) }
     }
 
     private func finished(_ result: ConnectivityResult, generation: UInt64) {

@@ -46,7 +46,12 @@ package struct RuleFlow: Hashable, Sendable {
     /// kernel said "network unreachable"), reach an `unreachable` rule: a kill switch, not a
     /// missing route. `goto` jumps over the rules before its target, as the kernel's does.
     package func reachesUnreachableRule(_ rules: Set<RuleMessage>) -> Bool {
-        let ordered = rules.filter { $0.family == family }.sorted { $0.priority < $1.priority }
+        // Most hosts have no `unreachable` rule: then there is nothing to walk.
+        guard rules.contains(where: { $0.family == family && $0.action == Netlink.Rule.unreachable }) else { return false }
+        // Into an array, not a filtered set: a set would hash every rule again.
+        var ordered: [RuleMessage] = []
+        for rule in rules where rule.family == family { ordered.append(rule) }
+        ordered.sort { $0.priority < $1.priority }
         var skipBelow: UInt32 = 0
         for rule in ordered where rule.priority >= skipBelow && matches(rule) {
             switch rule.action {

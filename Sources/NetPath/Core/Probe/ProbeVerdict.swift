@@ -103,6 +103,25 @@ package enum ProbeVerdict {
         return result
     }
 
+    /// The verdict to show when `family`'s check has ended and the other family's has not:
+    /// the whole check's `full` when this family passed (only a portal found by the other
+    /// could still change it, and a portal is rare on one family alone), with this family's
+    /// verdict and the other's not yet known. `nil` when it did not pass, or was cancelled:
+    /// then the other family may still give the better verdict, and is waited for.
+    ///
+    /// - Parameters:
+    ///   - check: The family's ended check.
+    ///   - family: Its family.
+    ///   - gatewayUnresponsive: Whether the family's gateway does not answer on the link.
+    /// - Returns: The early verdict, or `nil`.
+    package static func early(_ check: FamilyCheck, family: IPFamily, gatewayUnresponsive: Bool = false) -> ConnectivityResult? {
+        guard check.result.connectivity == .full else { return nil }
+        var result = check.result
+        result.ipv4 = family == .ipv4 ? FamilyConnectivity(check.result, gatewayUnresponsive: gatewayUnresponsive) : nil
+        result.ipv6 = family == .ipv6 ? FamilyConnectivity(check.result, gatewayUnresponsive: gatewayUnresponsive) : nil
+        return result
+    }
+
     /// A `Location` made absolute against the endpoint it came from.
     package static func absolute(_ location: String, from target: HTTPTarget) -> String {
         let lower = location.lowercased()
