@@ -129,9 +129,11 @@ enum NetPathCommand {
         /// Made only by the commands that watch: `status` and `probe` read the path once,
         /// and a monitor's first use costs start-up time (generic metadata of its subscribers).
         /// The watched namespace deleted under it opens `ended` with the error (exit 3).
-        func makeMonitor(ending ended: Gate<Result<ExitCode, CommandError>>,
+        /// `showsEarlyPasses`: whether one family's pass is shown before the other's check ends.
+        func makeMonitor(ending ended: Gate<Result<ExitCode, CommandError>>, showsEarlyPasses: Bool = true,
                          checkObserver: (@Sendable (ConnectivityResult) -> Void)? = nil) -> PathMonitor {
-            let monitor = PathMonitor(configuration: configuration(namespace: namespace), reader: nil, checkObserver: checkObserver)
+            let monitor = PathMonitor(configuration: configuration(namespace: namespace), reader: nil,
+                                      showsEarlyPasses: showsEarlyPasses, checkObserver: checkObserver)
             monitor.terminationHandler = { error in ended.open(.failure(CommandError(error.description, .runtime))) }
             return monitor
         }

@@ -17,7 +17,8 @@ extension NetPathCommand {
         // ended without one, or at the timeout, the desktop's verdict alone.
         let verdict = Gate<NetworkPath>()
         let waiting = Locked(Waiting())
-        let monitor = session.makeMonitor(ending: ended) { result in
+        // One answer, with every family's verdict: no pass shown before the other family's end.
+        let monitor = session.makeMonitor(ending: ended, showsEarlyPasses: false) { result in
             // A portal's address is on its way in the path this result makes.
             guard !(result.connectivity == .portal && result.portalURL != nil) else { return }
             if let path = waiting.withLock({ $0.checkEnded = true; return $0.answer }) { verdict.open(path) }

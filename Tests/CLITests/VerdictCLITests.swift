@@ -147,6 +147,38 @@ struct FamilyCLITests {
         #expect(words.standardOutput.contains("IPv6: limited — the router forwards nothing"), "\(words.standardOutput)")
     }
 
+    /// `status --probe`, `watch --probe` and `serve --probe` on a network whose router drops
+    /// IPv6: IPv4 `full`, IPv6 `limited`, as curl -4 and curl -6 find. `watch` shows IPv4's
+    /// pass before IPv6's timeout ends its check; `status` prints once, both families decided.
+    @Test func statusWatchAndServeGiveEachFamilyAsCurlFindsIt() throws {
+        let lab = try DualStackLab(forwardsIPv6: false)
+        defer { lab.remove() }
+        #expect(lab.curlPasses(.ipv4) && !lab.curlPasses(.ipv6))
+        let check = ["--netns", lab.client.name, "--url", DualStackLab.url, "--probe-timeout", "3", "--ignore-desktop"]
+        let status = try #require(try runTool(netpathBinary, ["status", "--json", "--probe"] + check, seconds: 20))
+        let path = try jsonObject(try #require(status.lines.first, "\(status.standardError)"))
+        #expect(status.lines.count == 1 && path["connectivity"] as? String == "full" && path["connectivityIPv4"] as? String == "full"
+                && path["connectivityIPv6"] as? String == "limited", "\(status.standardOutput)")
+        let watch = try RunningTool(["watch", "--json", "--probe"] + check)
+        var lines: [[String: Any]] = []
+        while lines.last?["connectivityIPv6"] as? String != "limited", let line = watch.nextLine(seconds: 20) {
+            lines.append(try jsonObject(line))
+        }
+        watch.signal(SIGTERM)
+        _ = watch.finish()
+        let early = lines.first { $0["connectivity"] as? String == "full" }
+        #expect(early?["connectivityIPv4"] as? String == "full" && early?["connectivityIPv6"] as? String == "unknown", "\(lines)")
+        #expect(lines.last?["connectivity"] as? String == "full" && lines.last?["connectivityIPv6"] as? String == "limited", "\(lines)")
+        let serving = try Serving(["--netns", lab.client.name, "--probe", "--url", DualStackLab.url, "--probe-timeout", "3", "--ignore-desktop"])
+        defer { _ = serving.stop() }
+        let limited = #"family="ipv6",connectivity="limited"} 1"#, full = #"family="ipv4",connectivity="full"} 1"#
+        let text = try serving.metrics { $0.contains(limited) }
+        let families = text.split(separator: "\n").filter {
+            $0.hasPrefix("netpath_connectivity_family{netns=\"\(lab.client.name)\"") && $0.hasSuffix("} 1")
+        }
+        #expect(families.count == 2 && families.contains { $0.hasSuffix(limited) } && families.contains { $0.hasSuffix(full) }, "\(families)")
+    }
+
     /// A check that fails names, for each family, the first step that failed as curl fails
     /// there: a name the resolver does not know (curl's exit 6) at `dns`, a server error
     /// (curl gets the 500) at `http`.

@@ -78,8 +78,10 @@ public final class PathMonitor: Sendable {
     /// - Parameters:
     ///   - checkObserver: Called with every check's result, on the check's thread, before
     ///     the path it makes (`netpath serve` times the checks with it).
+    ///   - showsEarlyPasses: Whether one family's pass is shown while the other family's
+    ///     check still runs (`false`: only whole checks' verdicts, as `status --probe` prints).
     package convenience init(
-        configuration: Configuration, reader: SharedReader?,
+        configuration: Configuration, reader: SharedReader?, showsEarlyPasses: Bool = true,
         checkObserver: (@Sendable (ConnectivityResult) -> Void)?
     ) {
         var options = LinuxSourceOptionsIfAny()
@@ -96,7 +98,9 @@ public final class PathMonitor: Sendable {
         self.init(
             configuration: configuration, backend: backend,
             clock: nil,  // the reader's loop
-            checker: configuration.connectivityCheck.map { PathMonitor.checker($0, namespace: namespace, observer: checkObserver) }
+            checker: configuration.connectivityCheck.map {
+                PathMonitor.checker($0, namespace: namespace, showsEarlyPasses: showsEarlyPasses, observer: checkObserver)
+            }
         )
     }
 
@@ -127,11 +131,12 @@ public final class PathMonitor: Sendable {
         self.makeSource = makeSource
     }
 
-    /// Runs `check` over the real network in `namespace`, telling `observer` each result.
-    static func checker(_ check: ConnectivityCheck, namespace: NetworkNamespace?,
+    /// Runs `check` over the real network in `namespace`, telling `observer` each result
+    /// (and the source one family's pass before the other's end, if `showsEarlyPasses`).
+    static func checker(_ check: ConnectivityCheck, namespace: NetworkNamespace?, showsEarlyPasses: Bool = true,
                         observer: (@Sendable (ConnectivityResult) -> Void)?) -> ConnectivityChecker {
         { path, early, completion in
-            check.start(over: path, namespace: namespace, early: early) { result in
+            check.start(over: path, namespace: namespace, early: showsEarlyPasses ? early : nil) { result in
                 observer?(result)
                 completion(result)
             }
