@@ -11,6 +11,8 @@
 #include <sys/syscall.h>
 #include <sys/ioctl.h>
 #include <sys/eventfd.h>
+#include <sys/timerfd.h>
+#include <time.h>
 #include <sys/signalfd.h>
 #include <sys/socket.h>
 #include <sys/statfs.h>
@@ -90,5 +92,17 @@ int cnetlink_single_malloc_arena(void) {
 
 int cnetlink_eventfd(void) {
     return eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+}
+
+int cnetlink_timerfd(void) {
+    return timerfd_create(CLOCK_BOOTTIME, TFD_CLOEXEC | TFD_NONBLOCK);
+}
+
+int cnetlink_timerfd_at(int fd, uint64_t nanoseconds) {
+    struct itimerspec spec;
+    memset(&spec, 0, sizeof spec);
+    spec.it_value.tv_sec = (time_t)(nanoseconds / 1000000000u);
+    spec.it_value.tv_nsec = (long)(nanoseconds % 1000000000u);
+    return timerfd_settime(fd, TFD_TIMER_ABSTIME, &spec, NULL);
 }
 #endif // __linux__

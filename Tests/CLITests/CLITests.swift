@@ -145,4 +145,17 @@ struct CLIKernelTests {
             #expect(help.contains("again after 1 s, doubling to 5 min") && !help.contains("check once"), "\(command)")
         }
     }
+
+    /// The DocC article's synopsis is `--help`'s usage, line for line: a new option cannot
+    /// be missing from it.
+    @Test func theArticlesSynopsisIsTheHelpsUsage() throws {
+        let help = try #require(try netpath("--help")).standardOutput.split(separator: "\n", omittingEmptySubsequences: false)
+        let start = try #require(help.firstIndex(of: "Usage:"))
+        let usage = help[(start + 1)...].prefix { !$0.isEmpty }.map { $0.trimmingCharacters(in: .whitespaces) }
+        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        let article = try String(contentsOf: root.appendingPathComponent("Sources/NetPath/NetPath.docc/TheNetpathTool.md"), encoding: .utf8)
+        let block = try #require(article.components(separatedBy: "```\n").dropFirst().first, "no code block in the article")
+        let synopsis = block.split(separator: "\n").map(String.init).filter { !$0.hasPrefix("netpath --help") }
+        #expect(synopsis == usage, "the article shows\n\(synopsis.joined(separator: "\n"))\n--help gives\n\(usage.joined(separator: "\n"))")
+    }
 }

@@ -121,6 +121,62 @@ import Testing
         #expect(fired == ["a", "b"])
     }
 
+    /// A near deadline is the wait's own timeout; a far one is armed once on the timer that
+    /// counts a suspend, and an idle loop leaves that timer disarmed.
+    @Test func farDeadlinesAreWaitedOnTheClockThatCountsTheSleep() {
+        let now = Instant.at(seconds: 100)
+        #expect(LoopWait.plan(next: nil, now: now, armed: nil) == LoopWait(timeout: nil, arm: nil))
+        #expect(LoopWait.plan(next: nil, now: now, armed: .at(seconds: 200)) == LoopWait(timeout: nil, arm: .some(nil)))
+        #expect(LoopWait.plan(next: now + .milliseconds(300), now: now, armed: nil) == LoopWait(timeout: .milliseconds(300), arm: nil))
+        #expect(LoopWait.plan(next: now - .seconds(1), now: now, armed: nil) == LoopWait(timeout: .zero, arm: nil))
+        // A near deadline leaves an armed far one as it is.
+        #expect(LoopWait.plan(next: now + .milliseconds(300), now: now, armed: .at(seconds: 200)).arm == nil)
+        #expect(LoopWait.plan(next: .at(seconds: 400), now: now, armed: nil) == LoopWait(timeout: nil, arm: .some(.at(seconds: 400))))
+        #expect(LoopWait.plan(next: .at(seconds: 400), now: now, armed: .at(seconds: 400)) == LoopWait(timeout: nil, arm: nil))
+        #expect(LoopWait.plan(next: .at(seconds: 400), now: now, armed: .at(seconds: 300)) == LoopWait(timeout: nil, arm: .some(.at(seconds: 400))))
+        #expect(LoopWait.plan(next: now + LoopWait.far, now: now, armed: nil).timeout == nil)
+    }
+
+    /// The loop waits for a far deadline on a `CLOCK_BOOTTIME` timerfd (the kernel's fdinfo
+    /// says its clock), which wakes it when due, and is disarmed once the loop is idle.
+    @Test func aFarDeadlineFiresFromABootTimeTimer() throws {
+        let loop = try EventLoop()
+        defer { loop.close() }
+        var clock: String?
+        var fired = false
+        loop.schedule(at: SystemClock.now() + LoopWait.far + .milliseconds(50)) {
+            fired = true
+            clock = loop.farTimerDescriptor.flatMap { Self.fdinfo($0)["clockid"] }
+        }
+        while !fired { loop.runOnce(until: nil) }
+        #expect(clock == "7", "CLOCK_BOOTTIME is clock 7")
+        // A far deadline arms it (the turn is woken by work); cancelled, the idle turn disarms it.
+        let far = loop.schedule(at: SystemClock.now() + .seconds(3_600)) {}
+        loop.execute {}
+        loop.runOnce(until: nil)
+        var armed: String?, idle: String?
+        loop.schedule(at: SystemClock.now()) { armed = loop.farTimerDescriptor.flatMap { Self.fdinfo($0)["it_value"] } }
+        loop.runOnce(until: nil)
+        loop.cancel(far)
+        loop.execute {}
+        loop.runOnce(until: nil)
+        loop.schedule(at: SystemClock.now()) { idle = loop.farTimerDescriptor.flatMap { Self.fdinfo($0)["it_value"] } }
+        loop.runOnce(until: nil)
+        #expect(armed != nil && armed != "(0, 0)", "armed for the hour: \(armed ?? "no timer")")
+        #expect(idle == "(0, 0)", "disarmed once idle: \(idle ?? "no timer")")
+    }
+
+    /// `/proc/self/fdinfo/FD`'s lines as key and value.
+    private static func fdinfo(_ descriptor: FileDescriptor) -> [String: String] {
+        let text = (try? String(contentsOfFile: "/proc/self/fdinfo/\(descriptor.rawValue)", encoding: .utf8)) ?? ""
+        var fields: [String: String] = [:]
+        for line in text.split(separator: "\n") {
+            guard let colon = line.firstIndex(of: ":") else { continue }
+            fields[String(line[..<colon])] = line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
+        }
+        return fields
+    }
+
     @Test func cancelledFarDeadlinesDoNotPileUp() throws {
         let loop = try EventLoop()
         defer { loop.close() }

@@ -110,5 +110,12 @@ int cnetlink_single_malloc_arena(void);
 /// `eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK)`.
 int cnetlink_eventfd(void);
 
+/// `timerfd_create(CLOCK_BOOTTIME, TFD_CLOEXEC | TFD_NONBLOCK)`: a timer on the clock that
+/// counts a suspend.
+int cnetlink_timerfd(void);
+
+/// Arms the timer `fd` to expire once at `nanoseconds` on its clock (absolute); 0 disarms it.
+int cnetlink_timerfd_at(int fd, uint64_t nanoseconds);
+
 #endif // __linux__
 #endif // CNETLINK_H

@@ -169,8 +169,7 @@ package final class EventLoop: @unchecked Sendable {
         if !timers.isEmpty, let earliest = timers.earliest(valid: { timerHandlers[$0] != nil }) {
             next = min(next ?? earliest, earliest)
         }
-        let timeout = next.map { SystemClock.now().duration(until: $0) }
-        selector.wait(timeout: timeout) { id, events in
+        selector.wait(until: next) { id, events in
             // An entry deregistered by an earlier handler of this batch is skipped.
             entries[id]?.handler(events)
         }
@@ -184,6 +183,17 @@ package final class EventLoop: @unchecked Sendable {
         deferredWork.removeAll(keepingCapacity: true)
         return takeInbox()
     }
+
+    #if os(Linux) || os(Android)
+    /// The descriptor of the timer that far deadlines are waited on (``LoopWait``), once one
+    /// made it. Read on the loop's thread.
+    package var farTimerDescriptor: FileDescriptor? {
+        #if DEBUG
+        assertOnLoopThread()
+        #endif
+        return selector.timerDescriptor
+    }
+    #endif
 
     private func fireTimers(at now: Instant) {
         while let id = timers.popDue(at: now) {
@@ -323,12 +333,18 @@ package struct TimerHeap {
 }
 
 #if os(Linux) || os(Android)
-/// The loop's wait on Linux: one epoll instance, with an eventfd registered first (id 0).
-private struct Selector {
+/// The loop's wait on Linux: one epoll instance, with an eventfd registered first (id 0),
+/// and for a far deadline a `CLOCK_BOOTTIME` timer (``LoopWait``), made at the first one.
+/// Used by the loop's thread alone.
+private final class Selector {
     package let epoll: FileDescriptor
     package let wakeSignal: EventSignal
     private static let wakeID: UInt64 = 0
+    private static let timerID: UInt64 = .max
     private static let batch = 64
+    private var timer: BootTimer?
+    /// The deadline ``timer`` is armed for.
+    private var armed: Instant?
 
     package init() throws {
         epoll = try Syscall.epollCreate().get()
@@ -361,14 +377,20 @@ private struct Selector {
         return mask
     }
 
-    /// Waits at most `timeout` (`nil`: for ever), then calls `ready` with each ready
-    /// registration (the wake descriptor is not among them); none after a failed wait
-    /// (`ENOMEM`), which the next turn repeats.
-    package func wait(timeout: Duration?, _ ready: (UInt64, EventLoop.Events) -> Void) {
-        Syscall.epollWait(epoll, maximum: Selector.batch, timeout: timeout) { id, mask in
-            guard id != Selector.wakeID else {
-                wakeSignal.clear()
-                return
+    /// Waits until `deadline` at most (`nil`: for ever), then calls `ready` with each ready
+    /// registration (neither the wake descriptor nor the timer is among them); none after a
+    /// failed wait (`ENOMEM`), which the next turn repeats. No clock read without a deadline.
+    package func wait(until deadline: Instant?, _ ready: (UInt64, EventLoop.Events) -> Void) {
+        let now = deadline == nil ? Instant.zero : SystemClock.now()
+        var plan = LoopWait.plan(next: deadline, now: now, armed: armed)
+        if let change = plan.arm, !arm(change), let deadline {
+            plan.timeout = now.duration(until: deadline)  // no timer to be had: the wait's own timeout
+        }
+        Syscall.epollWait(epoll, maximum: Selector.batch, timeout: plan.timeout) { id, mask in
+            if id == Selector.wakeID { return wakeSignal.clear() }
+            if id == Selector.timerID {
+                armed = nil  // a timerfd expires once
+                return timer?.clear() ?? ()
             }
             var events: EventLoop.Events = []
             if mask & EPOLLIN.rawValue != 0 { events.insert(.readable) }
@@ -382,9 +404,27 @@ private struct Selector {
 
     package func wake() { wakeSignal.signal() }
 
+    /// Arms the timer for `deadline` (`nil`: disarms it), making it first; `false` when no
+    /// timer can be made.
+    private func arm(_ deadline: Instant?) -> Bool {
+        if timer == nil {
+            guard deadline != nil else { return true }
+            guard let made = try? BootTimer() else { return false }
+            timer = made
+            _ = Syscall.epollControl(epoll, Int32(EPOLL_CTL_ADD), made.descriptor, events: EPOLLIN.rawValue, id: Selector.timerID)
+        }
+        timer?.arm(at: deadline)
+        armed = deadline
+        return true
+    }
+
+    /// The descriptor of the far-deadline timer, once made (tests read its clock).
+    package var timerDescriptor: FileDescriptor? { timer?.descriptor }
+
     package func close() {
         Syscall.close(epoll)
         wakeSignal.close()
+        timer?.close()
     }
 }
 #else
@@ -423,7 +463,8 @@ private final class Selector {
         return mask
     }
 
-    package func wait(timeout: Duration?, _ ready: (UInt64, EventLoop.Events) -> Void) {
+    package func wait(until deadline: Instant?, _ ready: (UInt64, EventLoop.Events) -> Void) {
+        let timeout = deadline.map { SystemClock.now().duration(until: $0) }
         let ids = Array(registered.keys)
         var entries = [Syscall.PollEntry(wakeRead, events: Int16(POLLIN))]
         entries += ids.compactMap { registered[$0].map { Syscall.PollEntry($0.descriptor, events: $0.events) } }

@@ -30,3 +30,33 @@ package struct EventSignal: Sendable {
     }
 }
 #endif
+
+#if os(Linux) || os(Android)
+/// A one-shot timer on `CLOCK_BOOTTIME` (a `timerfd`): readable once the instant it is armed
+/// for has passed, counting the time the machine slept (an `epoll_wait` timeout does not).
+package struct BootTimer: Sendable {
+    package let descriptor: FileDescriptor
+
+    /// - Throws: The errno of `timerfd_create`.
+    package init() throws(Errno) {
+        descriptor = FileDescriptor(rawValue: try Syscall.retrying("timerfd_create") { cnetlink_timerfd() }.get())
+    }
+
+    /// Arms the timer for `deadline` (an instant of ``SystemClock``), or disarms it (`nil`).
+    package func arm(at deadline: Instant?) {
+        // 0 disarms; a deadline at the clock's origin is already due, as 1 ns is.
+        let nanoseconds = deadline.map { max($0.nanoseconds, 1) } ?? 0
+        _ = Syscall.retrying("timerfd_settime") { cnetlink_timerfd_at(descriptor.rawValue, nanoseconds) }
+    }
+
+    /// Takes the expiry; ``descriptor`` is then not readable.
+    package func clear() {
+        var count: UInt64 = 0
+        _ = withUnsafeMutableBytes(of: &count) { Syscall.read(descriptor, into: $0) }
+    }
+
+    package func close() {
+        Syscall.close(descriptor)
+    }
+}
+#endif
