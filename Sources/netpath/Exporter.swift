@@ -148,16 +148,23 @@ final class Exporter: Sendable {
     }
 
     private func record(_ path: NetworkPath, label: String, monitor: PathMonitor) {
-        let current = entries.withLock { entries -> Bool in
-            guard entries[label]?.monitor === monitor else { return false }
+        let (current, woke) = entries.withLock { entries -> (Bool, [PathMonitor]) in
+            guard entries[label]?.monitor === monitor else { return (false, []) }
+            // The host resumed from sleep (logind, heard by its desktop source): every other
+            // namespace's tables and verdicts are from before it too.
+            var woke: [PathMonitor] = []
+            if label.isEmpty, let previous = entries[label]?.path, path.wakeCount > previous.wakeCount {
+                woke = entries.compactMap { $0.key.isEmpty ? nil : $0.value.monitor }
+            }
             entries[label]?.metrics.record(path, at: SystemClock.unixSeconds(), monotonic: Exporter.monotonicSeconds())
             entries[label]?.path = path
             entries[label]?.failure = nil
             entries[label]?.failures = 0
             entries[label]?.reported = nil
-            return true
+            return (true, woke)
         }
         guard current else { return }
+        for other in woke { other.machineResumed() }
         changed()
         if session.arguments.serving.probeInterfaces { checkInterfaces(of: path, label: label, monitor: monitor) }
     }

@@ -110,6 +110,48 @@ struct DesktopCLITests {
         #expect(checked["connectivity"] as? String == "full" && checked["connectivitySource"] as? String == "check", "\(checked)")
     }
 
+    /// `serve` passes the resume on to every namespace it watches, not only the one whose
+    /// bus it hears it on: another namespace's tables are read again (`netpath_resyncs_total`)
+    /// and its check runs again at once (`netpath_connectivity_check_duration_seconds_count`).
+    @Test func aResumeChecksEveryServedNamespaceAfresh() throws {
+        let lab = try DesktopLabRun("up", ["--metered", "no"])
+        defer { lab.remove() }
+        #expect(try lab.lab("logind-up") == "ready")
+        // Another namespace behind the lab's peer, where the check server answers on 10.201.0.1.
+        let other = try TestNamespace("resume")
+        defer { other.remove() }
+        let peer = lab.name + "-p"
+        try other.ip("link add x0 type veth peer name x1 netns \(peer)")
+        try run(Kernel.ipPath, ["-n", peer, "addr", "add", "10.201.5.1/24", "dev", "x1"])
+        try run(Kernel.ipPath, ["-n", peer, "link", "set", "x1", "up"])
+        try other.batch(["addr add 10.201.5.2/24 dev x0", "link set x0 up", "route add default via 10.201.5.1"])
+        // The lab's netpath sees its own /run: the namespace is named by a process in it.
+        let holder = try Child(Kernel.ipPath, ["netns", "exec", other.name, "/bin/sleep", "1000"])
+        defer { holder.kill() }
+        let file = "/tmp/\(lab.name)-resume.prom"
+        defer { try? FileManager.default.removeItem(atPath: file) }
+        let serve = try lab.netpath(["serve", "--textfile", file, "--textfile-interval", "1", "--probe", "--netns", "\(holder.pid)",
+                                     "--url", "http://10.201.0.1/204"])
+        defer { serve.signal(SIGTERM); _ = serve.finish() }
+        /// The other namespace's sample of `series` in the textfile, once `condition` holds.
+        func sample(_ series: String, until condition: (Double) -> Bool) -> Double? {
+            let deadline = Date().addingTimeInterval(20)
+            while Date() < deadline {
+                let text = (try? String(contentsOfFile: file, encoding: .utf8)) ?? ""
+                let sample = text.split(separator: "\n").first { $0.hasPrefix(series + "{netns=\"") && !$0.hasPrefix(series + "{netns=\"\"") }
+                if let value = sample?.split(separator: " ").last.flatMap({ Double($0) }), condition(value) { return value }
+                HTTPExchange.pause()
+            }
+            return nil
+        }
+        let checks = try #require(sample("netpath_connectivity_check_duration_seconds_count") { $0 >= 1 }, "no check in the other namespace")
+        let resyncs = try #require(sample("netpath_resyncs_total") { _ in true })
+        #expect(try lab.lab("sleep", "true") == "sleeping=true")
+        #expect(try lab.lab("sleep", "false") == "sleeping=false")
+        #expect(sample("netpath_resyncs_total") { $0 > resyncs } != nil, "the other namespace's tables were not read again")
+        #expect(sample("netpath_connectivity_check_duration_seconds_count") { $0 > checks } != nil, "no check after the resume")
+    }
+
     /// The network's identity takes NetworkManager's active profile in: the same gateway
     /// with and without the desktop names two identifiers, both 16 hex digits.
     @Test func theActiveProfileIsPartOfTheNetworksIdentity() throws {

@@ -28,4 +28,5 @@ final class CostedSource: PathSource {
 
     func startReading() -> Bool { inner.startReading() }
     func stop() { inner.stop() }
+    func refresh() { inner.refresh() }
 }

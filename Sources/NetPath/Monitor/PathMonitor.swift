@@ -158,6 +158,14 @@ public final class PathMonitor: Sendable {
         storage.source?.resyncCount ?? 0
     }
 
+    /// The machine resumed from sleep, as a monitor that is not told itself learns (one of
+    /// another namespace than the one logind's bus is watched from): its kernel tables are
+    /// read again, and a verdict from before the sleep is not shown (`unknown` until a new
+    /// check's). Nothing while not running.
+    package func machineResumed() {
+        storage.source?.refresh()
+    }
+
     /// Whether the monitor is running.
     public var isRunning: Bool {
         storage.source != nil

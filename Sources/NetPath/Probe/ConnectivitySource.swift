@@ -178,6 +178,24 @@ final class ConnectivitySource: PathSource {
         if satisfied { startCheck() }
     }
 
+    /// The machine resumed (``PathMonitor/machineResumed()``): the inner source reads the
+    /// kernel again, and the verdict from before the sleep is not shown: `unknown`, and a
+    /// check at once, as for a path change.
+    func refresh() {
+        state.withLock { $0.inner }?.refresh()
+        let (cancelled, path, satisfied) = state.withLock { state -> ([any ScheduledWork], NetworkPath?, Bool) in
+            guard !state.stopped, let raw = state.raw else { return ([], nil, false) }
+            state.generation &+= 1
+            state.backoff = ConnectivitySource.firstDelay
+            defer { state.inFlight = nil; state.timer = nil }
+            state.shown = nil
+            return ([state.inFlight, state.timer].compactMap { $0 }, annotate(raw, result: nil), mayCheck(raw))
+        }
+        for work in cancelled { work.cancel() }
+        if let path { deliver(path) }
+        if satisfied { startCheck() }
+    }
+
     /// The path to deliver when `raw` differs from the last only in its network's identity
     /// becoming known (``NetworkPath/network`` from `nil`: the kernel learned the gateway's
     /// link-layer address, often from the check's own packets): the same network, so the
