@@ -12,7 +12,7 @@ import Testing
 /// runtime names its own, under a directory of the test's.
 final class FakeContainer {
     let process: Child
-    let link: String
+    let link: String?
     /// The cgroup path as `/proc/PID/cgroup` shows it.
     let cgroup: String
     private let made: [String]
@@ -25,7 +25,11 @@ final class FakeContainer {
         return fields.first { $0[2] == "cgroup" && $0[3].split(separator: ",").contains("pids") }.map { String($0[1]) }
     }()
 
-    init(cgroup relative: String, link: String) throws {
+    /// - Parameters:
+    ///   - link: The veth to give it (`nil`: only loopback).
+    ///   - named: A namespace of `ip netns` for the process to be in, as CNI's pods are
+    ///     (`cni-…`); `nil`: one of its own (`unshare --net`).
+    init(cgroup relative: String, link: String?, named: String? = nil) throws {
         let root = try #require(FakeContainer.cgroupRoot, "no cgroup file system mounted")
         self.link = link
         cgroup = "/np-nodes-\(getpid())/" + relative
@@ -39,14 +43,15 @@ final class FakeContainer {
             made.append(path)
         }
         self.made = made
-        process = try Child("/usr/bin/unshare", ["--net", "--", "/bin/sleep", "1000"])
+        process = try named.map { try Child(Kernel.ipPath, ["netns", "exec", $0, "/bin/sleep", "1000"]) }
+            ?? Child("/usr/bin/unshare", ["--net", "--", "/bin/sleep", "1000"])
         let ours = try FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/ns/net")
         let deadline = Date().addingTimeInterval(10)
         while (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/\(process.pid)/ns/net")) == ours, Date() < deadline {
             HTTPExchange.pause()
         }
         try "\(process.pid)\n".write(toFile: path + "/cgroup.procs", atomically: false, encoding: .utf8)
-        try run(Kernel.ipPath, ["link", "add", link, "type", "veth", "peer", "name", "eth0", "netns", "\(process.pid)"])
+        if let link { try run(Kernel.ipPath, ["link", "add", link, "type", "veth", "peer", "name", "eth0", "netns", "\(process.pid)"]) }
     }
 
     /// Its label on the page: `net:[INODE]`.
@@ -59,7 +64,7 @@ final class FakeContainer {
 
     func remove() {
         process.kill()
-        _ = try? run(Kernel.ipPath, ["link", "del", link])
+        if let link { _ = try? run(Kernel.ipPath, ["link", "del", link]) }
         for directory in made.reversed() { rmdir(directory) }
     }
 }
@@ -158,6 +163,45 @@ struct NodeNamespaceTests {
         stopped = true
         let outcome = try #require(serving.stop())
         #expect(!outcome.standardError.contains("/proc/"), "\(outcome.standardError)")
+    }
+
+    /// What is there before `serve` starts is found at its start: a container's namespace
+    /// (process-held), a pod's CNI namespace in `/run/netns` (named `cni-…`, its holder from
+    /// the cgroup of the process in it), and one held by a process in a cgroup directory
+    /// whose name is odd bytes (watched, named by nothing); one with only `lo` is not watched.
+    /// Nothing is said on stderr.
+    @Test func whatIsThereAtStartIsFoundNamedCNINamespacesTooButNotLoopbackOnlyOnes() throws {
+        let tag = getpid() % 10000
+        let cni = "cni-np\(tag)-\(NodeNamespaceTests.id(9).prefix(8))"
+        try run(Kernel.ipPath, ["netns", "add", cni])
+        defer { _ = try? run(Kernel.ipPath, ["netns", "del", cni]) }
+        try run(Kernel.ipPath, ["link", "add", "npc\(tag)", "type", "veth", "peer", "name", "eth0", "netns", cni])
+        defer { _ = try? run(Kernel.ipPath, ["link", "del", "npc\(tag)"]) }
+        var containers: [FakeContainer] = []
+        defer { for container in containers { container.remove() } }
+        containers.append(try FakeContainer(cgroup: "kubepods/besteffort/pod\(NodeNamespaceTests.uid(8))/\(NodeNamespaceTests.id(8))",
+                                            link: "npe\(tag)"))
+        containers.append(try FakeContainer(cgroup: "kubepods/besteffort/pod\(NodeNamespaceTests.uid(9))/\(NodeNamespaceTests.id(9))",
+                                            link: nil, named: cni))
+        containers.append(try FakeContainer(cgroup: "odd \u{1b}[31m\u{7f}\t\"x\"\\", link: "npo\(tag)"))
+        containers.append(try FakeContainer(cgroup: "kubepods/besteffort/pod\(NodeNamespaceTests.uid(10))/\(NodeNamespaceTests.id(10))",
+                                            link: nil))
+        let (early, odd, loopbackOnly) = (containers[0], containers[2], containers[3])
+        let expected = [
+            NodeNamespaceTests.infoLine(early.label, [("pod_uid", NodeNamespaceTests.uid(8)), ("container_id", NodeNamespaceTests.id(8))]),
+            NodeNamespaceTests.infoLine(cni, [("pod_uid", NodeNamespaceTests.uid(9)), ("container_id", NodeNamespaceTests.id(9))]),
+            "netpath_namespace_up{netns=\"\(odd.label)\"} 1",
+        ]
+        let serving = try Serving(["--all-namespaces"])
+        var stopped = false
+        defer { if !stopped { _ = serving.stop() } }
+        let text = try serving.metrics(until: { text in expected.allSatisfy(text.contains) }, seconds: 20)
+        for line in expected { #expect(text.contains(line), "missing \(line)") }
+        #expect(!text.contains("netpath_namespace_info{netns=\"\(odd.label)\""), "a holder guessed from odd bytes")
+        #expect(!text.contains("netns=\"\(loopbackOnly.label)\""), "a namespace with only lo is watched")
+        stopped = true
+        let outcome = try #require(serving.stop())
+        #expect(outcome.standardError.isEmpty, "\(outcome.standardError)")
     }
 
     /// Prometheus scrapes serve and node_exporter (a textfile with kube-state-metrics'
