@@ -20,6 +20,9 @@ final class NamespaceDirectoryWatcher: Sendable {
     private let loop: EventLoop
     /// The follow-ups still to come and the timer of the next one (the loop thread's).
     private let pending = Locked<(remaining: [Duration], timer: EventLoop.Timer?)>(([], nil))
+    /// Whether a report is deferred to the end of this turn already: the changes of one turn
+    /// (500 containers ending at once) make one look at the processes, not one each.
+    private let reportQueued = Locked(false)
     private let onChange: @Sendable (_ names: Set<String>) -> Void
 
     init?(followsProcesses: Bool = false, onChange: @escaping @Sendable (Set<String>) -> Void) {
@@ -57,7 +60,16 @@ final class NamespaceDirectoryWatcher: Sendable {
     /// Reports again soon, on the watcher's thread (a watched process's namespace ended:
     /// another process may hold it still).
     func rescan() {
-        loop.execute { [self] in loop.deferred { [self] in report() } }
+        loop.execute { [self] in reportAfterThisTurn() }
+    }
+
+    /// Defers one report to the end of the turn, however many changes ask for it.
+    private func reportAfterThisTurn() {
+        guard !reportQueued.withLock({ queued in defer { queued = true }; return queued }) else { return }
+        loop.deferred { [self] in
+            reportQueued.withLock { $0 = false }
+            report()
+        }
     }
 
     /// The names in the directory now (none when it does not exist yet).
@@ -85,16 +97,16 @@ final class NamespaceDirectoryWatcher: Sendable {
             // Which names changed does not matter: the directory is read again.
             _ = inotify.readEvents()
             layWatch()
-            loop.deferred { [self] in report() }
+            reportAfterThisTurn()
         }
-        loop.register(mountsFD, for: .priority) { [self] _ in loop.deferred { [self] in report() } }
+        loop.register(mountsFD, for: .priority) { [self] _ in reportAfterThisTurn() }
         if let namespaceIDs {
             loop.register(namespaceIDs, for: .readable) { [self] _ in
                 // Which namespace does not matter: every process is looked at again.
                 Syscall.drain(namespaceIDs)
                 pending.withLock { $0.remaining = NamespaceDirectoryWatcher.followUps }
                 scheduleFollowUp()
-                loop.deferred { [self] in report() }
+                reportAfterThisTurn()
             }
         }
         loop.run()
