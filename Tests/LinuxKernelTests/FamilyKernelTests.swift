@@ -48,10 +48,13 @@ struct FamilyKernelTests {
     }
 
     /// A client without an IPv6 address (a default route via the router's link-local
-    /// address, from which Linux would send) is not checked over IPv6: not one IPv6 SYN.
-    @Test func aFamilyWithoutAnAddressIsNotChecked() async throws {
-        let lab = try DualStackLab(forwardsIPv6: true, clientIPv6: false)
+    /// address, from which Linux would send), or with one but no IPv6 route to the Internet,
+    /// is not checked over IPv6: not one IPv6 SYN.
+    @Test(arguments: ["no address", "no route"])
+    func aFamilyWithoutAnAddressOrARouteIsNotChecked(missing: String) async throws {
+        let lab = try DualStackLab(forwardsIPv6: true, clientIPv6: missing == "no route")
         defer { lab.remove() }
+        if missing == "no route" { try lab.client.ip("-6 route del default") }
         let check = try ConnectivityCheck(endpoints: [try .init(DualStackLab.url)], timeout: .seconds(3))
         let monitor = PathMonitor(configuration: .init(namespace: lab.client.namespace))
         let recorder = PathRecorder(monitor)
@@ -62,8 +65,12 @@ struct FamilyKernelTests {
         let result = await check.run(over: path, namespace: lab.client.namespace)
         #expect(result.connectivity == .full && result.ipv4?.connectivity == .full && result.ipv6 == nil, "\(result)")
         #expect(try DualStackLab.counted(in: lab.client, table: "netpath_count") == 0)
-        // The counter counts: curl -6 sends its SYN from the link-local address.
         #expect(!lab.curlPasses(.ipv6))
+        if missing == "no route" {  // the route back, and curl -6 passes
+            try lab.client.ip("-6 route add default via fd81::1")
+            #expect(lab.curlPasses(.ipv6))
+        }
+        // The counter counts: curl -6 sends its SYN (from the link-local address without one).
         #expect(try DualStackLab.counted(in: lab.client, table: "netpath_count") > 0)
     }
 }
