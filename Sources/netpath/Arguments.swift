@@ -171,9 +171,8 @@ struct Arguments: Equatable, Sendable {
                help: ["also watch every network namespace with an interface besides lo: those in /run/netns",
                       "(ip netns), in Docker's /var/run/docker/netns and those only processes are in",
                       "(/proc/*/ns/net: containers, unshare -n), found as they come (ip netns, or the host",
-                      "giving one an ID when a veth, macvlan or tun peer enters it) and go; one whose only",
-                      "link is made inside it (rootless Podman's tap) is found at start or with the next;",
-                      "each held by a pod or container is named by netpath_namespace_info"]) { result, _, _ in
+                      "giving one an ID when a veth, macvlan or tun peer enters it, or a new cgroup: rootless",
+                      "Podman's) and go; each held by a pod or container is named by netpath_namespace_info"]) { result, _, _ in
             result.paths.allNamespaces = true
         },
         // exporter-toolkit's name too, for a unit written for node_exporter.

@@ -8,7 +8,10 @@ import NetPath
 /// namespaces the host gives an ID to (an rtnetlink socket in `RTNLGRP_NSID`: a veth,
 /// macvlan or tun peer moved into a new namespace), where a container's processes arrive a
 /// moment after its link: each such event is reported at once, then again 1 s and 5 s after
-/// the last one. Each change reports the names now. Idle, it never wakes.
+/// the last one; and the cgroup hierarchy's new directories (``CgroupWatch``: a container's
+/// cgroup, made also where its only link is made inside its namespace, as rootless Podman's
+/// tap is, which the host hears nothing of), followed up the same way. Each change reports
+/// the names now. Idle, it never wakes.
 final class NamespaceDirectoryWatcher: Sendable {
     static let directory = "/run/netns"
     /// When a namespace given an ID is looked at again: each wait counted from the one
@@ -17,6 +20,7 @@ final class NamespaceDirectoryWatcher: Sendable {
     private let inotify: Inotify
     private let mountsFD: FileDescriptor
     private let namespaceIDs: FileDescriptor?
+    private let cgroups: CgroupWatch?
     private let loop: EventLoop
     /// The follow-ups still to come and the timer of the next one (the loop thread's).
     private let pending = Locked<(remaining: [Duration], timer: EventLoop.Timer?)>(([], nil))
@@ -28,6 +32,8 @@ final class NamespaceDirectoryWatcher: Sendable {
     init?(followsProcesses: Bool = false, onChange: @escaping @Sendable (Set<String>) -> Void) {
         self.onChange = onChange
         namespaceIDs = followsProcesses ? NamespaceDirectoryWatcher.openNamespaceIDSocket() : nil
+        let mounts = followsProcesses ? Syscall.readFile("/proc/self/mounts").map { String(decoding: $0, as: UTF8.self) } : nil
+        cgroups = mounts.flatMap(CgroupWatch.hierarchy(mounts:)).flatMap(CgroupWatch.init(root:))
         guard let loop = try? EventLoop() else { return nil }
         guard let inotify = try? Inotify() else {
             loop.close()
@@ -104,12 +110,24 @@ final class NamespaceDirectoryWatcher: Sendable {
             loop.register(namespaceIDs, for: .readable) { [self] _ in
                 // Which namespace does not matter: every process is looked at again.
                 Syscall.drain(namespaceIDs)
-                pending.withLock { $0.remaining = NamespaceDirectoryWatcher.followUps }
-                scheduleFollowUp()
-                reportAfterThisTurn()
+                namespacesMayHaveCome()
+            }
+        }
+        if let cgroups {
+            cgroups.start()
+            loop.register(cgroups.descriptor, for: .readable) { [self] _ in
+                if cgroups.readNewDirectories() { namespacesMayHaveCome() }
             }
         }
         loop.run()
+    }
+
+    /// A namespace may have come (one given an ID, a new cgroup): the processes are looked
+    /// at after this turn, then 1 s and 5 s later, for those that arrive after the sign.
+    private func namespacesMayHaveCome() {
+        pending.withLock { $0.remaining = NamespaceDirectoryWatcher.followUps }
+        scheduleFollowUp()
+        reportAfterThisTurn()
     }
 
     /// The next follow-up's timer, counted from now, replacing one set before.

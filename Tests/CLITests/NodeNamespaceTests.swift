@@ -1,6 +1,7 @@
 import Foundation
 import KernelTestSupport
 import Testing
+@testable import netpath
 
 // `serve --all-namespaces` on a container node: processes holding namespaces of their own
 // (no /run/netns entry), each in a cgroup directory named as a runtime names its own, found
@@ -281,6 +282,49 @@ struct NodeNamespaceTests {
         stopped = true
         let outcome = try #require(serving.stop())
         #expect(outcome.standardError.isEmpty, "\(outcome.standardError.prefix(500))")
+    }
+
+    /// A container whose only link is made inside its namespace (rootless Podman's pasta or
+    /// slirp4netns tap) gives the host no namespace event; its cgroup, made when it starts, is
+    /// the sign: it is found, named by its pod, while serve runs.
+    @Test func aContainerWithATapMadeInsideIsFoundByItsCgroup() throws {
+        let root = try #require(FakeContainer.cgroupRoot, "no cgroup file system mounted")
+        let serving = try Serving(["--all-namespaces"])
+        var stopped = false
+        defer { if !stopped { _ = serving.stop() } }
+        _ = try serving.metrics()
+        // The container: its namespace and the tap inside it first, then its cgroup, as a
+        // runtime that makes the cgroup last would (the other order is found the same way).
+        let process = try Child("/usr/bin/unshare", ["--net", "--", "/bin/sh", "-c", "ip tuntap add tap0 mode tap && ip link set tap0 up && exec sleep 1000"])
+        defer { process.kill() }
+        let ours = try FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/ns/net")
+        var label = ours
+        while label == ours || !((try? String(contentsOfFile: "/proc/\(process.pid)/net/dev", encoding: .utf8))?.contains("tap0:") ?? false) {
+            HTTPExchange.pause()
+            label = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/\(process.pid)/ns/net")) ?? ours
+        }
+        let base = root + "/np-tap-\(getpid())", pod = base + "/pod\(NodeNamespaceTests.uid(20))"
+        let container = pod + "/" + NodeNamespaceTests.id(20)
+        for directory in [base, pod, container] { mkdir(directory, 0o755) }
+        defer { for directory in [container, pod, base] { rmdir(directory) } }
+        try "\(process.pid)\n".write(toFile: container + "/cgroup.procs", atomically: false, encoding: .utf8)
+        let line = NodeNamespaceTests.infoLine(label, [("pod_uid", NodeNamespaceTests.uid(20)), ("container_id", NodeNamespaceTests.id(20))])
+        let text = try serving.metrics(until: { $0.contains(line) }, seconds: 20)
+        #expect(text.contains(line), "the container with a tap made inside was not found")
+        process.kill()
+        stopped = true
+        let outcome = try #require(serving.stop())
+        #expect(outcome.standardError.isEmpty, "\(outcome.standardError)")
+    }
+
+    /// The cgroup hierarchy watched for new containers: the unified one, else cgroup v1's
+    /// `pids`; mount points as the mount table escapes them.
+    @Test func theHierarchyWatchedForContainers() {
+        let v1 = "cgroup /sys/fs/cgroup/cpu cgroup rw,cpu 0 0\ncgroup /sys/fs/cgroup/pids cgroup rw,nosuid,pids 0 0\n"
+        #expect(CgroupWatch.hierarchy(mounts: v1) == "/sys/fs/cgroup/pids")
+        #expect(CgroupWatch.hierarchy(mounts: v1 + "cgroup2 /sys/fs/cgroup/un\\040ified cgroup2 rw 0 0\n") == "/sys/fs/cgroup/un ified")
+        #expect(CgroupWatch.hierarchy(mounts: "proc /proc proc rw 0 0\n") == nil)
+        #expect(CgroupWatch.unescaped("a\\134b\\011c\\9") == "a\\b\tc\\9")
     }
 
     /// Prometheus scrapes serve and node_exporter (a textfile with kube-state-metrics'
