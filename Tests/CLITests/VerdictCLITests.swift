@@ -154,7 +154,7 @@ struct FamilyCLITests {
         let lab = try DualStackLab(forwardsIPv6: false)
         defer { lab.remove() }
         #expect(lab.curlPasses(.ipv4) && !lab.curlPasses(.ipv6))
-        let check = ["--netns", lab.client.name, "--url", DualStackLab.url, "--probe-timeout", "3", "--ignore-desktop"]
+        let check = ["--netns", lab.client.name, "--url", DualStackLab.url, "--probe-timeout", "5", "--ignore-desktop"]
         let status = try #require(try runTool(netpathBinary, ["status", "--json", "--probe"] + check, seconds: 20))
         let path = try jsonObject(try #require(status.lines.first, "\(status.standardError)"))
         #expect(status.lines.count == 1 && path["connectivity"] as? String == "full" && path["connectivityIPv4"] as? String == "full"
@@ -169,7 +169,7 @@ struct FamilyCLITests {
         let early = lines.first { $0["connectivity"] as? String == "full" }
         #expect(early?["connectivityIPv4"] as? String == "full" && early?["connectivityIPv6"] as? String == "unknown", "\(lines)")
         #expect(lines.last?["connectivity"] as? String == "full" && lines.last?["connectivityIPv6"] as? String == "limited", "\(lines)")
-        let serving = try Serving(["--netns", lab.client.name, "--probe", "--url", DualStackLab.url, "--probe-timeout", "3", "--ignore-desktop"])
+        let serving = try Serving(["--netns", lab.client.name, "--probe", "--url", DualStackLab.url, "--probe-timeout", "5", "--ignore-desktop"])
         defer { _ = serving.stop() }
         let limited = #"family="ipv6",connectivity="limited"} 1"#, full = #"family="ipv4",connectivity="full"} 1"#
         let text = try serving.metrics { $0.contains(limited) }
