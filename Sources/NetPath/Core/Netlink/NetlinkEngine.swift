@@ -156,7 +156,8 @@ package struct NetlinkEngine {
             let decision = self.decision
             if timers.answersComplete(consistent: decision.isConsistent(), at: now) {
                 timers.setExpiry(decision.earliestExpiry())
-                if neighbors.decide(decision.path(), gateways: decision.gatewayHops()) { actions.neighbors = neighbors.watched }
+                let (path, gateways) = decision.pathAndGatewayHops()
+                if neighbors.decide(path, gateways: gateways) { actions.neighbors = neighbors.watched }
             }
         }
         // A path waits while the entries of new gateways are read.

@@ -159,8 +159,25 @@ package struct PathDecision {
 
     /// The path (SPEC §2.5).
     package func path() -> NetworkPath {
+        path(choices())
+    }
+
+    /// The path and its gateways from one evaluation of the kernel's answers (what a step
+    /// needs both of).
+    package func pathAndGatewayHops() -> (path: NetworkPath, gateways: (all: [GatewayHop], primary: [GatewayHop])) {
+        let choices = choices()
+        return (path(choices), gatewayHops(choices.chosen))
+    }
+
+    /// What sockets get: the unbound ones' answers, and with a filter the bound ones'.
+    private func choices() -> (chosen: [Choice], refusals: [Refusal], usableElsewhere: Bool) {
         var (chosen, refusals, usableElsewhere) = unboundChoices()
         if filter != .none { addBoundChoices(to: &chosen, refusals: &refusals) }
+        return (chosen, refusals, usableElsewhere)
+    }
+
+    private func path(_ choices: (chosen: [Choice], refusals: [Refusal], usableElsewhere: Bool)) -> NetworkPath {
+        let (chosen, refusals, usableElsewhere) = choices
         let considered = state.links.values
             .filter { !KernelState.isLoopback($0) && filter.admits($0.type) }
             .sorted { $0.index < $1.index }
@@ -179,9 +196,7 @@ package struct PathDecision {
     /// The gateways of the kernel's usable answers with their links (what the path's
     /// `gateways` lists), and the first of each family: the primary gateways, which name
     /// the network (``NetworkPath/network``).
-    package func gatewayHops() -> (all: [GatewayHop], primary: [GatewayHop]) {
-        var (chosen, refusals, _) = unboundChoices()
-        if filter != .none { addBoundChoices(to: &chosen, refusals: &refusals) }
+    private func gatewayHops(_ chosen: [Choice]) -> (all: [GatewayHop], primary: [GatewayHop]) {
         var all: [GatewayHop] = [], primary: [GatewayHop] = [], families: [UInt8] = []
         for choice in chosen {
             guard let gateway = choice.gateway else { continue }
