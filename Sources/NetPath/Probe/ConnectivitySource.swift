@@ -99,6 +99,10 @@ final class ConnectivitySource: PathSource {
         /// The verdict shown, while it stands (a path whose network became known keeps it).
         var shown: ConnectivityResult?
         var stopped = false
+        /// Paths made and not yet handed on, in the order the state changed; `draining`:
+        /// a thread is handing them on (``drain()``).
+        var outbox: [NetworkPath] = []
+        var draining = false
     }
 
     private let state: Locked<State>
@@ -159,9 +163,12 @@ final class ConnectivitySource: PathSource {
     /// stays until the new check's verdict: users see no path change. One whose wake count
     /// went up (the machine resumed) shows `unknown` until the new check's verdict.
     func receive(_ raw: NetworkPath) {
-        if let path = learnedNetwork(raw) { return deliver(path) }
-        let (cancelled, satisfied, serversOnly) = state.withLock { state -> ([any ScheduledWork], Bool, Bool) in
-            guard !state.stopped else { return ([], false, false) }
+        let (cancelled, satisfied) = state.withLock { state -> ([any ScheduledWork], Bool) in
+            if let path = learnedNetwork(raw, &state) {
+                state.outbox.append(path)
+                return ([], false)
+            }
+            guard !state.stopped else { return ([], false) }
             // After a resume from sleep the verdict shown is `unknown` until the new check's.
             let serversOnly = state.raw == raw && !raw.isIdentical(to: state.raw) && raw.wakeCount == state.raw?.wakeCount
             state.raw = raw
@@ -170,11 +177,14 @@ final class ConnectivitySource: PathSource {
             let cancelled = [state.inFlight, state.timer].compactMap { $0 }
             state.inFlight = nil
             state.timer = nil
-            if !serversOnly { state.shown = nil }
-            return (cancelled, mayCheck(raw), serversOnly)
+            if !serversOnly {
+                state.shown = nil
+                state.outbox.append(annotate(raw, result: nil))
+            }
+            return (cancelled, mayCheck(raw))
         }
+        drain()
         for work in cancelled { work.cancel() }
-        if !serversOnly { deliver(annotate(raw, result: nil)) }
         if satisfied { startCheck() }
     }
 
@@ -183,32 +193,51 @@ final class ConnectivitySource: PathSource {
     /// check at once, as for a path change.
     func refresh() {
         state.withLock { $0.inner }?.refresh()
-        let (cancelled, path, satisfied) = state.withLock { state -> ([any ScheduledWork], NetworkPath?, Bool) in
-            guard !state.stopped, let raw = state.raw else { return ([], nil, false) }
+        let (cancelled, satisfied) = state.withLock { state -> ([any ScheduledWork], Bool) in
+            guard !state.stopped, let raw = state.raw else { return ([], false) }
             state.generation &+= 1
             state.backoff = ConnectivitySource.firstDelay
             defer { state.inFlight = nil; state.timer = nil }
             state.shown = nil
-            return ([state.inFlight, state.timer].compactMap { $0 }, annotate(raw, result: nil), mayCheck(raw))
+            state.outbox.append(annotate(raw, result: nil))
+            return ([state.inFlight, state.timer].compactMap { $0 }, mayCheck(raw))
         }
+        drain()
         for work in cancelled { work.cancel() }
-        if let path { deliver(path) }
         if satisfied { startCheck() }
+    }
+
+    /// Hands on the paths made, in order, outside the lock (a subscriber may stop the monitor,
+    /// which waits for the reader thread). One thread at a time hands them on: one that
+    /// finds another doing it leaves its path to that one.
+    private func drain() {
+        guard state.withLock({ state -> Bool in
+            guard !state.draining else { return false }
+            state.draining = true
+            return true
+        }) else { return }
+        while let path = state.withLock({ state -> NetworkPath? in
+            guard !state.outbox.isEmpty else {
+                state.draining = false
+                return nil
+            }
+            return state.outbox.removeFirst()
+        }) {
+            deliver(path)
+        }
     }
 
     /// The path to deliver when `raw` differs from the last only in its network's identity
     /// becoming known (``NetworkPath/network`` from `nil`: the kernel learned the gateway's
     /// link-layer address, often from the check's own packets): the same network, so the
     /// check in flight, or the verdict shown, stands. `nil` for any other change.
-    private func learnedNetwork(_ raw: NetworkPath) -> NetworkPath? {
-        state.withLock { state -> NetworkPath? in
-            guard !state.stopped, let old = state.raw, old.network == nil, raw.network != nil else { return nil }
-            var unlearned = raw
-            unlearned.network = nil
-            guard unlearned.isIdentical(to: old) else { return nil }
-            state.raw = raw
-            return annotate(raw, result: state.shown)
-        }
+    private func learnedNetwork(_ raw: NetworkPath, _ state: inout State) -> NetworkPath? {
+        guard !state.stopped, let old = state.raw, old.network == nil, raw.network != nil else { return nil }
+        var unlearned = raw
+        unlearned.network = nil
+        guard unlearned.isIdentical(to: old) else { return nil }
+        state.raw = raw
+        return annotate(raw, result: state.shown)
     }
 
     private func startCheck() {
@@ -231,24 +260,26 @@ final class ConnectivitySource: PathSource {
     /// (the other family `unknown`), and the check in flight stands. Where the desktop
     /// decides, its verdict stands meanwhile, as for a whole check.
     private func early(_ result: ConnectivityResult, generation: UInt64) {
-        let path: NetworkPath? = state.withLock { state in
-            guard state.generation == generation, !state.stopped, let raw = state.raw, result.connectivity == .full,
-                  !desktopDecides(raw) else { return nil }
+        state.withLock { state in
+            // Not once the whole check's verdict is in (`inFlight` cleared) or another began.
+            guard state.generation == generation, !state.stopped, state.inFlight != nil, let raw = state.raw,
+                  result.connectivity == .full, !desktopDecides(raw) else { return }
             state.shown = result
-            return annotate(raw, result: result)
+            state.outbox.append(annotate(raw, result: result))
         }
-        if let path { deliver(path) }
+        drain()
     }
 
     private func finished(_ result: ConnectivityResult, generation: UInt64) {
-        let outcome: (NetworkPath?, Duration?)? = state.withLock { state in
+        // `nil`: stale; `.some(nil)`: no re-check; else the re-check's delay.
+        let next: Duration?? = state.withLock { state in
             guard state.generation == generation, !state.stopped, let raw = state.raw else { return nil }
             state.inFlight = nil
             // A local failure (no route for the connection: the path is being lost) is no
             // verdict on the Internet: nothing changes, and the check runs again later.
             if ConnectivitySource.isNoVerdict(result) {
                 defer { state.backoff = min(state.backoff * 2, ConnectivitySource.maximumDelay) }
-                return (nil, state.backoff)
+                return .some(state.backoff)
             }
             let delay: Duration?
             if desktopDecides(raw) {
@@ -264,11 +295,11 @@ final class ConnectivitySource: PathSource {
                 state.backoff = min(state.backoff * 2, ConnectivitySource.maximumDelay)
             }
             state.shown = result
-            return (annotate(raw, result: result), delay)
+            state.outbox.append(annotate(raw, result: result))
+            return .some(delay)
         }
-        guard let (path, delay) = outcome else { return }
-        if let path { deliver(path) }
-        guard let delay else { return }
+        drain()
+        guard case .some(.some(let delay)) = next else { return }
         let clock = clock ?? state.withLock({ $0.inner })?.loopClock ?? DispatchProbeClock()
         let timer = clock.schedule(after: delay) { [weak self] in self?.recheck(generation: generation) }
         let stale = state.withLock { state -> Bool in
