@@ -7,9 +7,13 @@ import Testing
 /// path's primary one (issue 38, "any interface"). The truth is `curl --interface`.
 @Suite(.enabled(if: Kernel.canRun, "needs root, iproute2, python3 and curl"))
 struct InterfaceCheckKernelTests {
-    @Test func eachUplinkIsJudgedAsCurlThroughItFindsIt() async throws {
+    /// Each uplink's own verdict, as `curl --interface` finds it; with the primary one dead
+    /// too, where the path's own check says the Internet is not there and the other uplink
+    /// reaches it.
+    @Test(arguments: [true, false])
+    func eachUplinkIsJudgedAsCurlThroughItFindsIt(primaryForwards: Bool) async throws {
         try requireProgram("/usr/bin/curl", package: "curl")
-        let lab = try TwoUplinkLab()
+        let lab = try TwoUplinkLab(primaryForwards: primaryForwards)
         defer { lab.remove() }
         let check = try ConnectivityCheck(endpoints: [try .init(TwoUplinkLab.url)], timeout: .seconds(2))
         var verdicts: [String: Connectivity] = [:]
@@ -22,6 +26,15 @@ struct InterfaceCheckKernelTests {
         }
         // The lab is what it says: one uplink reaches the server, the other does not.
         #expect(verdicts == ["up0": .full, "up1": .limited])
+        // The path's primary interface is the kernel's choice, and its check is that uplink's.
+        let monitor = PathMonitor(configuration: .init(namespace: lab.client.namespace))
+        let recorder = PathRecorder(monitor)
+        try monitor.start()
+        defer { monitor.cancel() }
+        let path = try #require(await recorder.wait(seconds: 10) { $0.status == .satisfied })
+        #expect(path.primaryInterface?.name == (primaryForwards ? "up0" : "up1"), "\(path)")
+        let primary = await check.run(over: path, namespace: lab.client.namespace)
+        #expect((primary.connectivity == .full) == primaryForwards, "\(primary)")
     }
 
     @Test func aNameThatIsNoInterfaceOrIsDownIsRefusedWithoutTraffic() async throws {

@@ -6,7 +6,10 @@ import NetPath
 /// `up1` (10.82.0.2, default route via `routerB`, metric 200); `routerA` forwards to
 /// `server` (10.83.0.2, probe_server.py on port 80), `routerB` forwards nothing (a new
 /// namespace's `ip_forward` is 0, and it has no link to the server). No DNS: endpoints are
-/// addresses. The truth of each uplink is `curl --interface` in the client namespace.
+/// addresses. The truth of each uplink is `curl --interface` in the client namespace. With
+/// `primaryForwards` false the metrics are the other way round: the primary uplink (`up1`,
+/// the lower metric) reaches nothing and the other one does ("Wi-Fi has no Internet while
+/// cellular does").
 /// ``remove()`` stops the server and deletes the four namespaces.
 public final class TwoUplinkLab: @unchecked Sendable {
     // Set up in init, torn down in remove(); used by one test.
@@ -19,7 +22,7 @@ public final class TwoUplinkLab: @unchecked Sendable {
     /// The endpoint behind `routerA`.
     public static let url = "http://10.83.0.2/204"
 
-    public init() throws {
+    public init(primaryForwards: Bool = true) throws {
         client = try TestNamespace("2ucli")
         routerA = try TestNamespace("2ura")
         routerB = try TestNamespace("2urb")
@@ -33,7 +36,8 @@ public final class TwoUplinkLab: @unchecked Sendable {
             try routerB.batch(["addr add 10.82.0.1/24 dev cl0", "link set cl0 up"])
             try server.batch(["addr add 10.83.0.2/24 dev eth0", "link set eth0 up", "route add default via 10.83.0.1"])
             try client.batch(["addr add 10.81.0.2/24 dev up0", "addr add 10.82.0.2/24 dev up1", "link set up0 up", "link set up1 up",
-                              "route add default via 10.81.0.1 metric 100", "route add default via 10.82.0.1 metric 200"])
+                              "route add default via 10.81.0.1 metric \(primaryForwards ? 100 : 200)",
+                              "route add default via 10.82.0.1 metric \(primaryForwards ? 200 : 100)"])
             try programs.start([Kernel.ipPath, "netns", "exec", server.name, "/usr/bin/env", "python3", ProbeLab.serverScript,
                                 "--port", "80", "--bind", "10.83.0.2"], readyWhenOutputContains: "ready")
             try ProbeLab.waitUntilOnline(client)
