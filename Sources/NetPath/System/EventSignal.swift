@@ -21,17 +21,14 @@ package struct EventSignal: Sendable {
 
     /// Takes the pending wake-ups; ``descriptor`` is then not readable.
     package func clear() {
-        var count: UInt64 = 0
-        _ = withUnsafeMutableBytes(of: &count) { Syscall.read(descriptor, into: $0) }
+        takeCounter(descriptor)
     }
 
     package func close() {
         Syscall.close(descriptor)
     }
 }
-#endif
 
-#if os(Linux) || os(Android)
 /// A one-shot timer on `CLOCK_BOOTTIME` (a `timerfd`): readable once the instant it is armed
 /// for has passed, counting the time the machine slept (an `epoll_wait` timeout does not).
 package struct BootTimer: Sendable {
@@ -51,12 +48,18 @@ package struct BootTimer: Sendable {
 
     /// Takes the expiry; ``descriptor`` is then not readable.
     package func clear() {
-        var count: UInt64 = 0
-        _ = withUnsafeMutableBytes(of: &count) { Syscall.read(descriptor, into: $0) }
+        takeCounter(descriptor)
     }
 
     package func close() {
         Syscall.close(descriptor)
     }
+}
+
+/// Reads the 8-byte counter an eventfd or a timerfd holds (wake-ups, expiries), which makes
+/// it unreadable until the next.
+private func takeCounter(_ descriptor: FileDescriptor) {
+    var count: UInt64 = 0
+    _ = withUnsafeMutableBytes(of: &count) { Syscall.read(descriptor, into: $0) }
 }
 #endif
