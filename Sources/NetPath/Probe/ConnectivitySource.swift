@@ -146,15 +146,21 @@ final class ConnectivitySource: PathSource {
     }
 
     func stop() {
-        let (inFlight, timer) = state.withLock { state in
+        let cancelled = state.withLock { state in
             state.stopped = true
-            state.generation &+= 1
-            defer { state.inFlight = nil; state.timer = nil }
-            return (state.inFlight, state.timer)
+            return ConnectivitySource.startOver(&state)
         }
-        inFlight?.cancel()
-        timer?.cancel()
+        for work in cancelled { work.cancel() }
         state.withLock { $0.inner }?.stop()
+    }
+
+    /// Makes every check and timer before it stale: a new generation, the back-off from its
+    /// start, and the check in flight and the timer taken, to be cancelled outside the lock.
+    private static func startOver(_ state: inout State) -> [any ScheduledWork] {
+        state.generation &+= 1
+        state.backoff = ConnectivitySource.firstDelay
+        defer { state.inFlight = nil; state.timer = nil }
+        return [state.inFlight, state.timer].compactMap { $0 }
     }
 
     /// A new path from the inner source. A path that differs from the last only in its DNS
@@ -172,11 +178,7 @@ final class ConnectivitySource: PathSource {
             // After a resume from sleep the verdict shown is `unknown` until the new check's.
             let serversOnly = state.raw == raw && !raw.isIdentical(to: state.raw) && raw.wakeCount == state.raw?.wakeCount
             state.raw = raw
-            state.generation &+= 1
-            state.backoff = ConnectivitySource.firstDelay
-            let cancelled = [state.inFlight, state.timer].compactMap { $0 }
-            state.inFlight = nil
-            state.timer = nil
+            let cancelled = ConnectivitySource.startOver(&state)
             if !serversOnly {
                 state.shown = nil
                 state.outbox.append(annotate(raw, result: nil))
@@ -195,12 +197,10 @@ final class ConnectivitySource: PathSource {
         state.withLock { $0.inner }?.refresh()
         let (cancelled, satisfied) = state.withLock { state -> ([any ScheduledWork], Bool) in
             guard !state.stopped, let raw = state.raw else { return ([], false) }
-            state.generation &+= 1
-            state.backoff = ConnectivitySource.firstDelay
-            defer { state.inFlight = nil; state.timer = nil }
+            let cancelled = ConnectivitySource.startOver(&state)
             state.shown = nil
             state.outbox.append(annotate(raw, result: nil))
-            return ([state.inFlight, state.timer].compactMap { $0 }, mayCheck(raw))
+            return (cancelled, mayCheck(raw))
         }
         drain()
         for work in cancelled { work.cancel() }
