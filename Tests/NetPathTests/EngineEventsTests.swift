@@ -34,4 +34,27 @@ import Testing
         #expect(!engine.schedule(now: .zero).paused)
         #expect(engine.dumps.resyncCount == 0)
     }
+    @Test func eventsInQuickTurnsPauseTheReadUntilTheStormCalms() {
+        var engine = NetlinkEngine.pure()
+        let event = Fixture.address(index: 2, "10.9.0.1", prefix: 32)
+        // The reader's own replies are not events: quick turns of them never pause it.
+        let reply = Fixture.address(index: 2, "10.9.0.2", prefix: 32, sequence: 3)
+        func turns(_ count: Int, of bytes: [UInt8], from start: Instant) -> Instant {
+            engine.now = start
+            for turn in 0..<count {
+                if turn > 0 { engine.now += .microseconds(100) }
+                engine.feed(bytes)
+                _ = engine.handle(.turnEnded(socketFailed: false), at: engine.now)
+            }
+            return engine.now
+        }
+        let replied = turns(8, of: reply, from: .zero)
+        #expect(!engine.schedule(now: replied).paused)
+        let last = turns(5, of: event, from: .at(seconds: 1))
+        #expect(engine.schedule(now: last).paused && engine.schedule(now: last).wake == last + StormPacer.pace)
+        #expect(!engine.schedule(now: last + StormPacer.pace).paused)
+        // The paced turn reads a single event: the storm is over.
+        let calm = turns(1, of: event, from: last + StormPacer.pace)
+        #expect(!engine.schedule(now: calm).paused && engine.schedule(now: calm).wake == nil)
+    }
 }

@@ -63,7 +63,62 @@ import Testing
         }
         #expect(Array(pauses.prefix(4)) == [1, 2, 4, 8].map { Instant.at(milliseconds: $0) } && pauses.last == .at(milliseconds: 1_024))
         #expect(timers.wakeTime(now: .zero, awaitingReply: false, answered: false) == .at(milliseconds: 1_024))
-        timers.turnSucceeded()
+        timers.turnSucceeded(at: .zero)
         #expect(timers.pauseEnd == nil && timers.wakeTime(now: .zero, awaitingReply: false, answered: false) == nil)
+    }
+    /// Turns ending at `instants`, each after `events` events; the pause after each.
+    private static func pauses(_ instants: [Instant], events: Int, pacer: inout StormPacer) -> [Instant?] {
+        instants.map { now in
+            for _ in 0..<events { pacer.eventRead() }
+            pacer.turnEnded(at: now)
+            return pacer.pauseEnd
+        }
+    }
+
+    @Test func eventsAloneOrAFewTogetherAreNeverPaced() {
+        var pacer = StormPacer()
+        // One change a millisecond or more apart, however many events each brings.
+        let spaced = Self.pauses((1...50).map { .at(milliseconds: $0) }, events: 40, pacer: &pacer)
+        // A change's few turns in quick succession (an address, its route, a neighbor).
+        let burst = Self.pauses((0..<4).map { .at(seconds: 1) + .microseconds(100 * $0) }, events: 2, pacer: &pacer)
+        #expect(spaced.allSatisfy { $0 == nil } && burst.allSatisfy { $0 == nil } && !pacer.isPacing)
+    }
+
+    @Test func quickTurnsWithoutEventsAreNoStorm() {
+        var pacer = StormPacer()
+        // Timer turns (a recheck's doubling starts at 1 ms) and neighbor turns read no events.
+        let turns = Self.pauses((0..<20).map { .zero + .microseconds(50 * $0) }, events: 0, pacer: &pacer)
+        #expect(turns.allSatisfy { $0 == nil })
+    }
+
+    @Test func theFourthQuickTurnWithEventsPacesUntilAPausedReadIsCalm() {
+        var pacer = StormPacer()
+        let storm = (0..<5).map { Instant.zero + .microseconds(100 * $0) }
+        let first = Self.pauses(storm, events: 2, pacer: &pacer)
+        #expect(first == [nil, nil, nil, nil, storm[4] + StormPacer.pace])
+        // The paced read takes what the pause gathered: the storm goes on.
+        let gathered = storm[4] + StormPacer.pace
+        let paced = Self.pauses([gathered], events: StormPacer.calmEvents, pacer: &pacer)
+        #expect(paced == [gathered + StormPacer.pace])
+        // Fewer than `calmEvents` in a pause: the storm is over, and the next event is read
+        // as it comes.
+        let calm = Self.pauses([gathered + StormPacer.pace], events: StormPacer.calmEvents - 1, pacer: &pacer)
+        let next = Self.pauses([gathered + StormPacer.pace + .microseconds(100)], events: 1, pacer: &pacer)
+        #expect(calm == [nil] && next == [nil] && !pacer.isPacing)
+    }
+
+    @Test func aStormsPauseIsTheReadersWakeAndPausesTheSocket() {
+        var timers = EngineTimers()
+        for turn in 0..<5 {
+            timers.eventRead()
+            timers.turnSucceeded(at: .zero + .microseconds(100 * turn))
+        }
+        let end = Instant.zero + .microseconds(400) + StormPacer.pace
+        #expect(timers.isPaused(at: .zero + .microseconds(400)) && !timers.isPaused(at: end))
+        #expect(timers.wakeTime(now: .zero + .microseconds(400), awaitingReply: false, answered: true) == end)
+        // A socket error's pause and the storm's are kept apart: the error's ends first here.
+        timers.socketFailed(at: .zero)
+        timers.socketFailed(at: .zero)
+        #expect(timers.wakeTime(now: .zero, awaitingReply: false, answered: true) == .at(milliseconds: 1))
     }
 }

@@ -39,6 +39,8 @@ package struct EngineTimers: Sendable {
     /// Socket errors in a row, and until when the reader leaves the socket alone.
     private var failures = 0
     package private(set) var pauseEnd: Instant?
+    /// When the socket is read during a storm of events.
+    package private(set) var storm = StormPacer()
 
     package init() {}
 
@@ -130,17 +132,31 @@ package struct EngineTimers: Sendable {
         if failures > 1 { pauseEnd = now + .milliseconds(1 << min(failures - 2, 10)) }
     }
 
-    /// A turn went without a socket error.
-    package mutating func turnSucceeded() {
+    /// A turn ended at `now` without a socket error (during a storm, the socket is then left
+    /// alone for ``StormPacer/pace``).
+    package mutating func turnSucceeded(at now: Instant) {
         failures = 0
         pauseEnd = nil
+        storm.turnEnded(at: now)
+    }
+
+    /// An event (not a reply to the reader's own requests) was read.
+    package mutating func eventRead() {
+        storm.eventRead()
+    }
+
+    /// Whether the reader leaves the socket alone at `now`: after socket errors, or between
+    /// a storm's paced reads.
+    package func isPaused(at now: Instant) -> Bool {
+        (pauseEnd.map { $0 > now } ?? false) || (storm.pauseEnd.map { $0 > now } ?? false)
     }
 
     // MARK: The next wake-up
 
     /// When the reader must step without a message, or `nil` to wait for one: while a reply
     /// is awaited, the moment it is taken as lost; else, with the answers complete, the next
-    /// expiry plus its margin; a recheck of contradicting answers; the end of a pause.
+    /// expiry plus its margin; a recheck of contradicting answers; the end of a pause (after
+    /// socket errors, or a storm's).
     package func wakeTime(now: Instant, awaitingReply: Bool, answered: Bool) -> Instant? {
         var wake: Instant?
         if awaitingReply {
@@ -151,6 +167,7 @@ package struct EngineTimers: Sendable {
         }
         if let at = recheck.at { wake = min(wake ?? at, at) }
         if let pauseEnd, pauseEnd > now { wake = min(wake ?? pauseEnd, pauseEnd) }
+        if let paceEnd = storm.pauseEnd, paceEnd > now { wake = min(wake ?? paceEnd, paceEnd) }
         return wake
     }
 }

@@ -253,6 +253,7 @@ package struct NetlinkEngine {
             break
         }
         let isOurs = envelope.port == context.port && envelope.sequence != 0
+        if !isOurs { timers.eventRead() }
         if isOurs {
             switch round.reply(to: envelope.sequence, envelope.message) {
             case .notOurs:
@@ -421,7 +422,7 @@ extension NetlinkEngine {
             return gone.isIdentical(to: lastDelivered) ? [] : [.deliver(gone)]
         case .turnEnded(let socketFailed):
             guard socketFailed else {
-                timers.turnSucceeded()
+                timers.turnSucceeded(at: now)
                 return []
             }
             // Resynchronise, as after an overrun; while errors persist, the reader pauses 1 ms
@@ -435,10 +436,11 @@ extension NetlinkEngine {
 
     /// When the reader must turn without a message (an expiry, an awaited reply taken as
     /// lost, a recheck, an optional dump's retry, the end of a pause), and whether it leaves
-    /// the socket alone until then (paused after socket errors).
+    /// the socket alone until then (paused after socket errors, or between a storm's paced
+    /// reads: ``StormPacer``).
     /// `mutating` only so that a caller holding the engine in a class property passes it
     /// by reference: a non-mutating call would copy the whole engine (every table) first.
     package mutating func schedule(now: Instant) -> (wake: Instant?, paused: Bool) {
-        (wakeTime(now: now), timers.pauseEnd.map { $0 > now } ?? false)
+        (wakeTime(now: now), timers.isPaused(at: now))
     }
 }
