@@ -114,7 +114,7 @@ final class MetricsServer: Sendable {
 
     /// Starts the server thread.
     func start() -> Bool {
-        let started = OwnThread.start(name: "netpath-http") { [self] in run() }
+        let started = try? OwnThread.start(name: "netpath-http") { [self] in run() }.get()
         thread.withLock { $0 = started }
         return started != nil
     }

@@ -86,7 +86,7 @@ final class NamespaceDirectoryWatcher: Sendable {
     /// Starts the thread. `ip netns add` makes the directory on first use: until then its
     /// parent is watched for it.
     func start() -> Bool {
-        OwnThread.start(name: "netpath-netns") { [self] in run() } != nil
+        (try? OwnThread.start(name: "netpath-netns") { [self] in run() }.get()) != nil
     }
 
     private func layWatch() {

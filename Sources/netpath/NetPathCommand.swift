@@ -130,10 +130,15 @@ enum NetPathCommand {
         /// and a monitor's first use costs start-up time (generic metadata of its subscribers).
         /// The watched namespace deleted under it opens `ended` with the error (exit 3).
         /// `showsEarlyPasses`: whether one family's pass is shown before the other's check ends.
+        /// `wait` and `status --probe` end: the desktop is followed only for what they answer
+        /// (plain `wait` asks whether the path is satisfied, which the desktop never changes).
         func makeMonitor(ending ended: Gate<Result<ExitCode, CommandError>>, showsEarlyPasses: Bool = true,
                          checkObserver: (@Sendable (ConnectivityResult) -> Void)? = nil) -> PathMonitor {
-            let monitor = PathMonitor(configuration: configuration(namespace: namespace), reader: nil,
-                                      showsEarlyPasses: showsEarlyPasses, checkObserver: checkObserver)
+            var configuration = self.configuration(namespace: namespace)
+            let endsSoon = arguments.command != .watch
+            if arguments.command == .wait && check == nil { configuration.ignoresDesktop = true }
+            let monitor = PathMonitor(configuration: configuration, reader: nil, showsEarlyPasses: showsEarlyPasses,
+                                      endsSoon: endsSoon, checkObserver: checkObserver)
             monitor.terminationHandler = { error in ended.open(.failure(CommandError(error.description, .runtime))) }
             return monitor
         }
@@ -193,9 +198,13 @@ enum NetPathCommand {
     }
 
     /// The path now, read once (no thread, no watch: the fastest start and exit).
-    static func readPath(_ session: Session) throws -> NetworkPath {
+    /// The path now, read once; `desktop: false` leaves out what the desktop knows (no bus
+    /// is asked).
+    static func readPath(_ session: Session, desktop: Bool = true) throws -> NetworkPath {
+        var configuration = session.configuration(namespace: session.namespace)
+        if !desktop { configuration.ignoresDesktop = true }
         do {
-            return try PathMonitor.snapshot(configuration: session.configuration(namespace: session.namespace))
+            return try PathMonitor.snapshot(configuration: configuration)
         } catch {
             throw CommandError.runtime(error)
         }

@@ -16,7 +16,8 @@ extension NetPathCommand {
                 }
             }
         } else {
-            let path = try readPath(session)
+            // The check runs over the kernel's path: what the desktop knows is not asked.
+            let path = try readPath(session, desktop: false)
             Task.detached { verdict.open(.success(await check.run(over: path, namespace: namespace))) }
         }
         let result: ConnectivityResult

@@ -198,6 +198,42 @@ struct DesktopCLITests {
         #expect(connects.isEmpty, "\(connects)")
     }
 
+    /// One-shot commands hold only what they answer (issue 37): where NetworkManager runs,
+    /// plain `wait` and `probe` (whose check runs over the kernel's path) connect to no bus;
+    /// `wait --probe` and `status --probe` connect once, to NetworkManager, and not to logind
+    /// (sleep signals are for monitors that last), and make no inotify instance of the
+    /// desktop's (networkd's files are read once). `watch --probe` connects twice.
+    @Test func oneShotCommandsConnectOnlyToWhatTheyAnswer() throws {
+        let strace = try requireProgram("/usr/bin/strace", package: "strace")
+        let lab = try DesktopLabRun("up")
+        defer { lab.remove() }
+        // NM's `limited`: `wait --probe` waits for `full`, and its timeout ends it.
+        try lab.lab("check", "limited")
+        let bus = try #require(lab.values["bus"]?.split(separator: "=").last.map(String.init), "\(lab.values)")
+        let trace = "/tmp/\(lab.name)/one-shot.strace"
+        func traced(_ arguments: [String]) throws -> (bus: Int, inotify: Int, outcome: Outcome) {
+            let outcome = try #require(try RunningTool(["exec", lab.name, strace, "-f", "-e", "trace=connect,inotify_init1", "-o", trace,
+                                                        netpathBinary] + arguments, executable: DesktopLabRun.script).finish(seconds: 30))
+            let calls = try String(contentsOfFile: trace, encoding: .utf8).split(separator: "\n")
+            return (calls.filter { $0.contains("connect(") && $0.contains(bus) }.count,
+                    calls.filter { $0.contains("inotify_init1(") && !$0.contains("resumed") }.count, outcome)
+        }
+        let wait = try traced(["wait", "--timeout", "5"])
+        let probe = try traced(["probe", "--json"])
+        let waitProbe = try traced(["wait", "--probe", "--timeout", "1"])
+        let statusProbe = try traced(["status", "--probe", "--json"])
+        #expect(wait.outcome.status == 0 && wait.bus == 0, "wait: \(wait)")
+        #expect(!probe.outcome.lines.isEmpty && probe.bus == 0, "probe: \(probe)")
+        #expect(waitProbe.outcome.status == 1 && waitProbe.bus == 1, "wait --probe: \(waitProbe)")
+        let path = try jsonObject(try #require(statusProbe.outcome.lines.first, "\(statusProbe.outcome.standardError)"))
+        #expect(path["connectivity"] as? String == "limited" && statusProbe.bus == 1, "status --probe: \(statusProbe)")
+        // The reader's own watch of the resolver files is the one inotify instance left.
+        #expect(waitProbe.inotify == 1 && statusProbe.inotify == 1, "inotify: \(waitProbe.inotify), \(statusProbe.inotify)")
+        // A monitor that lasts: NetworkManager and logind.
+        let watch = try traced(["watch", "--probe", "--json", "--count", "1"])
+        #expect(watch.outcome.lines.count == 1 && watch.bus == 2, "watch --probe: \(watch)")
+    }
+
     /// NM says portal and has no address to log in at on the bus: NM's verdict is shown at
     /// once, and one check of ours finds the address (the lab's portal redirects every URL to
     /// http://portal.test/login); NM stays the verdict's source.

@@ -92,10 +92,10 @@ import Testing
             loop.stop()
             done.signal()
         }
-        let thread = OwnThread.start(name: "test-loop") {
+        let thread = try? OwnThread.start(name: "test-loop") {
             loop.run()
             loop.close()
-        }
+        }.get()
         #expect(done.wait(timeout: .now() + 10) == .success)
         thread?.join()
         #expect(fired.withLock { $0 } == ["kept"])
@@ -220,11 +220,11 @@ import Testing
         let loop = try EventLoop()
         let ran = Locked<[Int]>([])
         let ended = DispatchSemaphore(value: 0)
-        let thread = OwnThread.start(name: "np-loop-test") {
+        let thread = try? OwnThread.start(name: "np-loop-test") {
             loop.run()
             loop.close()
             ended.signal()
-        }
+        }.get()
         #expect(thread != nil)
         let done = DispatchSemaphore(value: 0)
         loop.execute { ran.withLock { $0.append(1) } }

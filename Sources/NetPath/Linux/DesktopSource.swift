@@ -41,12 +41,15 @@ final class DesktopSource: PathSource {
 
     /// Wraps a source factory: the watcher starts before the kernel is read, and the first
     /// path waits for its first answer (bounded by ``authenticationWait`` and ``answerWait``).
-    static func wrap(_ base: @escaping PathSourceFactory, providesConnectivity: Bool) -> PathSourceFactory {
+    /// `purpose`: what the watcher follows (``DesktopWatcher/Purpose``): less for a command
+    /// that ends.
+    static func wrap(_ base: @escaping PathSourceFactory, providesConnectivity: Bool,
+                     purpose: DesktopWatcher.Purpose = .watching) -> PathSourceFactory {
         { filter, deliver, terminate in
             let source = DesktopSource(providesConnectivity: providesConnectivity, deliver: deliver)
             let start = SystemClock.now()
             // No watcher (no thread or descriptor left): the kernel's path alone.
-            let watcher = try? DesktopWatcher { [weak source] knowledge in source?.knowledgeChanged(knowledge) }
+            let watcher = try? DesktopWatcher(purpose: purpose) { [weak source] knowledge in source?.knowledgeChanged(knowledge) }
             let inner: any PathSource
             do {
                 inner = try base(filter, { [weak source] path in source?.received(path) }, terminate)

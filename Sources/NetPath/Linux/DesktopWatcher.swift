@@ -25,23 +25,21 @@ final class DesktopWatcher: Sendable {
     ///   - systemBus: the system bus's address (``DBusAddress``), for NetworkManager; `nil`
     ///     watches no system bus.
     ///   - sessionBus: the session bus's address, for the Flatpak portal; `nil` watches none.
+    ///   - purpose: what the knowledge is for (``Purpose``): what is followed, and for how long.
     ///   - onChange: called on the watcher's thread with the knowledge each time it changes.
-    /// - Throws: The ``Errno`` of the event loop's making, or `pthread_create`'s `EAGAIN`
-    ///   when no thread can be started.
-    ///   - networkd: read systemd-networkd's link files (``NetworkdLinks``): not at all,
-    ///     once, or watched.
-    init(systemBus: String?, sessionBus: String?, networkd: NetworkdReading = .none,
-                 onChange: @escaping @Sendable (DesktopKnowledge) -> Void) throws {
+    /// - Throws: The ``Errno`` of the event loop's making, or `pthread_create`'s.
+    init(systemBus: String?, sessionBus: String?, purpose: Purpose = .watching,
+         onChange: @escaping @Sendable (DesktopKnowledge) -> Void) throws {
         let system = systemBus.map(DBusAddress.endpoints)
         let session = sessionBus.map(DBusAddress.endpoints)
-        // One answer (`status`): a failed bus is not tried again, and no file watch waits
-        // for a missing socket (closing an inotify instance costs an SRCU grace period).
-        let once = networkd == .once
-        // networkd's files count as one more source to wait for (read at once).
+        // A command that ends: a failed bus is not tried again, and no file watch waits for a
+        // missing socket (closing an inotify instance costs an SRCU grace period).
+        let once = purpose != .watching
         // logind's sleep signals, on a second system-bus connection: only for a watch.
-        let sleeps = system != nil && !once
+        let sleeps = system != nil && purpose == .watching
+        // networkd's files count as one more source to wait for (read at once).
         let storage = DesktopWatcherStorage(buses: (system == nil ? 0 : 1) + (sleeps ? 1 : 0) + (session == nil ? 0 : 1)
-                                                + (networkd == .none ? 0 : 1),
+                                                + 1,
                                             onChange: onChange)
         let loop = try EventLoop()
         let started = OwnThread.start(name: "netpath-desktop") {
@@ -67,43 +65,51 @@ final class DesktopWatcher: Sendable {
                 connections.append(connection)
                 connection.open()
             }
-            let links = networkd == .watched ? try? NetworkdLinks() : nil
+            let links = purpose == .watching ? try? NetworkdLinks() : nil
             links?.start(on: loop) { portals in storage.update { $0.captivePortals = portals } }
-            if let links { storage.update { $0.captivePortals = links.captivePortals } }
-            if networkd == .once { storage.update { $0.captivePortals = NetworkdLinks.read() } }
-            if networkd != .none { storage.settle() }
+            storage.update { $0.captivePortals = links?.captivePortals ?? NetworkdLinks.read() }
+            storage.settle()
             loop.run()
             for connection in connections { connection.close() }
             links?.stop(on: loop)
             loop.close()
         }
-        guard let started else {
+        let thread: OwnThread.Handle
+        switch started {
+        case .success(let handle): thread = handle
+        case .failure(let error):
             loop.close()
-            throw Errno(Errno.wouldBlock.rawValue, call: "pthread_create")
+            throw error
         }
         self.storage = storage
         self.loop = loop
-        thread = Locked(started)
+        self.thread = Locked(thread)
+    }
+
+    /// What a watcher's knowledge is for.
+    enum Purpose: Sendable, Equatable {
+        /// One answer (`status`): each bus asked once, networkd's files read once.
+        case answer
+        /// A command that ends (`wait --probe`, `status --probe`): the buses followed while
+        /// it runs, but one that fails is not tried again (nor waited for), networkd's files
+        /// read once, and no sleep signals.
+        case command
+        /// A monitor that lasts (an app's, `watch`, `serve`): everything followed, a bus that
+        /// fails tried again, networkd's files watched, logind's sleep signals.
+        case watching
     }
 
     /// Watches the buses the environment names: the system bus of `DBUS_SYSTEM_BUS_ADDRESS`
     /// (unset: `/run/dbus/system_bus_socket`; empty: none), and inside a Flatpak sandbox
     /// (`/.flatpak-info` exists, or `GTK_USE_PORTAL=1` as GLib takes it) the session bus of
     /// `DBUS_SESSION_BUS_ADDRESS`; and networkd's link files.
-    /// - Throws: as ``init(systemBus:sessionBus:onChange:)``.
-    /// How networkd's link files are read.
-    enum NetworkdReading: Sendable {
-        case none, once, watched
-    }
-
-    /// - Parameter once: for one answer (`status`): networkd's files are read once, not
-    ///   watched.
-    convenience init(once: Bool = false, onChange: @escaping @Sendable (DesktopKnowledge) -> Void) throws {
+    /// - Throws: as ``init(systemBus:sessionBus:purpose:onChange:)``.
+    convenience init(purpose: Purpose = .watching, onChange: @escaping @Sendable (DesktopKnowledge) -> Void) throws {
         let (system, session) = DesktopWatcher.environmentBuses()
-        try self.init(systemBus: system, sessionBus: session, networkd: once ? .once : .watched, onChange: onChange)
+        try self.init(systemBus: system, sessionBus: session, purpose: purpose, onChange: onChange)
     }
 
-    /// The buses the environment names (see ``init(once:onChange:)``), `nil` for none.
+    /// The buses the environment names (see ``init(purpose:onChange:)``), `nil` for none.
     static func environmentBuses() -> (system: String?, session: String?) {
         let system = Syscall.environment("DBUS_SYSTEM_BUS_ADDRESS") ?? DBusAddress.defaultSystemBus
         // As GLib chooses its portal backend: inside a sandbox, or when asked to.
@@ -127,7 +133,7 @@ final class DesktopWatcher: Sendable {
                 return true
             }
         }
-        guard reachable, let watcher = try? DesktopWatcher(systemBus: system, sessionBus: session, networkd: .once, onChange: { _ in }) else {
+        guard reachable, let watcher = try? DesktopWatcher(systemBus: system, sessionBus: session, purpose: .answer, onChange: { _ in }) else {
             let value = try work()
             var knowledge = DesktopKnowledge()
             knowledge.captivePortals = NetworkdLinks.read()

@@ -77,7 +77,7 @@ final class SharedReaderThread: Sendable {
         state.withLock { state in
             if state.loop == nil {
                 guard let loop = try? EventLoop() else { return false }
-                guard let thread = OwnThread.start(name: threadName, { loop.run(); loop.close() }) else {
+                guard case .success(let thread) = OwnThread.start(name: threadName, { loop.run(); loop.close() }) else {
                     loop.close()
                     return false
                 }

@@ -80,8 +80,11 @@ public final class PathMonitor: Sendable {
     ///     the path it makes (`netpath serve` times the checks with it).
     ///   - showsEarlyPasses: Whether one family's pass is shown while the other family's
     ///     check still runs (`false`: only whole checks' verdicts, as `status --probe` prints).
+    ///   - endsSoon: For a command that ends (`wait`, `status --probe`): on Linux the
+    ///     desktop's buses are followed while it runs, but a bus that fails is not tried again,
+    ///     networkd's files are read once and logind's sleep signals are not asked for.
     package convenience init(
-        configuration: Configuration, reader: SharedReader?, showsEarlyPasses: Bool = true,
+        configuration: Configuration, reader: SharedReader?, showsEarlyPasses: Bool = true, endsSoon: Bool = false,
         checkObserver: (@Sendable (ConnectivityResult) -> Void)?
     ) {
         var options = LinuxSourceOptionsIfAny()
@@ -92,7 +95,8 @@ public final class PathMonitor: Sendable {
         var backend = PathMonitor.systemSource(namespace: namespace, options: options)
         #if os(Linux) || os(Android)
         if namespace == nil, !configuration.ignoresDesktop {
-            backend = DesktopSource.wrap(backend, providesConnectivity: configuration.connectivityCheck != nil)
+            backend = DesktopSource.wrap(backend, providesConnectivity: configuration.connectivityCheck != nil,
+                                         purpose: endsSoon ? .command : .watching)
         }
         #endif
         self.init(

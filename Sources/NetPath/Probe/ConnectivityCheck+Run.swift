@@ -126,11 +126,11 @@ extension ConnectivityCheck {
                 }
                 collected.add(family, probe.run())
             }
-            guard let thread else {
-                collected.add(family, (ConnectivityResult(connectivity: .unknown, failure: .init(.systemFailure, "cannot start a thread")), []))
-                continue
+            switch thread {
+            case .success(let thread): thread.detach()
+            case .failure(let error):
+                collected.add(family, (ConnectivityResult(connectivity: .unknown, failure: .init(.systemFailure, "cannot start a thread: \(error)")), []))
             }
-            thread.detach()
         }
         return handle
     }

@@ -47,9 +47,9 @@ package enum OwnThread {
 
     /// Starts `body` on a new joinable thread named `name` (at most 15 bytes show).
     ///
-    /// - Returns: The thread, or `nil` when `pthread_create` failed (no memory, too many
-    ///   threads).
-    package static func start(name: String, _ body: @escaping @Sendable () -> Void) -> Handle? {
+    /// - Returns: The thread, or `pthread_create`'s error (`EAGAIN`: too many threads, no
+    ///   memory).
+    package static func start(name: String, _ body: @escaping @Sendable () -> Void) -> Result<Handle, Errno> {
         let box = Unmanaged.passRetained(Box(body, name: String(name.prefix(15)))).toOpaque()
         #if canImport(Darwin)
         var thread: pthread_t?
@@ -68,22 +68,21 @@ package enum OwnThread {
         }, box)
         guard result == 0 else {
             Unmanaged<Box>.fromOpaque(box).release()
-            return nil
+            return .failure(Errno(result, call: "pthread_create"))
         }
         #if os(Linux) || os(Android)
         _ = cnetlink_set_thread_name(thread, String(name.prefix(15)))
         #endif
         #if canImport(Darwin)
-        return thread.map(Handle.init)
-        #else
-        return Handle(thread: thread)
+        guard let thread else { return .failure(Errno(EAGAIN, call: "pthread_create")) }
         #endif
+        return .success(Handle(thread: thread))
     }
 
     /// Runs `body` on a short-lived thread of our own and returns its result.
     package static func run<T: Sendable>(name: String, _ body: @escaping @Sendable () -> T) -> T? {
         let result = ResultBox<T>()
-        guard let thread = start(name: name, { result.value = body() }) else { return nil }
+        guard case .success(let thread) = start(name: name, { result.value = body() }) else { return nil }
         thread.join()
         return result.value
     }
