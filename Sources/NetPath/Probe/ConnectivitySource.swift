@@ -99,10 +99,35 @@ final class ConnectivitySource: PathSource {
         /// The verdict shown, while it stands (a path whose network became known keeps it).
         var shown: ConnectivityResult?
         var stopped = false
-        /// Paths made and not yet handed on, in the order the state changed; `draining`:
-        /// a thread is handing them on (``drain()``).
-        var outbox: [NetworkPath] = []
-        var draining = false
+        /// Paths made and not yet handed on, in the order the state changed.
+        var outbox = PathOutbox()
+    }
+
+    /// Paths made and not yet handed on, in order, and whether a thread is handing them on
+    /// (``drain()``).
+    private struct PathOutbox {
+        private var paths: [NetworkPath] = []
+        private var draining = false
+
+        mutating func append(_ path: NetworkPath) {
+            paths.append(path)
+        }
+
+        /// Whether the calling thread is now the one handing paths on (none was).
+        mutating func claim() -> Bool {
+            guard !draining else { return false }
+            draining = true
+            return true
+        }
+
+        /// The next path to hand on; `nil` ends the claim.
+        mutating func next() -> NetworkPath? {
+            guard !paths.isEmpty else {
+                draining = false
+                return nil
+            }
+            return paths.removeFirst()
+        }
     }
 
     private let state: Locked<State>
@@ -211,18 +236,8 @@ final class ConnectivitySource: PathSource {
     /// which waits for the reader thread). One thread at a time hands them on: one that
     /// finds another doing it leaves its path to that one.
     private func drain() {
-        guard state.withLock({ state -> Bool in
-            guard !state.draining else { return false }
-            state.draining = true
-            return true
-        }) else { return }
-        while let path = state.withLock({ state -> NetworkPath? in
-            guard !state.outbox.isEmpty else {
-                state.draining = false
-                return nil
-            }
-            return state.outbox.removeFirst()
-        }) {
+        guard state.withLock({ $0.outbox.claim() }) else { return }
+        while let path = state.withLock({ $0.outbox.next() }) {
             deliver(path)
         }
     }
