@@ -110,7 +110,7 @@ enum NetPathCommand {
         func format(_ path: NetworkPath) -> [UInt8] {
             guard arguments.json else { return Array((Output.human(path, color: color) + "\n").utf8) }
             var line = JSONLine()
-            line.appendJSON(path, connectivity: withConnectivity, time: JSONLine.now())
+            line.appendJSON(path, connectivity: withConnectivity, unixTime: SystemClock.unixTime())
             line.append("\n")
             return line.bytes
         }

@@ -77,7 +77,11 @@ import NetPathTestKit
                         gateways: ["10.0.0.1", "fe80::1"], connectivity: .portal, portalURL: "http://portal.test/login"),
             NetworkPath(status: .unsatisfied, unsatisfiedReason: .notAvailable, diagnosis: .blocked),
             .online(.cellular), .offline(.noCarrier), .vpn(over: .cellular),
+            NetworkPath(status: .satisfied, availableInterfaces: [NetworkInterface(name: "a\\b\n\t\u{01}\u{1F}é", index: 3, type: .wifi)],
+                        supportsIPv4: true, gateways: ["192.0.2.1"]),
         ]
+        // Escaped where JSON asks (a name is any bytes but `/`), copied whole elsewhere.
+        #expect(paths.last!.jsonLine(time: "t").contains(#""name":"a\\b\n\t\u0001\u001fé""#))
         for path in paths {
             let encoded = String(decoding: try JSONEncoder().encode(path), as: UTF8.self)
             #expect(try NetworkPath(jsonLine: encoded) == path, "\(encoded)")

@@ -108,12 +108,17 @@ package struct JSONLine {
 
     package var text: String { String(decoding: bytes, as: UTF8.self) }
 
+    /// A literal, copied whole. (A literal argument picks this over ``append(string:)``:
+    /// a `String` would be made first.)
     package mutating func append(_ literal: StaticString) {
         literal.withUTF8Buffer { bytes.append(contentsOf: $0) }
     }
 
-    package mutating func append(_ text: String) {
-        bytes.append(contentsOf: text.utf8)
+    /// `text`'s bytes as they are, copied whole (a native string's are contiguous).
+    package mutating func append(string text: String) {
+        if text.utf8.withContiguousStorageIfAvailable({ bytes.append(contentsOf: $0) }) == nil {
+            bytes.append(contentsOf: text.utf8)
+        }
     }
 
     /// `value` in decimal, zero-padded to `width` digits.
@@ -138,6 +143,17 @@ package struct JSONLine {
     /// characters (every name and address in practice) is copied whole.
     package mutating func append(quoted text: String) {
         bytes.append(UInt8(ascii: "\""))
+        let plain = text.utf8.withContiguousStorageIfAvailable { stored -> Bool in
+            guard !stored.contains(where: { $0 < 0x20 || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") }) else { return false }
+            bytes.append(contentsOf: stored)
+            return true
+        }
+        if plain != true { appendEscaped(text) }
+        bytes.append(UInt8(ascii: "\""))
+    }
+
+    /// `text`'s bytes, escaped as a JSON string's.
+    private mutating func appendEscaped(_ text: String) {
         for byte in text.utf8 {
             switch byte {
             case UInt8(ascii: "\""): append("\\\"")
@@ -153,7 +169,6 @@ package struct JSONLine {
             default: bytes.append(byte)
             }
         }
-        bytes.append(UInt8(ascii: "\""))
     }
 
     package mutating func append(optionalQuoted text: String?) {
@@ -196,7 +211,19 @@ package struct JSONLine {
     /// SPEC §4's object for a path at `time`.
     package mutating func appendJSON(_ path: NetworkPath, connectivity: Bool, time: String) {
         append("{\"time\":\"")
-        append(time)
+        append(string: time)
+        appendJSONKeys(path, connectivity: connectivity)
+    }
+
+    /// SPEC §4's object for a path at a time of the Unix clock, written in place.
+    package mutating func appendJSON(_ path: NetworkPath, connectivity: Bool, unixTime: (seconds: Int64, milliseconds: Int)) {
+        append("{\"time\":\"")
+        appendUTC(seconds: unixTime.seconds, milliseconds: unixTime.milliseconds)
+        appendJSONKeys(path, connectivity: connectivity)
+    }
+
+    /// The object's keys after `time`'s value.
+    private mutating func appendJSONKeys(_ path: NetworkPath, connectivity: Bool) {
         append("\",\"status\":")
         append(quoted: path.status.rawValue)
         append(",\"unsatisfiedReason\":")
@@ -250,9 +277,13 @@ package struct JSONLine {
         append(optionalQuoted: path.connectivityProxy)
         for family in IPFamily.allCases {
             let keys = NetworkPath.familyKeys(family)
-            append(",\"\(keys.verdict.rawValue)\":")
+            append(",\"")
+            append(string: keys.verdict.rawValue)
+            append("\":")
             append(quoted: path.connectivity(for: family).rawValue)
-            append(",\"\(keys.failure.rawValue)\":")
+            append(",\"")
+            append(string: keys.failure.rawValue)
+            append("\":")
             append(failure: path.familyConnectivity[family]?.failureWithItsStep)
         }
     }
