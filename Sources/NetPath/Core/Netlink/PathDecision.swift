@@ -43,7 +43,7 @@ package enum KernelAnswer: Hashable, Sendable {
 /// Pure: the model and the answers in, a path out (SPEC §2.4, §2.5, §2.8).
 package struct PathDecision {
     package var state: KernelState
-    package var answers: [RouteLookup: KernelAnswer]
+    package var answers: SmallMap<RouteLookup, KernelAnswer>
     package var filter: InterfaceFilter
     /// The monitor's effective uid, for `uidrange` rules in the diagnosis.
     package var uid: UInt32 = 0

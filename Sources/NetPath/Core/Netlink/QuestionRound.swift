@@ -22,13 +22,13 @@ package struct QuestionRound: Sendable {
 
     /// The socket questions of the round in progress, and the verdicts given so far.
     package private(set) var questions: [RouteLookup] = []
-    private var verdicts: [RouteLookup: SocketVerdict] = [:]
+    private var verdicts: SmallMap<RouteLookup, SocketVerdict> = [:]
     /// The lookups sent and not answered yet, by sequence number.
-    package private(set) var pendingLookups: [UInt32: PendingLookup] = [:]
-    private var replies: [PendingLookup: KernelAnswer] = [:]
+    package private(set) var pendingLookups: SmallMap<UInt32, PendingLookup> = [:]
+    private var replies: SmallMap<PendingLookup, KernelAnswer> = [:]
     /// The answers of the last complete round.
-    package private(set) var answers: [RouteLookup: KernelAnswer] = [:]
-    private var collecting: [RouteLookup: KernelAnswer] = [:]
+    package private(set) var answers: SmallMap<RouteLookup, KernelAnswer> = [:]
+    private var collecting: SmallMap<RouteLookup, KernelAnswer> = [:]
     /// Ask for the table entries too (an expiry passed: learn the lifetimes now in force,
     /// which router advertisements renew without a message).
     private var refreshLifetimes = false
