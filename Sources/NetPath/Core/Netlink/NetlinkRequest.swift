@@ -7,7 +7,9 @@ package struct NetlinkRequest {
     /// Where the open message begins.
     private var start = 0
 
-    package init() {}
+    package init() {
+        bytes.reserveCapacity(256)
+    }
 
     /// Opens a message: its header, with its length written when it is closed; the port id
     /// is 0 (the kernel fills it in).
@@ -36,12 +38,12 @@ package struct NetlinkRequest {
         append(UInt16(4 + payload.count))
         append(type)
         bytes.append(contentsOf: payload)
-        bytes.append(contentsOf: repeatElement(0, count: (4 - payload.count % 4) % 4))
+        for _ in 0..<(4 - payload.count % 4) % 4 { bytes.append(0) }
     }
 
     /// Appends an attribute holding an integer in host byte order.
     package mutating func attribute<T: FixedWidthInteger>(_ type: UInt16, _ value: T) {
-        withUnsafeBytes(of: value) { attribute(type, Array($0)) }
+        withUnsafeBytes(of: value) { attribute(type, $0) }
     }
 
     /// Closes the open message: writes its length into its header.
@@ -82,7 +84,11 @@ extension NetlinkRequest {
             let source = source.flatMap { $0.family == lookup.family && !$0.isUnspecified ? $0 : nil }
             message.begin(type: Netlink.MessageType.getRoute, flags: Netlink.HeaderFlag.request, sequence: sequence)
             // struct rtmsg: family, dst_len, src_len, tos, table, protocol, scope, type, flags.
-            message.append(contentsOf: [lookup.family, prefixLength, source == nil ? 0 : prefixLength, 0, 0, 0, 0, 0])
+            message.append(lookup.family)
+            message.append(prefixLength)
+            message.append(source == nil ? 0 : prefixLength)
+            message.append(UInt32(0))  // tos, table, protocol, scope
+            message.append(UInt8(0))  // type
             message.append(Netlink.RouteFlag.lookupTable | (tableEntry ? Netlink.RouteFlag.fibMatch : 0))
             message.attribute(Netlink.RouteAttribute.destination, destination.bytes)
             if let source { message.attribute(Netlink.RouteAttribute.sourcePrefix, source.bytes) }

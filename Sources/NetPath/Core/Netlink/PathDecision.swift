@@ -232,12 +232,13 @@ package struct PathDecision {
     /// With a filter: after the unbound answer (when admitted), what sockets bound to each
     /// admitted interface would get, best route metric first.
     private func addBoundChoices(to chosen: inout [Choice], refusals: inout [Refusal]) {
+        let tables = tablesInUse()
         for family in [IPAddress.inet, IPAddress.inet6] {
             var bound: [(metric: UInt32, choice: Choice)] = []
             for (lookup, answer) in answers where lookup.family == family && lookup.interfaceIndex != nil {
                 switch evaluate(answer, for: lookup) {
                 case .success(let choice) where filter.admits(choice.link.type):
-                    bound.append((bestMetric(through: choice.link.index, family: family) ?? .max, choice))
+                    bound.append((bestMetric(through: choice.link.index, family: family, tables: tables) ?? .max, choice))
                 case .failure(let box) where box.refusal != .noRoute:
                     refusals.append(box.refusal)
                 default:
@@ -295,7 +296,8 @@ package struct PathDecision {
         if let choice = chosen.first(where: { choice in candidates.contains { $0.index == choice.link.index } }) {
             return NetworkInterface(choice.link)
         }
-        let routed = candidates.compactMap { link in bestMetric(through: link.index, family: nil).map { (metric: $0, link: link) } }
+        let tables = tablesInUse()
+        let routed = candidates.compactMap { link in bestMetric(through: link.index, family: nil, tables: tables).map { (metric: $0, link: link) } }
         return routed.min { ($0.metric, $0.link.index) < ($1.metric, $1.link.index) }.map { NetworkInterface($0.link) }
     }
 
@@ -309,8 +311,10 @@ package struct PathDecision {
             interfaces.append(NetworkInterface(choice.link))
         }
         var routed: [(metric: UInt32, link: LinkState)] = []
-        for link in usable where !seen.contains(link.index) {
-            if let metric = bestMetric(through: link.index, family: nil) { routed.append((metric, link)) }
+        let others = usable.filter { !seen.contains($0.index) }
+        let tables = others.isEmpty ? (nil, nil) : tablesInUse()
+        for link in others {
+            if let metric = bestMetric(through: link.index, family: nil, tables: tables) { routed.append((metric, link)) }
         }
         routed.sort { ($0.metric, $0.link.index) < ($1.metric, $1.link.index) }
         for (_, link) in routed {
@@ -323,15 +327,23 @@ package struct PathDecision {
         return interfaces
     }
 
+    /// The tables some rule of each family sends lookups to (`nil`: any table, while the
+    /// rules are unknown or none is of the family): read once for all the links a decision
+    /// ranks.
+    private typealias TablesInUse = (inet: Set<UInt32>?, inet6: Set<UInt32>?)
+
+    private func tablesInUse() -> TablesInUse {
+        (state.tablesInUse(family: IPAddress.inet), state.tablesInUse(family: IPAddress.inet6))
+    }
+
     /// The lowest metric of a unicast route to the Internet through `index`, in a table
-    /// that some rule uses, whose family has a usable address, if any.
-    private func bestMetric(through index: Int32, family: UInt8?) -> UInt32? {
+    /// that some rule uses (`tables`), whose family has a usable address, if any.
+    private func bestMetric(through index: Int32, family: UInt8?, tables: TablesInUse) -> UInt32? {
         var best: UInt32?
-        let used = [IPAddress.inet: state.tablesInUse(family: IPAddress.inet), IPAddress.inet6: state.tablesInUse(family: IPAddress.inet6)]
         for (key, entry) in state.routes
         where key.type == Netlink.RouteType.unicast && key.table != Netlink.Table.local
             && (family == nil || key.family == family) && state.hasUsableAddress(index, family: key.family)
-            && (used[key.family]??.contains(key.table) ?? true) {
+            && ((key.family == IPAddress.inet ? tables.inet : tables.inet6)?.contains(key.table) ?? true) {
             guard state.hops(of: entry).contains(where: { $0.interfaceIndex == index }) else { continue }
             best = min(best ?? .max, key.metric)
         }
