@@ -314,13 +314,14 @@ package struct KernelState: Hashable, Sendable {
     /// The tables that some rule of `family` looks up (SPEC 2.8: a route in any other
     /// table is never used); `nil` when the rules are not known (no rules dump, or none of
     /// the family at all: a kernel always has some).
-    package func tablesInUse(family: UInt8) -> Set<UInt32>? {
+    package func tablesInUse(family: UInt8) -> [UInt32]? {
         guard rulesKnown else { return nil }
-        var tables: Set<UInt32> = []
+        // A handful of tables (local, main, default, a VPN's): an array, no hashing.
+        var tables: [UInt32] = []
         var any = false
         for rule in rules where rule.family == family {
             any = true
-            if rule.action == Netlink.Rule.toTable { tables.insert(rule.table) }
+            if rule.action == Netlink.Rule.toTable, !tables.contains(rule.table) { tables.append(rule.table) }
         }
         return any ? tables : nil
     }

@@ -399,9 +399,15 @@ extension NetlinkEngine {
             answer(verdicts)
             return takeRequests(now: now).map(Action.send)
         case .step:
-            let actions = step(now: now)
-            return actions.questions.map(Action.ask) + actions.requests.map(Action.send)
-                + (actions.neighbors.map { [.watchNeighbors($0)] } ?? []) + (actions.path.map { [.deliver($0)] } ?? [])
+            let taken = step(now: now)
+            // One array, in this order (a step runs for every event).
+            var actions: [Action] = []
+            actions.reserveCapacity(taken.questions.count + taken.requests.count + 2)
+            for question in taken.questions { actions.append(.ask(question)) }
+            for request in taken.requests { actions.append(.send(request)) }
+            if let neighbors = taken.neighbors { actions.append(.watchNeighbors(neighbors)) }
+            if let path = taken.path { actions.append(.deliver(path)) }
+            return actions
         case .neighborsRead:
             neighbors.readEnded()
         case .neighborsLost:

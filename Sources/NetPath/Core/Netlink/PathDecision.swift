@@ -330,7 +330,7 @@ package struct PathDecision {
     /// The tables some rule of each family sends lookups to (`nil`: any table, while the
     /// rules are unknown or none is of the family): read once for all the links a decision
     /// ranks.
-    private typealias TablesInUse = (inet: Set<UInt32>?, inet6: Set<UInt32>?)
+    private typealias TablesInUse = (inet: [UInt32]?, inet6: [UInt32]?)
 
     private func tablesInUse() -> TablesInUse {
         (state.tablesInUse(family: IPAddress.inet), state.tablesInUse(family: IPAddress.inet6))
