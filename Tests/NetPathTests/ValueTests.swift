@@ -64,6 +64,18 @@ import NetPathTestKit
         #expect(!NetworkPath(status: .unsatisfied, availableInterfaces: path.availableInterfaces).usesInterfaceType(.wiredEthernet))
     }
 
+    /// A check's time as a `Duration` at the public edge, the same as its milliseconds.
+    @Test func aChecksLatencyIsADurationToo() {
+        var result = ConnectivityResult(connectivity: .full, latencyMilliseconds: 12.5)
+        #expect(result.latency == .microseconds(12_500))
+        result.latency = .milliseconds(40)
+        #expect(result.latencyMilliseconds == 40)
+        var family = FamilyConnectivity(connectivity: .limited, latencyMilliseconds: 0.001)
+        #expect(family.latency == .nanoseconds(1_000))
+        family.latencyMilliseconds = .nan
+        #expect(family.latency == .zero && ConnectivityResult(connectivity: .unknown).latency == nil)
+    }
+
     /// One codec: `JSONEncoder`/`JSONDecoder`, the tool's line writer and the trace reader
     /// agree on every key, so a path survives every pairing of writer and reader.
     @Test func jsonRoundTripsThroughEveryWriterAndReader() throws {

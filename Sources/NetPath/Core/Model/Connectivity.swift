@@ -36,6 +36,11 @@ public struct ConnectivityResult: Hashable, Sendable, Codable {
     public var httpStatus: Int?
     /// Time from the start of the check to the verdict, in milliseconds.
     public var latencyMilliseconds: Double?
+    /// Time from the start of the check to the verdict (``latencyMilliseconds`` as a `Duration`).
+    public var latency: Duration? {
+        get { latencyMilliseconds.map(Duration.milliseconds(exactly:)) }
+        set { latencyMilliseconds = newValue.map { $0.seconds * 1_000 } }
+    }
     /// What went wrong, when the verdict is not `full`: a kind to switch on and a message
     /// that names the endpoint or the address at fault.
     public var failure: ConnectivityFailure?
@@ -119,6 +124,12 @@ public struct FamilyConnectivity: Hashable, Sendable, Codable {
     public var httpStatus: Int?
     /// Time from the start of the check to this family's verdict, in milliseconds.
     public var latencyMilliseconds: Double?
+    /// Time from the start of the check to this family's verdict (``latencyMilliseconds`` as
+    /// a `Duration`).
+    public var latency: Duration? {
+        get { latencyMilliseconds.map(Duration.milliseconds(exactly:)) }
+        set { latencyMilliseconds = newValue.map { $0.seconds * 1_000 } }
+    }
 
     /// Creates a family's verdict.
     public init(connectivity: Connectivity, failedStep: ConnectivityStep? = nil, failure: ConnectivityFailure? = nil,
@@ -297,5 +308,14 @@ extension ConnectivityFailure.Kind {
         case .tlsFailed, .malformedAnswer, .httpError, .unexpectedAnswer: .http
         case .pathUnsatisfied, .cancelled, .systemFailure: nil
         }
+    }
+}
+
+extension Duration {
+    /// `milliseconds` (a fraction kept to the nanosecond; zero for a value no `Duration`
+    /// holds: not finite, or beyond about 292 years).
+    static func milliseconds(exactly milliseconds: Double) -> Duration {
+        let nanoseconds = (milliseconds * 1_000_000).rounded()
+        return .nanoseconds(nanoseconds.isFinite && abs(nanoseconds) < 9e18 ? Int64(nanoseconds) : 0)
     }
 }
