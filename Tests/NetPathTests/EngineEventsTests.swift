@@ -50,6 +50,11 @@ import Testing
         }
         let replied = turns(8, of: reply, from: .zero)
         #expect(!engine.schedule(now: replied).paused)
+        // Nor are another socket's replies (the neighbor socket's errors: another port).
+        var refusal = Fixture.error(-2, sequence: 9)
+        refusal.replaceSubrange(12..<16, with: Fixture.u32(77))
+        let refused = turns(8, of: refusal, from: .at(milliseconds: 500))
+        #expect(!engine.schedule(now: refused).paused)
         let last = turns(5, of: event, from: .at(seconds: 1))
         #expect(engine.schedule(now: last).paused && engine.schedule(now: last).wake == last + StormPacer.pace)
         #expect(!engine.schedule(now: last + StormPacer.pace).paused)

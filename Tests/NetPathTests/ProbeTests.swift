@@ -317,6 +317,32 @@ import NetPathTestKit
         #expect(monitor.currentPath?.connectivity == .unknown)
     }
 
+    /// A family that passes before the checker has returned its handle (its thread outran
+    /// the one that started it; seen under ThreadSanitizer) is shown all the same, and the
+    /// check's end still gives the other family's verdict.
+    @Test func aPassBeforeTheCheckerReturnsIsShown() throws {
+        let network = SimulatedNetwork(.online(.wifi))
+        var ipv4 = ConnectivityResult(connectivity: .full)
+        ipv4.ipv4 = FamilyConnectivity(connectivity: .full)
+        let completions = Locked<[@Sendable (ConnectivityResult) -> Void]>([])
+        let passed = ipv4
+        let checker: ConnectivityChecker = { _, early, completion in
+            early(passed)
+            completions.withLock { $0.append(completion) }
+            return nil
+        }
+        let monitor = PathMonitor(configuration: .init(connectivityCheck: try ConnectivityCheck()), backend: network.factory,
+                                  clock: ManualClock(), checker: checker)
+        try monitor.start()
+        defer { monitor.cancel() }
+        #expect(monitor.currentPath?.connectivity == .full && monitor.currentPath?.connectivity(for: .ipv6) == .unknown)
+        var whole = ipv4
+        whole.ipv6 = FamilyConnectivity(connectivity: .limited, failedStep: .connection)
+        let completion = try #require(completions.withLock { $0.last })
+        completion(whole)
+        #expect(monitor.currentPath?.connectivity(for: .ipv6) == .limited)
+    }
+
     /// The network's identity becoming known (the kernel learned the gateway's address, often
     /// from the check's own packets) is a new path, but the same network: the check in flight
     /// is not started again, and a verdict shown stays. Another network checks again.

@@ -92,6 +92,9 @@ import NetPathTestKit
             NetworkPath(status: .satisfied, availableInterfaces: [NetworkInterface(name: "a\\b\n\t\u{01}\u{1F}é", index: 3, type: .wifi)],
                         supportsIPv4: true, gateways: ["192.0.2.1"]),
         ]
+        // A caller's time is a JSON string whatever it holds.
+        let odd = try JSONSerialization.jsonObject(with: Data(NetworkPath.online(.wifi).jsonLine(time: "a\"b\\").utf8)) as? [String: Any]
+        #expect(odd?["time"] as? String == "a\"b\\")
         // Escaped where JSON asks (a name is any bytes but `/`), copied whole elsewhere.
         #expect(paths.last!.jsonLine(time: "t").contains(#""name":"a\\b\n\t\u0001\u001fé""#))
         for path in paths {

@@ -88,11 +88,10 @@ final class DesktopWatcher: Sendable {
 
     /// What a watcher's knowledge is for.
     enum Purpose: Sendable, Equatable {
-        /// One answer (`status`): each bus asked once, networkd's files read once.
-        case answer
-        /// A command that ends (`wait --probe`, `status --probe`): the buses followed while
-        /// it runs, but one that fails is not tried again (nor waited for), networkd's files
-        /// read once, and no sleep signals.
+        /// A command that ends (`status`, which stops the watcher at its first answer;
+        /// `wait --probe`, `status --probe`): the buses followed while it runs, but one that
+        /// fails is not tried again (nor waited for), networkd's files read once, and no
+        /// sleep signals.
         case command
         /// A monitor that lasts (an app's, `watch`, `serve`): everything followed, a bus that
         /// fails tried again, networkd's files watched, logind's sleep signals.
@@ -133,7 +132,7 @@ final class DesktopWatcher: Sendable {
                 return true
             }
         }
-        guard reachable, let watcher = try? DesktopWatcher(systemBus: system, sessionBus: session, purpose: .answer, onChange: { _ in }) else {
+        guard reachable, let watcher = try? DesktopWatcher(systemBus: system, sessionBus: session, purpose: .command, onChange: { _ in }) else {
             let value = try work()
             var knowledge = DesktopKnowledge()
             knowledge.captivePortals = NetworkdLinks.read()

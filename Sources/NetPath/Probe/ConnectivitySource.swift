@@ -93,7 +93,9 @@ final class ConnectivitySource: PathSource {
         var first: NetworkPath?
         var raw: NetworkPath?
         var generation: UInt64 = 0
-        var inFlight: (any ScheduledWork)?
+        /// The check of this generation: none, started (the checker may call back before it
+        /// returns its handle), or running with its handle.
+        var check: CheckPhase = .idle
         var timer: (any ScheduledWork)?
         var backoff: Duration
         /// The verdict shown, while it stands (a path whose network became known keeps it).
@@ -101,6 +103,24 @@ final class ConnectivitySource: PathSource {
         var stopped = false
         /// Paths made and not yet handed on, in the order the state changed.
         var outbox = PathOutbox()
+    }
+
+    private enum CheckPhase {
+        case idle
+        case starting
+        case running(any ScheduledWork)
+
+        /// Whether a check runs (its whole verdict is not in yet).
+        var isRunning: Bool {
+            if case .idle = self { return false }
+            return true
+        }
+
+        /// The handle to cancel it with, once the checker gave it.
+        var work: (any ScheduledWork)? {
+            if case .running(let work) = self { return work }
+            return nil
+        }
     }
 
     /// Paths made and not yet handed on, in order, and whether a thread is handing them on
@@ -184,8 +204,8 @@ final class ConnectivitySource: PathSource {
     private static func startOver(_ state: inout State) -> [any ScheduledWork] {
         state.generation &+= 1
         state.backoff = ConnectivitySource.firstDelay
-        defer { state.inFlight = nil; state.timer = nil }
-        return [state.inFlight, state.timer].compactMap { $0 }
+        defer { state.check = .idle; state.timer = nil }
+        return [state.check.work, state.timer].compactMap { $0 }
     }
 
     /// A new path from the inner source. A path that differs from the last only in its DNS
@@ -258,6 +278,8 @@ final class ConnectivitySource: PathSource {
     private func startCheck() {
         let job: (NetworkPath, UInt64)? = state.withLock { state in
             guard !state.stopped, let raw = state.raw, mayCheck(raw) else { return nil }
+            // Running from now: its threads may pass a family, or end, before `checker` returns.
+            state.check = .starting
             return (raw, state.generation)
         }
         guard let (raw, generation) = job else { return }
@@ -265,7 +287,8 @@ final class ConnectivitySource: PathSource {
                            { [weak self] result in self?.finished(result, generation: generation) })
         let stale = state.withLock { state -> Bool in
             guard state.generation == generation, !state.stopped else { return true }
-            if state.inFlight == nil { state.inFlight = work }
+            // Ended already (`finished` made it idle): nothing to keep.
+            if case .starting = state.check, let work { state.check = .running(work) }
             return false
         }
         if stale { work?.cancel() }
@@ -276,8 +299,8 @@ final class ConnectivitySource: PathSource {
     /// decides, its verdict stands meanwhile, as for a whole check.
     private func early(_ result: ConnectivityResult, generation: UInt64) {
         state.withLock { state in
-            // Not once the whole check's verdict is in (`inFlight` cleared) or another began.
-            guard state.generation == generation, !state.stopped, state.inFlight != nil, let raw = state.raw,
+            // Not once the whole check's verdict is in (the check idle) or another began.
+            guard state.generation == generation, !state.stopped, state.check.isRunning, let raw = state.raw,
                   result.connectivity == .full, !desktopDecides(raw) else { return }
             state.shown = result
             state.outbox.append(annotate(raw, result: result))
@@ -289,7 +312,7 @@ final class ConnectivitySource: PathSource {
         // `nil`: stale; `.some(nil)`: no re-check; else the re-check's delay.
         let next: Duration?? = state.withLock { state in
             guard state.generation == generation, !state.stopped, let raw = state.raw else { return nil }
-            state.inFlight = nil
+            state.check = .idle
             // A local failure (no route for the connection: the path is being lost) is no
             // verdict on the Internet: nothing changes, and the check runs again later.
             if ConnectivitySource.isNoVerdict(result) {

@@ -210,8 +210,8 @@ package struct JSONLine {
 
     /// SPEC §4's object for a path at `time`.
     package mutating func appendJSON(_ path: NetworkPath, connectivity: Bool, time: String) {
-        append("{\"time\":\"")
-        append(string: time)
+        append("{\"time\":")
+        append(quoted: time)
         appendJSONKeys(path, connectivity: connectivity)
     }
 
@@ -219,12 +219,13 @@ package struct JSONLine {
     package mutating func appendJSON(_ path: NetworkPath, connectivity: Bool, unixTime: (seconds: Int64, milliseconds: Int)) {
         append("{\"time\":\"")
         appendUTC(seconds: unixTime.seconds, milliseconds: unixTime.milliseconds)
+        append("\"")
         appendJSONKeys(path, connectivity: connectivity)
     }
 
     /// The object's keys after `time`'s value.
     private mutating func appendJSONKeys(_ path: NetworkPath, connectivity: Bool) {
-        append("\",\"status\":")
+        append(",\"status\":")
         append(quoted: path.status.rawValue)
         append(",\"unsatisfiedReason\":")
         append(optionalQuoted: path.unsatisfiedReason?.rawValue)

@@ -2,7 +2,7 @@
 ///
 /// It mirrors `NWPath`, as plain values, and adds ``diagnosis``: the reason a path is not
 /// satisfied, in finer steps than Apple's ``UnsatisfiedReason``.
-public struct NetworkPath: Hashable, Sendable {
+public struct NetworkPath: Hashable, Sendable, CustomReflectable {
     /// Whether the path can be used.
     public enum Status: String, Hashable, Sendable, Codable, CaseIterable {
         /// A usable default route exists.
@@ -369,6 +369,11 @@ public struct NetworkPath: Hashable, Sendable {
 
     public func hash(into hasher: inout Hasher) {
         storage.fields.hash(into: &hasher)
+    }
+
+    /// The fields, as `dump` and a debugger show a value's stored properties.
+    public var customMirror: Mirror {
+        Mirror(reflecting: storage.fields)
     }
 
     /// Where a fact about the path comes from (SPEC §1, §3: the system's knowledge first).

@@ -130,6 +130,8 @@ package struct EngineTimers: Sendable {
     package mutating func socketFailed(at now: Instant) {
         failures += 1
         if failures > 1 { pauseEnd = now + .milliseconds(1 << min(failures - 2, 10)) }
+        // A turn ended all the same: its events are counted, and not again with the next.
+        storm.turnEnded(at: now)
     }
 
     /// A turn ended at `now` without a socket error (during a storm, the socket is then left

@@ -253,7 +253,13 @@ package struct NetlinkEngine {
             break
         }
         let isOurs = envelope.port == context.port && envelope.sequence != 0
-        if !isOurs { timers.eventRead() }
+        switch envelope.message {
+        case .done, .error, .other:
+            // A reply (the neighbor socket's are from another port), not an event.
+            break
+        default:
+            if !isOurs { timers.eventRead() }
+        }
         if isOurs {
             switch round.reply(to: envelope.sequence, envelope.message) {
             case .notOurs:

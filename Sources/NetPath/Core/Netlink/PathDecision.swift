@@ -336,6 +336,15 @@ package struct PathDecision {
         (state.tablesInUse(family: IPAddress.inet), state.tablesInUse(family: IPAddress.inet6))
     }
 
+    /// `family`'s tables in use (`nil`: any table, as for a family with no rules).
+    private static func tables(of family: UInt8, in tables: TablesInUse) -> [UInt32]? {
+        switch family {
+        case IPAddress.inet: tables.inet
+        case IPAddress.inet6: tables.inet6
+        default: nil
+        }
+    }
+
     /// The lowest metric of a unicast route to the Internet through `index`, in a table
     /// that some rule uses (`tables`), whose family has a usable address, if any.
     private func bestMetric(through index: Int32, family: UInt8?, tables: TablesInUse) -> UInt32? {
@@ -343,7 +352,7 @@ package struct PathDecision {
         for (key, entry) in state.routes
         where key.type == Netlink.RouteType.unicast && key.table != Netlink.Table.local
             && (family == nil || key.family == family) && state.hasUsableAddress(index, family: key.family)
-            && ((key.family == IPAddress.inet ? tables.inet : tables.inet6)?.contains(key.table) ?? true) {
+            && (Self.tables(of: key.family, in: tables)?.contains(key.table) ?? true) {
             guard state.hops(of: entry).contains(where: { $0.interfaceIndex == index }) else { continue }
             best = min(best ?? .max, key.metric)
         }
