@@ -224,15 +224,10 @@ final class ConnectivitySource: PathSource {
             let serversOnly = state.raw == raw && !raw.isIdentical(to: state.raw) && raw.wakeCount == state.raw?.wakeCount
             state.raw = raw
             let cancelled = ConnectivitySource.startOver(&state)
-            if !serversOnly {
-                state.shown = nil
-                state.outbox.append(annotate(raw, result: nil))
-            }
+            if !serversOnly { showUnchecked(raw, &state) }
             return (cancelled, mayCheck(raw))
         }
-        drain()
-        for work in cancelled { work.cancel() }
-        if satisfied { startCheck() }
+        afterStartOver(cancelling: cancelled, check: satisfied)
     }
 
     /// The machine resumed (``PathMonitor/machineResumed()``): the inner source reads the
@@ -243,13 +238,24 @@ final class ConnectivitySource: PathSource {
         let (cancelled, satisfied) = state.withLock { state -> ([any ScheduledWork], Bool) in
             guard !state.stopped, let raw = state.raw else { return ([], false) }
             let cancelled = ConnectivitySource.startOver(&state)
-            state.shown = nil
-            state.outbox.append(annotate(raw, result: nil))
+            showUnchecked(raw, &state)
             return (cancelled, mayCheck(raw))
         }
+        afterStartOver(cancelling: cancelled, check: satisfied)
+    }
+
+    /// No verdict stands for `raw`: it is handed on with its connectivity unknown.
+    private func showUnchecked(_ raw: NetworkPath, _ state: inout State) {
+        state.shown = nil
+        state.outbox.append(annotate(raw, result: nil))
+    }
+
+    /// After a start-over (``startOver(_:)``), outside the lock: hands on the paths made,
+    /// cancels the check and the timer it took, and checks the path when it may be checked.
+    private func afterStartOver(cancelling cancelled: [any ScheduledWork], check: Bool) {
         drain()
         for work in cancelled { work.cancel() }
-        if satisfied { startCheck() }
+        if check { startCheck() }
     }
 
     /// Hands on the paths made, in order, outside the lock (a subscriber may stop the monitor,
