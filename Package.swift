@@ -36,6 +36,10 @@ let package = Package(
     ],
     targets: [
         .target(name: "CNetlink"),
+        // The executable's command line, kept by glibc's start-up instead of found by the Swift
+        // runtime's scan of /proc/self/maps (arguments.c). Linked into `netpath` alone, never
+        // imported.
+        .target(name: "CStartArguments"),
         // `netpath serve --web-config`: the system's OpenSSL 3 and crypt(3) (libxcrypt), loaded
         // with dlopen when TLS or basic auth is configured; their few declarations are written
         // in the adapter, so the build needs neither library nor its headers. The library's
@@ -77,7 +81,8 @@ let package = Package(
         ),
         .executableTarget(
             name: "netpath",
-            dependencies: ["NetPath", "NetPathCore", "NetPathPrometheus"],
+            dependencies: ["NetPath", "NetPathCore", "NetPathPrometheus",
+                           .target(name: "CStartArguments", condition: .when(platforms: [.linux]))],
             exclude: ["StaticLink"],
             swiftSettings: strict,
             // Start-up of the release tool on Linux (BENCHMARKS.md, "Start-up"): no PIE, so

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Writes Sources/netpath/StaticLink/hot-functions.txt: the functions a one-shot `status` and
 # a `watch` through a few kernel events execute, most shared first, as valgrind's callgrind
-# sees them (mangled names). The release link of `netpath` on Linux gives the file to lld
+# sees them (mangled names); then the data a `status` touches, in the order it first does. The release link of `netpath` on Linux gives the file to lld
 # (`--symbol-ordering-file`, Package.swift), which puts those functions side by side at the
 # head of the text: the pages a run touches, and the 64 KiB the kernel maps around each
 # fault, hold hot code instead of code that never runs (BENCHMARKS.md, "Hot functions
@@ -86,5 +86,55 @@ for name in sorted(count, key=lambda name: (-count[name], first[name], name)):
     print(name)
 PY
 [ -s "$work/hot-functions.txt" ] || { echo "hot-functions: no function found in the profiles" >&2; exit 1; }
+functions=$(wc -l < "$work/hot-functions.txt")
+
+# Then the data a one-shot `status` reads or writes, in the order it first does, as valgrind's
+# lackey traces it: the linker puts it side by side too (BENCHMARKS.md, "Start-up: the
+# runtime's argv scan, hot data"). Each page of .bss or .data a run writes costs it a fault of
+# its own (no fault-around for a write), and before this the metadata caches and once-tokens
+# a `status` touches lay across some 40 pages of .bss. The one large object (the runtime's
+# 64 KiB first metadata pool, filled from its start) goes after the small ones.
+trace() { valgrind --tool=lackey --trace-mem=yes --log-file="$work/lk.$1" "${@:2}" >/dev/null 2>&1 || true; }
+ip netns exec "$fresh" bash -c "$(declare -f trace); work=$work; trace fresh $work/netpath status --json"
+trace host "$work/netpath" status --json
+for run in fresh host; do [ -s "$work/lk.$run" ] || { echo "hot-functions: no memory trace of $run" >&2; exit 1; }; done
+python3 - "$work/netpath" "$work"/lk.* >> "$work/hot-functions.txt" <<'PY'
+import bisect, subprocess, sys
+binary, traces = sys.argv[1], sys.argv[2:]
+sections = {}
+for line in subprocess.run(["readelf", "-SW", binary], capture_output=True, text=True, check=True).stdout.splitlines():
+    fields = line.split("]", 1)[1].split() if "]" in line and "Name" not in line else []
+    if len(fields) > 5 and fields[0] in (".data", ".bss", ".rodata", ".data.rel.ro"):
+        sections[fields[0]] = (int(fields[2], 16), int(fields[4], 16))
+low = min(start for start, _ in sections.values())
+high = max(start + size for start, size in sections.values())
+symbols = []
+for line in subprocess.run(["nm", "-n", "-S", "--defined-only", binary], capture_output=True, text=True, check=True).stdout.splitlines():
+    fields = line.split()
+    if len(fields) == 4 and fields[2] in "bBdDrR":
+        symbols.append((int(fields[0], 16), int(fields[1], 16), fields[3]))
+starts = [start for start, _, _ in symbols]
+order, seen = [], set()
+for path in traces:
+    for line in open(path, errors="replace"):
+        # " S 0abc1234,8", " L …", " M …" (lackey's stores, loads and modifies)
+        if len(line) < 4 or line[1] not in "SLM":
+            continue
+        try:
+            address = int(line[3:].split(",", 1)[0], 16)
+        except ValueError:
+            continue
+        if not low <= address < high:
+            continue
+        index = bisect.bisect_right(starts, address) - 1
+        if index < 0:
+            continue
+        start, size, name = symbols[index]
+        if address < start + max(size, 1) and name not in seen:
+            seen.add(name)
+            order.append((size >= 16384, name))
+for _, name in sorted(order, key=lambda entry: entry[0]):
+    print(name)
+PY
 mv "$work/hot-functions.txt" Sources/netpath/StaticLink/hot-functions.txt
-echo "hot-functions: $(wc -l < Sources/netpath/StaticLink/hot-functions.txt) functions"
+echo "hot-functions: $functions functions, then $(( $(wc -l < Sources/netpath/StaticLink/hot-functions.txt) - functions )) data symbols"

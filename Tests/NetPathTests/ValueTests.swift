@@ -10,9 +10,30 @@ import NetPathTestKit
         ("192.0.2.1", "192.0.2.1"), ("2001:db8::1", "2001:db8::1"), ("2001:0db8:0:0:1:0:0:1", "2001:db8::1:0:0:1"),
         ("::", "::"), ("::1", "::1"), ("fe80::1%eth0", "fe80::1"), ("::ffff:192.0.2.1", "::ffff:192.0.2.1"),
         ("1:2:3:4:5:6:7:8", "1:2:3:4:5:6:7:8"), ("1:0:3:4:5:6:7:8", "1:0:3:4:5:6:7:8"),
+        ("0.0.0.0", "0.0.0.0"), ("255.255.255.255", "255.255.255.255"), ("10.0.100.9", "10.0.100.9"),
+        ("1:0:0:2:0:0:0:3", "1:0:0:2::3"), ("1:0:0:2:0:0:3:4", "1::2:0:0:3:4"), ("fe80::", "fe80::"),
+        ("ABCD:EF01:0:0:0:0:0:0", "abcd:ef01::"), ("0:0:0:0:0:ffff:0.0.0.0", "::ffff:0.0.0.0"), ("::10:fff", "::10:fff"),
     ])
     func addressesRoundTripInCanonicalForm(input: String, canonical: String) throws {
         #expect(try #require(IPAddress(input)).description == canonical)
+    }
+
+    /// Every text the formatter writes parses back to the same address: IPv6 addresses
+    /// whose groups are zero or not in every pattern, and IPv4 ones across each byte's range.
+    @Test func everyFormattedAddressParsesBack() throws {
+        for pattern in 0..<256 {
+            var high: UInt64 = 0, low: UInt64 = 0
+            for index in 0..<8 where pattern & (1 << index) != 0 {
+                let group = UInt64(0x1F << index | index)
+                if index < 4 { high |= group << (48 - 16 * UInt64(index)) } else { low |= group << (48 - 16 * UInt64(index - 4)) }
+            }
+            let address = IPAddress(family: IPAddress.inet6, high: high, low: low)
+            #expect(IPAddress(address.description) == address, "\(address.description)")
+        }
+        for byte in [UInt64(0), 9, 10, 99, 100, 199, 255] {
+            let address = IPAddress(family: IPAddress.inet, high: (byte << 24 | 7 << 16 | byte << 8 | 200) << 32, low: 0)
+            #expect(IPAddress(address.description) == address, "\(address.description)")
+        }
     }
 
     @Test(arguments: ["", "1.2.3", "1.2.3.256", "1..2.3", "::1::2", "1:2:3:4:5:6:7:8:9", "12345::", "g::1", "1.2.3.4.5", "::+1", "+1.2.3.4", "1.2.3.+4", "::1:-1"])
