@@ -453,6 +453,9 @@ extension Syscall {
     /// `path` split after a process's root, `/proc/PID/root` (a container's files), when it
     /// is under one: the rest is relative to it.
     package static func processRoot(of path: String) -> (root: String, rest: String)? {
+        // Most paths are not under /proc: no split into characters for them (a one-shot
+        // `status` reads three such files).
+        guard path.utf8.starts(with: "/proc/".utf8) else { return nil }
         let parts = path.split(separator: "/", maxSplits: 4, omittingEmptySubsequences: false)
         guard parts.count == 5, parts[0].isEmpty, parts[1] == "proc", parts[3] == "root", !parts[4].isEmpty,
               parts[2] == "self" || (!parts[2].isEmpty && parts[2].allSatisfy(\.isASCII) && parts[2].allSatisfy(\.isNumber)) else { return nil }

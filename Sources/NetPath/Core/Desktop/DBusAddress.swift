@@ -25,17 +25,22 @@ package enum DBusAddress {
     /// `launchd:`, and listen-only keys are skipped). Values are percent-decoded; other keys
     /// (`guid=`) are ignored.
     package static func endpoints(_ address: String) -> [Endpoint] {
-        address.split(separator: ";").compactMap { entry in
-            guard let colon = entry.firstIndex(of: ":"), entry[..<colon] == "unix" else { return nil }
+        // Bytes, not characters: splitting a `String` breaks it into graphemes first, which
+        // cost a one-shot `netpath status` 40 k instructions for the default address. Every
+        // separator is ASCII, so UTF-8 sequences are never cut.
+        Array(address.utf8).split(separator: UInt8(ascii: ";")).compactMap { entry in
+            guard let colon = entry.firstIndex(of: UInt8(ascii: ":")),
+                  entry[..<colon].elementsEqual("unix".utf8) else { return nil }
             // Only two keys matter: no dictionary (a one-shot `status` asks this once, and a
             // dictionary's first use costs more than the parse).
             var path: String?, abstract: String?
-            for pair in entry[entry.index(after: colon)...].split(separator: ",") {
-                guard let equals = pair.firstIndex(of: "="), let value = unescaped(pair[pair.index(after: equals)...]) else { return nil }
-                switch pair[..<equals] {
-                case "path": path = value
-                case "abstract": abstract = value
-                default: break
+            for pair in entry[(colon + 1)...].split(separator: UInt8(ascii: ",")) {
+                guard let equals = pair.firstIndex(of: UInt8(ascii: "=")), let value = unescaped(pair[(equals + 1)...]) else { return nil }
+                let key = pair[..<equals]
+                if key.elementsEqual("path".utf8) {
+                    path = value
+                } else if key.elementsEqual("abstract".utf8) {
+                    abstract = value
                 }
             }
             switch (path, abstract) {
@@ -47,9 +52,9 @@ package enum DBusAddress {
     }
 
     /// A value with its `%XX` escapes decoded; `nil` when an escape is malformed.
-    private static func unescaped(_ value: Substring) -> String? {
+    private static func unescaped(_ value: ArraySlice<UInt8>) -> String? {
         var bytes: [UInt8] = []
-        var iterator = value.utf8.makeIterator()
+        var iterator = value.makeIterator()
         while let byte = iterator.next() {
             guard byte == UInt8(ascii: "%") else {
                 bytes.append(byte)

@@ -110,11 +110,15 @@ package enum NetworkIdentity {
     /// The identifier of a network whose gateways have these link-layer addresses (their
     /// order does not matter); `nil` when there is none.
     package static func identifier(linkLayerAddresses: [[UInt8]], key: [UInt8]) -> String? {
-        let distinct = Set(linkLayerAddresses.filter { !$0.isEmpty })
+        // Each address once, in byte order: a gateway or two, so a list (a `Set` of arrays
+        // costs its hashing and, once per process, its type's set-up).
+        var distinct: [[UInt8]] = []
+        for address in linkLayerAddresses where !address.isEmpty && !distinct.contains(address) { distinct.append(address) }
         guard !distinct.isEmpty else { return nil }
+        distinct.sort { $0.lexicographicallyPrecedes($1) }
         var hasher = SipHash24(key: key)
         hasher.combine(Array("lladdr".utf8))
-        for address in distinct.sorted(by: { $0.lexicographicallyPrecedes($1) }) {
+        for address in distinct {
             hasher.combine([UInt8(address.count)])
             hasher.combine(address)
         }

@@ -105,8 +105,10 @@ package struct GatewayNeighbors: Sendable {
     /// The watched gateways whose entry is `FAILED`, as the path shows them, in the order
     /// of `gateways` (the path's).
     package func unresponsive(in gateways: [String]) -> [String] {
-        let failed = Set(entries.filter { $0.value.state & Netlink.Neighbor.failed != 0 }.map { $0.key.address.description })
-        return gateways.filter(failed.contains)
+        // Usually none has failed: then no list is built (this runs on every path).
+        var failed: [String] = []
+        for (hop, entry) in entries where entry.state & Netlink.Neighbor.failed != 0 { failed.append(hop.address.description) }
+        return failed.isEmpty ? [] : gateways.filter(failed.contains)
     }
 
     /// The identity of the network behind `primary` (the first gateway of each family of
