@@ -1,0 +1,30 @@
+#!/usr/bin/env bash
+# Latency beside its floor (issue 37): bench.py's latency pass (the default route added and
+# removed through a gateway, each change timed from the netlink request to the line read from
+# the watcher's pipe, `ip monitor` watching beside it) run for `netpath watch --json` and for a
+# C program that asks the kernel the same questions and nothing else (Benchmarks/latency-
+# floor.c), alternating. Prints each pass's medians and their ratios: what is NetPath's, and
+# what any monitor that asks the kernel after an event pays. Root; never run by CI.
+#   usage: sudo Benchmarks/latency-floor.sh NETPATH [ROUNDS] [SAMPLES]
+set -euo pipefail
+netpath=${1:?usage: latency-floor.sh NETPATH [ROUNDS] [SAMPLES]}; rounds=${2:-3}; samples=${3:-200}
+here=$(cd "$(dirname "$0")" && pwd)
+work=$(mktemp -d); trap 'rm -rf "$work"' EXIT
+cc -O2 -o "$work/floor" "$here/latency-floor.c"
+# bench.py starts its watcher as `WATCHER watch --json --netns NS`: the floor runs in NS.
+cat >"$work/floor-watch" <<SCRIPT
+#!/bin/sh
+exec ip netns exec "\$4" "$work/floor"
+SCRIPT
+chmod +x "$work/floor-watch"
+pass() {
+  python3 "$here/bench.py" --netpath "$1" --only latency --samples "$samples" --no-glib --json-out "$work/out.json" >/dev/null 2>&1
+  python3 -c 'import json, sys; l = json.load(open(sys.argv[1]))["latency"]; print(l["netpath_median_us"], l["ip_median_us"])' "$work/out.json"
+}
+for round in $(seq "$rounds"); do
+  read -r n ni < <(pass "$netpath")
+  read -r f fi < <(pass "$work/floor-watch")
+  awk -v n="$n" -v ni="$ni" -v f="$f" -v fi="$fi" 'BEGIN {
+    printf "netpath %.0f us (ip monitor %.0f: %.2fx), floor %.0f us (ip monitor %.0f: %.2fx): netpath/floor %.2fx\n",
+      n, ni, n / ni, f, fi, f / fi, (n / ni) / (f / fi) }'
+done
