@@ -10,7 +10,8 @@ trap 'rm -rf "$out"' EXIT
 swapped() { local expressions=$1 to=$2; shift 2; mkdir -p "$to"; for f in "$@"; do sed -E "$expressions" "$f" >"$to/$(basename "$f")"; done; }
 
 # The C files compile where __linux__ is not defined (their Linux parts are guarded).
-clang -fsyntax-only -Werror -U__linux__ -I Sources/CNetlink/include -I Tests/CTestSupport/include Sources/CNetlink/shim.c Tests/CTestSupport/shim.c
+clang -fsyntax-only -Werror -U__linux__ -I Sources/CNetlink/include -I Sources/CStartArguments/include -I Tests/CTestSupport/include \
+  Sources/CNetlink/shim.c Sources/CStartArguments/arguments.c Tests/CTestSupport/shim.c
 
 source scripts/apple-modules.sh
 build_apple_modules "$out"
