@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Writes Sources/netpath/StaticLink/hot-functions.txt: the functions a one-shot `status` and
 # a `watch` through a few kernel events execute, most shared first, as valgrind's callgrind
-# sees them (mangled names); then the data a `status` touches, in the order it first does. The release link of `netpath` on Linux gives the file to lld
+# sees them (mangled names); then the data a `status` touches, in the order it first does.
+# The release link of `netpath` on Linux gives the file to lld
 # (`--symbol-ordering-file`, Package.swift), which puts those functions side by side at the
 # head of the text: the pages a run touches, and the 64 KiB the kernel maps around each
 # fault, hold hot code instead of code that never runs (BENCHMARKS.md, "Hot functions
@@ -89,8 +90,8 @@ PY
 functions=$(wc -l < "$work/hot-functions.txt")
 
 # Then the data a one-shot `status` reads or writes, in the order it first does, as valgrind's
-# lackey traces it: the linker puts it side by side too (BENCHMARKS.md, "Start-up: the
-# runtime's argv scan, hot data"). Each page of .bss or .data a run writes costs it a fault of
+# lackey traces it: the linker puts it side by side too (BENCHMARKS.md, "Start-up
+# without the runtime's argv scan, hot data side by side"). Each page of .bss or .data a run writes costs it a fault of
 # its own (no fault-around for a write), and before this the metadata caches and once-tokens
 # a `status` touches lay across some 40 pages of .bss. The one large object (the runtime's
 # 64 KiB first metadata pool, filled from its start) goes after the small ones.

@@ -53,9 +53,14 @@ static int ask(void) {
     uint32_t uid = (uint32_t)getuid();
     attribute(&request.header, RTA_UID, &uid, 4);
     if (send(queries, &request, request.header.nlmsg_len, 0) < 0) return 0;
-    char reply[4096];
-    ssize_t count = recv(queries, reply, sizeof reply, 0);
-    return count > 0 && ((struct nlmsghdr *)reply)->nlmsg_type == RTM_NEWROUTE;
+    // The answer to this request (a late one to an earlier request is skipped).
+    union { struct nlmsghdr header; char bytes[4096]; } reply;
+    for (;;) {
+        ssize_t count = recv(queries, &reply, sizeof reply, 0);
+        if (count < 0 && errno == EINTR) continue;
+        if (count < (ssize_t)sizeof reply.header) return 0;
+        if (reply.header.nlmsg_seq == sequence) return reply.header.nlmsg_type == RTM_NEWROUTE;
+    }
 }
 
 int main(void) {

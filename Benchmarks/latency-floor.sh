@@ -17,14 +17,23 @@ cat >"$work/floor-watch" <<SCRIPT
 exec ip netns exec "\$4" "$work/floor"
 SCRIPT
 chmod +x "$work/floor-watch"
+# One latency pass with WATCHER: "WATCHER_MEDIAN IP_MONITOR_MEDIAN" (µs) in $work/$2.
 pass() {
-  python3 "$here/bench.py" --netpath "$1" --only latency --samples "$samples" --no-glib --json-out "$work/out.json" >/dev/null 2>&1
-  python3 -c 'import json, sys; l = json.load(open(sys.argv[1]))["latency"]; print(l["netpath_median_us"], l["ip_median_us"])' "$work/out.json"
+  if ! python3 "$here/bench.py" --netpath "$1" --only latency --samples "$samples" --no-glib \
+      --json-out "$work/out.json" >"$work/log" 2>&1; then
+    echo "latency-floor: the latency pass of $1 failed:" >&2
+    tail -20 "$work/log" >&2
+    exit 1
+  fi
+  python3 -c 'import json, sys; l = json.load(open(sys.argv[1]))["latency"]; print(l["netpath_median_us"], l["ip_median_us"])' \
+    "$work/out.json" >"$work/$2"
 }
 for round in $(seq "$rounds"); do
-  read -r n ni < <(pass "$netpath")
-  read -r f fi < <(pass "$work/floor-watch")
-  awk -v n="$n" -v ni="$ni" -v f="$f" -v fi="$fi" 'BEGIN {
+  pass "$netpath" netpath
+  pass "$work/floor-watch" floor
+  read -r np np_ip <"$work/netpath"
+  read -r fl fl_ip <"$work/floor"
+  awk -v n="$np" -v ni="$np_ip" -v f="$fl" -v fi="$fl_ip" 'BEGIN {
     printf "netpath %.0f us (ip monitor %.0f: %.2fx), floor %.0f us (ip monitor %.0f: %.2fx): netpath/floor %.2fx\n",
       n, ni, n / ni, f, fi, f / fi, (n / ni) / (f / fi) }'
 done
