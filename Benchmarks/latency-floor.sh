@@ -17,7 +17,7 @@ cat >"$work/floor-watch" <<SCRIPT
 exec ip netns exec "\$4" "$work/floor"
 SCRIPT
 chmod +x "$work/floor-watch"
-# One latency pass with WATCHER: "WATCHER_MEDIAN IP_MONITOR_MEDIAN" (µs) in $work/$2.
+# One latency pass with WATCHER: "WATCHER_MEDIAN IP_MONITOR_MEDIAN" (µs) in $work/median.$2.
 pass() {
   if ! python3 "$here/bench.py" --netpath "$1" --only latency --samples "$samples" --no-glib \
       --json-out "$work/out.json" >"$work/log" 2>&1; then
@@ -26,13 +26,13 @@ pass() {
     exit 1
   fi
   python3 -c 'import json, sys; l = json.load(open(sys.argv[1]))["latency"]; print(l["netpath_median_us"], l["ip_median_us"])' \
-    "$work/out.json" >"$work/$2"
+    "$work/out.json" >"$work/median.$2"
 }
 for round in $(seq "$rounds"); do
   pass "$netpath" netpath
   pass "$work/floor-watch" floor
-  read -r np np_ip <"$work/netpath"
-  read -r fl fl_ip <"$work/floor"
+  read -r np np_ip <"$work/median.netpath"
+  read -r fl fl_ip <"$work/median.floor"
   awk -v n="$np" -v ni="$np_ip" -v f="$fl" -v fi="$fl_ip" 'BEGIN {
     printf "netpath %.0f us (ip monitor %.0f: %.2fx), floor %.0f us (ip monitor %.0f: %.2fx): netpath/floor %.2fx\n",
       n, ni, n / ni, f, fi, f / fi, (n / ni) / (f / fi) }'
