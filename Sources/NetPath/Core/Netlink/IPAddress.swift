@@ -149,9 +149,6 @@ extension IPAddress: CustomStringConvertible {
                 quad(high >> 32)
                 return count
             }
-            func group(_ index: Int) -> UInt16 {
-                UInt16(truncatingIfNeeded: (index < 4 ? high : low) >> (48 - 16 * UInt64(index % 4)))
-            }
             func hex(_ value: UInt16) {
                 var started = false
                 for shift in [UInt16(12), 8, 4, 0] {
@@ -161,19 +158,7 @@ extension IPAddress: CustomStringConvertible {
                     put(digit < 10 ? 0x30 + digit : 0x57 + digit)
                 }
             }
-            // The longest run of two or more zero groups, first one on a tie.
-            var bestStart = -1, bestLength = 0, runStart = -1
-            for index in 0...8 {
-                if index < 8 && group(index) == 0 {
-                    if runStart < 0 { runStart = index }
-                } else if runStart >= 0 {
-                    if index - runStart > bestLength && index - runStart >= 2 {
-                        bestStart = runStart
-                        bestLength = index - runStart
-                    }
-                    runStart = -1
-                }
-            }
+            let (bestStart, bestLength) = longestZeroRun
             // IPv4-mapped addresses keep their dotted tail.
             if bestStart == 0 && bestLength == 5 && group(5) == 0xFFFF {
                 for byte in "::ffff:".utf8 { put(byte) }
@@ -194,6 +179,26 @@ extension IPAddress: CustomStringConvertible {
             }
             return count
         }
+    }
+
+    /// IPv6 group `index` (0 to 7).
+    private func group(_ index: Int) -> UInt16 {
+        UInt16(truncatingIfNeeded: (index < 4 ? high : low) >> (48 - 16 * UInt64(index % 4)))
+    }
+
+    /// The longest run of two or more zero groups (RFC 5952's `::`), the first one on a tie;
+    /// `start` is -1 when there is none.
+    private var longestZeroRun: (start: Int, length: Int) {
+        var best = (start: -1, length: 0), runStart = -1
+        for index in 0...8 {
+            if index < 8 && group(index) == 0 {
+                if runStart < 0 { runStart = index }
+            } else if runStart >= 0 {
+                if index - runStart > best.length && index - runStart >= 2 { best = (runStart, index - runStart) }
+                runStart = -1
+            }
+        }
+        return best
     }
 }
 
