@@ -23,9 +23,13 @@ package struct InterfaceFilter: Hashable, Sendable {
         self.prohibited = prohibited
     }
 
+    /// No requirement and nothing prohibited: every interface type is admitted.
+    package var admitsAll: Bool { required == nil && prohibited.isEmpty }
+
     package func admits(_ type: NetworkInterface.InterfaceType) -> Bool {
         if let required, required != type { return false }
-        return !prohibited.contains(type)
+        // Most monitors prohibit nothing: no hashing per link and decision then.
+        return prohibited.isEmpty || !prohibited.contains(type)
     }
 }
 
@@ -65,6 +69,8 @@ package struct KernelState: Hashable, Sendable {
         /// ``KernelState/lifetime(reported:previous:now:)``); `earlier` holds lifetimes known
         /// before this entry was made.
         package mutating func takeLifetimes(of route: RouteMessage, now: Instant, earlier: [Nexthop?: Instant] = [:]) {
+            // Most routes never expire: nothing reported, nothing known, nothing to write.
+            if route.expiresTicks == nil, expiries.isEmpty, earlier.isEmpty { return }
             let reported = route.expiresTicks.map { now + KernelState.tick * max($0, 0) }
             let hops: [Nexthop?] = route.nexthopID != nil || route.nexthops.isEmpty ? [nil] : route.nexthops.map { $0 }
             for hop in hops where hop.map(nexthops.contains) ?? true {
@@ -246,7 +252,10 @@ package struct KernelState: Hashable, Sendable {
         guard route.flags & Netlink.RouteFlag.cloned == 0 else { return }
         let key = KernelState.key(of: route)
         markStale(family: route.family)
-        let earlier = (formerExpiries[key] ?? [:]).merging(routes[key]?.expiries ?? [:]) { _, known in known }
+        var earlier = routes[key]?.expiries ?? [:]
+        if !formerExpiries.isEmpty, let former = formerExpiries[key] {
+            earlier = former.merging(earlier) { _, known in known }
+        }
         if replace {
             // The kernel replaced the first route with this prefix, table, TOS and metric,
             // whatever its type.
@@ -300,7 +309,9 @@ package struct KernelState: Hashable, Sendable {
             return
         }
         entry.nexthops.removeAll { route.nexthops.contains($0) }
-        entry.expiries = entry.expiries.filter { $0.key.map(entry.nexthops.contains) ?? true }
+        if !entry.expiries.isEmpty {
+            entry.expiries = entry.expiries.filter { $0.key.map(entry.nexthops.contains) ?? true }
+        }
         routes[key] = entry.nexthops.isEmpty ? nil : entry
     }
 

@@ -52,7 +52,7 @@ package struct PathDecision {
     /// filtered monitor one more per family for each admitted interface with carrier.
     package static func lookups(for state: KernelState, filter: InterfaceFilter) -> [RouteLookup] {
         var result = [RouteLookup(family: IPAddress.inet), RouteLookup(family: IPAddress.inet6)]
-        guard filter != .none else { return result }
+        guard !filter.admitsAll else { return result }
         for link in state.links.values.sorted(by: { $0.index < $1.index })
         where KernelState.hasCarrier(link) && filter.admits(link.type) {
             result.append(RouteLookup(family: IPAddress.inet, interfaceIndex: link.index))
@@ -172,7 +172,7 @@ package struct PathDecision {
     /// What sockets get: the unbound ones' answers, and with a filter the bound ones'.
     private func choices() -> (chosen: [Choice], refusals: [Refusal], usableElsewhere: Bool) {
         var (chosen, refusals, usableElsewhere) = unboundChoices()
-        if filter != .none { addBoundChoices(to: &chosen, refusals: &refusals) }
+        if !filter.admitsAll { addBoundChoices(to: &chosen, refusals: &refusals) }
         return (chosen, refusals, usableElsewhere)
     }
 
