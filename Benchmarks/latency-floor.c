@@ -7,6 +7,12 @@
 // `netpath watch --json` does. No JSON beyond that, no path model, no IPv6, no rules,
 // neighbours or expiry: a floor, not a monitor. Run inside the namespace (Benchmarks/
 // latency-floor.sh, through `ip netns exec`); never run by CI.
+//
+// `latency-floor CODE DATA` also touches, after each answer and before its line, CODE lines
+// of code (a call to each of CODE one-instruction functions 64 bytes or more apart, about ten
+// to a page, in a shuffled order) and DATA lines of data (a load from each, about six to a
+// page, in a shuffled order): a monitor whose work per event touches that many lines, as
+// Benchmarks/working-set.sh counts them, but does nothing with them.
 #include <arpa/inet.h>
 #include <errno.h>
 #include <linux/netlink.h>
@@ -14,7 +20,9 @@
 #include <netinet/in.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -63,7 +71,56 @@ static int ask(void) {
     }
 }
 
-int main(void) {
+// The lines touched per event (see the head of the file).
+static void (**functions)(void);
+static volatile unsigned char **loads;
+static int codeLines, dataLines;
+
+static void shuffle(void **items, int count) {
+    for (int i = count - 1; i > 0; i--) {
+        int j = rand() % (i + 1);
+        void *item = items[i];
+        items[i] = items[j];
+        items[j] = item;
+    }
+}
+
+static int prepare(int code, int data) {
+    codeLines = code;
+    dataLines = data;
+    size_t codePages = (size_t)code / 10 + 1, dataPages = (size_t)data / 6 + 1;
+    unsigned char *text = mmap(NULL, codePages * 4096, PROT_READ | PROT_WRITE | PROT_EXEC, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    unsigned char *heap = mmap(NULL, dataPages * 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    functions = calloc((size_t)code + 1, sizeof *functions);
+    loads = calloc((size_t)data + 1, sizeof *loads);
+    if (text == MAP_FAILED || heap == MAP_FAILED || !functions || !loads) return -1;
+    for (int i = 0; i < code; i++) {
+        unsigned char *at = text + (size_t)(i / 10) * 4096 + (size_t)(i % 10) * 384;
+        *at = 0xc3;  // ret
+        functions[i] = (void (*)(void))(void *)at;
+    }
+    for (int i = 0; i < data; i++) {
+        loads[i] = heap + (size_t)(i / 6) * 4096 + (size_t)(i % 6) * 640;
+        *loads[i] = (unsigned char)i;
+    }
+    srand(1);
+    shuffle((void **)functions, code);
+    shuffle((void **)loads, data);
+    return 0;
+}
+
+static void touch(void) {
+    unsigned sum = 0;
+    for (int i = 0; i < dataLines; i++) sum += *loads[i];
+    for (int i = 0; i < codeLines; i++) functions[i]();
+    if (sum == 0xffffffff) write(2, "", 0);
+}
+
+int main(int argc, char **argv) {
+    if (argc > 2 && prepare(atoi(argv[1]), atoi(argv[2])) != 0) {
+        perror("latency-floor");
+        return 1;
+    }
     events = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_ROUTE);
     queries = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_ROUTE);
     udp = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
@@ -85,6 +142,7 @@ int main(void) {
         if (recv(events, buffer, sizeof buffer, 0) < 0 && errno != ENOBUFS) return 1;
         while (recv(events, buffer, sizeof buffer, MSG_DONTWAIT) > 0) {}
         int now = ask();
+        touch();
         if (now != last) {
             last = now;
             write(1, now ? satisfied : unsatisfied, now ? sizeof satisfied - 1 : sizeof unsatisfied - 1);

@@ -6,6 +6,8 @@
 # floor.c), alternating. Prints each pass's medians and their ratios: what is NetPath's, and
 # what any monitor that asks the kernel after an event pays. Root; never run by CI.
 #   usage: sudo Benchmarks/latency-floor.sh NETPATH [ROUNDS] [SAMPLES]
+# With FLOOR_LINES="CODE DATA" the floor also touches that many lines of code and data per
+# event (Benchmarks/working-set.sh counts a watcher's).
 set -euo pipefail
 netpath=${1:?usage: latency-floor.sh NETPATH [ROUNDS] [SAMPLES]}; rounds=${2:-3}; samples=${3:-200}
 here=$(cd "$(dirname "$0")" && pwd)
@@ -14,7 +16,7 @@ cc -O2 -o "$work/floor" "$here/latency-floor.c"
 # bench.py starts its watcher as `WATCHER watch --json --netns NS`: the floor runs in NS.
 cat >"$work/floor-watch" <<SCRIPT
 #!/bin/sh
-exec ip netns exec "\$4" "$work/floor"
+exec ip netns exec "\$4" "$work/floor" ${FLOOR_LINES:-}
 SCRIPT
 chmod +x "$work/floor-watch"
 # One latency pass with WATCHER: "WATCHER_MEDIAN IP_MONITOR_MEDIAN" (µs) in $work/median.$2.
