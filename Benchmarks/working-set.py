@@ -35,7 +35,7 @@ def main():
     found = list(segments(path, write))[2:]  # start-up, then the segment after the first line
     if not found:
         sys.exit("working-set.py: fewer than three lines written in " + path)
-    median = lambda values: statistics.median(values)
+    median = statistics.median
     print(json.dumps({
         "turns": len(found),
         "instructions": median([count for _, _, count in found]),

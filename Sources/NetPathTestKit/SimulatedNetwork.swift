@@ -123,7 +123,7 @@ public final class SimulatedNetwork: Sendable {
     /// The monitor's type filter, applied to a simulated path: excluded interfaces vanish,
     /// and a satisfied path with none left becomes unsatisfied with diagnosis `filtered`.
     static func apply(_ filter: InterfaceFilter, to path: NetworkPath) -> NetworkPath {
-        guard filter != .none else { return path }
+        guard !filter.admitsAll else { return path }
         var filtered = path
         filtered.availableInterfaces = path.availableInterfaces.filter { filter.admits($0.type) }
         if path.status == .satisfied && filtered.availableInterfaces.isEmpty {

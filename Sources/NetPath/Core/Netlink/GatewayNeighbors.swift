@@ -58,15 +58,10 @@ package struct GatewayNeighbors: Sendable {
     /// - Returns: Whether the reader must attach its filter for `gateways` and read their
     ///   entries: they are neither the ones followed nor none.
     package mutating func watch(_ gateways: [GatewayHop]) -> Bool {
-        // One or two gateways as a rule: sorted, each once, without a set.
-        var sorted = gateways.count < 2 ? gateways : gateways.sorted()
-        if sorted.count > 1 {
-            var kept = 1
-            for index in 1..<sorted.count where sorted[index] != sorted[kept - 1] {
-                sorted[kept] = sorted[index]
-                kept += 1
-            }
-            sorted.removeLast(sorted.count - kept)
+        // Sorted, each once, without a set: one gateway (the rule) is taken as it is.
+        var sorted = gateways.count < 2 ? gateways : []
+        if gateways.count > 1 {
+            for hop in gateways.sorted() where sorted.last != hop { sorted.append(hop) }
         }
         guard sorted != watched else { return false }
         watched = sorted
