@@ -94,12 +94,15 @@ let package = Package(
             // pages a run faults in hold code it runs (BENCHMARKS.md, "Hot functions first").
             // No symbol exported (the toolchain's static-stdlib link exports the executable's
             // own): nothing loads against them, and the dynamic symbol table the loader reads
-            // shrinks from 290 to 3 kB of names. Only this executable has these flags: the
+            // shrinks from 290 to 3 kB of names. lld's -O2 merges string literals by their
+            // tails, which sorts them by how they end: the keys of a JSON line (`,"status":`)
+            // lie together instead of over 18 pages (BENCHMARKS.md, "A turn on fewer pages").
+            // Only this executable has these flags: the
             // NetPath library stays usable as a dependency.
             linkerSettings: [
                 .unsafeFlags(["-Xclang-linker", "-no-pie", "-Xclang-linker", "-static-libgcc",
                               "-L", Context.packageDirectory + "/Sources/netpath/StaticLink",
-                              "-use-ld=lld", "-Xlinker", "--no-export-dynamic", "-Xlinker", "--no-warn-symbol-ordering", "-Xlinker",
+                              "-use-ld=lld", "-Xlinker", "--no-export-dynamic", "-Xlinker", "--no-warn-symbol-ordering", "-Xlinker", "-O2", "-Xlinker",
                               "--symbol-ordering-file=" + Context.packageDirectory + "/Sources/netpath/StaticLink/hot-functions.txt"],
                              .when(platforms: [.linux], configuration: .release)),
             ]

@@ -74,7 +74,7 @@ done
 # The functions and data a `watch` turn touches from its wake-up (epoll_wait) to its line
 # (write), as valgrind's lackey traces them over default-route flaps. They go first, in the
 # order a turn first touches them: side by side they lie on fewer pages, and after an idle
-# gap a turn's cost follows the pages and lines it touches (BENCHMARKS.md, "The turn's code
+# gap a turn's cost follows the pages and lines it touches (BENCHMARKS.md, "A turn
 # on fewer pages").
 out="$work/turn.out"
 ip netns exec "$link" valgrind --tool=lackey --trace-mem=yes --log-file="$work/turn.trace" \
