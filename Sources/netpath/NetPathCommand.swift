@@ -104,7 +104,18 @@ enum NetPathCommand {
         let namespace: NetworkNamespace?
         let color: Bool
         let signals: Signals
-        var withConnectivity: Bool { check != nil }
+        /// Whether there is a check: kept, since `check != nil` copies the whole check (a large
+        /// value) for every line `watch` writes.
+        let withConnectivity: Bool
+
+        init(arguments: Arguments, check: ConnectivityCheck?, namespace: NetworkNamespace?, color: Bool, signals: Signals) {
+            self.arguments = arguments
+            self.check = check
+            self.namespace = namespace
+            self.color = color
+            self.signals = signals
+            withConnectivity = check != nil
+        }
 
         /// One line per path, with its newline, as bytes (built directly for JSON).
         func format(_ path: NetworkPath) -> [UInt8] {
