@@ -12,7 +12,8 @@
 // of code (a call to each of CODE one-instruction functions 64 bytes or more apart, about ten
 // to a page, in a shuffled order) and DATA lines of data (a load from each, about six to a
 // page, in a shuffled order): a monitor whose work per event touches that many lines, as
-// Benchmarks/working-set.sh counts them, but does nothing with them.
+// Benchmarks/working-set.sh counts them, but does nothing with them. `latency-floor CODE DATA
+// CODE_PER_PAGE DATA_PER_PAGE` puts that many of each to a page (64: side by side).
 #include <arpa/inet.h>
 #include <errno.h>
 #include <linux/netlink.h>
@@ -85,22 +86,24 @@ static void shuffle(void **items, int count) {
     }
 }
 
+static int codePerPage = 10, dataPerPage = 6;
+
 static int prepare(int code, int data) {
     codeLines = code;
     dataLines = data;
-    size_t codePages = (size_t)code / 10 + 1, dataPages = (size_t)data / 6 + 1;
+    size_t codePages = (size_t)code / codePerPage + 1, dataPages = (size_t)data / dataPerPage + 1;
     unsigned char *text = mmap(NULL, codePages * 4096, PROT_READ | PROT_WRITE | PROT_EXEC, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     unsigned char *heap = mmap(NULL, dataPages * 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     functions = calloc((size_t)code + 1, sizeof *functions);
     loads = calloc((size_t)data + 1, sizeof *loads);
     if (text == MAP_FAILED || heap == MAP_FAILED || !functions || !loads) return -1;
     for (int i = 0; i < code; i++) {
-        unsigned char *at = text + (size_t)(i / 10) * 4096 + (size_t)(i % 10) * 384;
+        unsigned char *at = text + (size_t)(i / codePerPage) * 4096 + (size_t)(i % codePerPage) * (4096 / codePerPage / 64 * 64);
         *at = 0xc3;  // ret
         functions[i] = (void (*)(void))(void *)at;
     }
     for (int i = 0; i < data; i++) {
-        loads[i] = heap + (size_t)(i / 6) * 4096 + (size_t)(i % 6) * 640;
+        loads[i] = heap + (size_t)(i / dataPerPage) * 4096 + (size_t)(i % dataPerPage) * (4096 / dataPerPage / 64 * 64);
         *loads[i] = (unsigned char)i;
     }
     srand(1);
@@ -117,6 +120,14 @@ static void touch(void) {
 }
 
 int main(int argc, char **argv) {
+    if (argc > 4) {
+        codePerPage = atoi(argv[3]);
+        dataPerPage = atoi(argv[4]);
+        if (codePerPage < 1 || codePerPage > 64 || dataPerPage < 1 || dataPerPage > 64) {
+            fputs("latency-floor: lines per page are 1 to 64\n", stderr);
+            return 2;
+        }
+    }
     if (argc > 2 && prepare(atoi(argv[1]), atoi(argv[2])) != 0) {
         perror("latency-floor");
         return 1;

@@ -8,6 +8,8 @@
 #   usage: sudo Benchmarks/latency-floor.sh NETPATH [ROUNDS] [SAMPLES]
 # With FLOOR_LINES="CODE DATA" the floor also touches that many lines of code and data per
 # event (Benchmarks/working-set.sh counts a watcher's).
+# FLOOR_LINES="CODE DATA CODE_PER_PAGE DATA_PER_PAGE" also sets how many lie on a page (default 10
+# and 6; 64 puts them side by side).
 set -euo pipefail
 netpath=${1:?usage: latency-floor.sh NETPATH [ROUNDS] [SAMPLES]}; rounds=${2:-3}; samples=${3:-200}
 here=$(cd "$(dirname "$0")" && pwd)

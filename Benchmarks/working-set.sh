@@ -3,7 +3,7 @@
 # floor (Benchmarks/latency-floor.c) each run under valgrind's lackey in a namespace whose
 # default route is added and removed FLAPS times, 0.2 s apart; Benchmarks/working-set.py counts
 # the distinct cache lines and pages of code and data each touches per printed event (from one
-# line written to the next). A count, not a time: the same for the same binaries whatever the machine
+# line written to the next, and from the wake-up that brought the event to its line). A count, not a time: the same for the same binaries whatever the machine
 # is doing. Root; never run by CI.
 #   usage: sudo Benchmarks/working-set.sh NETPATH [FLAPS]
 set -euo pipefail
@@ -50,10 +50,13 @@ measure() {
   local base
   base=$(awk -v l="$(readlink -f "$libc")" '$6 == l && $3 == "00000000" {split($1, r, "-"); print r[1]; exit}' /proc/$pid/maps)
   kill -TERM $pid; wait $pid 2>/dev/null || true
+  local wakes=()
+  for wake in $WAKE; do wakes+=("$(printf %x $((0x$base + 0x$(symbol "$wake"))))"); done
   python3 "$here/working-set.py" "$work/$name.trace" \
-    "$(printf %x $((0x$base + 0x$(symbol write))))" >"$work/$name.json"
+    "$(printf %x $((0x$base + 0x$(symbol write))))" "${wakes[@]}" >"$work/$name.json"
   echo "$name $(cat "$work/$name.json")"
 }
-measure netpath "$work/netpath" watch --json --netns "$ns"
-measure ip ip -n "$ns" -o monitor link address route
-measure floor ip netns exec "$ns" "$work/floor"
+# WAKE: where each one waits for the next event (the `wake_` figures start there).
+WAKE=epoll_wait measure netpath "$work/netpath" watch --json --netns "$ns"
+WAKE=recvmsg measure ip ip -n "$ns" -o monitor link address route
+WAKE=recv measure floor ip netns exec "$ns" "$work/floor"
