@@ -97,8 +97,8 @@ let package = Package(
             // shrinks from 290 to 3 kB of names. lld's -O2 merges string literals by their
             // tails, which sorts them by how they end: the keys of a JSON line (`,"status":`)
             // lie together instead of over 18 pages (BENCHMARKS.md, "A turn on fewer pages").
-            // Only this executable has these flags: the
-            // NetPath library stays usable as a dependency.
+            // Only this executable has these flags: the NetPath library stays usable as a
+            // dependency.
             linkerSettings: [
                 .unsafeFlags(["-Xclang-linker", "-no-pie", "-Xclang-linker", "-static-libgcc",
                               "-L", Context.packageDirectory + "/Sources/netpath/StaticLink",

@@ -3,8 +3,9 @@
 # floor (Benchmarks/latency-floor.c) each run under valgrind's lackey in a namespace whose
 # default route is added and removed FLAPS times, 0.2 s apart; Benchmarks/working-set.py counts
 # the distinct cache lines and pages of code and data each touches per printed event (from one
-# line written to the next, and from the wake-up that brought the event to its line). A count, not a time: the same for the same binaries whatever the machine
-# is doing. Root; never run by CI.
+# line written to the next, and from the wake-up that brought the event to its line). A count,
+# not a time: the same for the same binaries whatever the machine is doing. Root; never run by
+# CI.
 #   usage: sudo Benchmarks/working-set.sh NETPATH [FLAPS]
 set -euo pipefail
 netpath=${1:?usage: working-set.sh NETPATH [FLAPS]}; flaps=${2:-20}

@@ -59,8 +59,9 @@ package struct GatewayNeighbors: Sendable {
     ///   entries: they are neither the ones followed nor none.
     package mutating func watch(_ gateways: [GatewayHop]) -> Bool {
         // Sorted, each once, without a set: one gateway (the rule) is taken as it is.
-        var sorted = gateways.count < 2 ? gateways : []
+        var sorted = gateways
         if gateways.count > 1 {
+            sorted = []
             for hop in gateways.sorted() where sorted.last != hop { sorted.append(hop) }
         }
         guard sorted != watched else { return false }
