@@ -6,13 +6,14 @@
 # change's send; and the steps of a `watch` turn between its syscalls. No hardware counter is
 # needed (this VM has none). With `floor` for NETPATH, the watcher is the C floor
 # (Benchmarks/latency-floor.c): the same syscalls, no other work. Root; never run by CI.
+# KEEP=FILE keeps the `perf script` text for another look.
 #   usage: sudo Benchmarks/latency-trace.sh NETPATH|floor [SAMPLES]
 set -euo pipefail
 netpath=${1:?usage: latency-trace.sh NETPATH|floor [SAMPLES]}; samples=${2:-200}
 here=$(cd "$(dirname "$0")" && pwd)
 command -v perf >/dev/null || { echo "latency-trace: needs perf (apt-get install linux-perf)" >&2; exit 1; }
 work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
+trap '[ -n "${KEEP:-}" ] && cp "$work/trace.txt" "$KEEP" 2>/dev/null; rm -rf "$work"' EXIT
 watcher=$netpath mode=
 if [ "$netpath" = floor ]; then
   # bench.py starts its watcher as `WATCHER watch --json --netns NS`: the floor runs in NS.
