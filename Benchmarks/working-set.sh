@@ -53,11 +53,13 @@ measure() {
   kill -TERM $pid; wait $pid 2>/dev/null || true
   local wakes=()
   for wake in $WAKE; do wakes+=("$(printf %x $((0x$base + 0x$(symbol "$wake"))))"); done
+  for call in ${SPLIT:-}; do wakes+=("$(printf %x $((0x$base + 0x$(symbol "$call"))))=$call"); done
   python3 "$here/working-set.py" "$work/$name.trace" \
     "$(printf %x $((0x$base + 0x$(symbol write))))" "${wakes[@]}" >"$work/$name.json"
   echo "$name $(cat "$work/$name.json")"
 }
-# WAKE: where each one waits for the next event (the `wake_` figures start there).
-WAKE=epoll_wait measure netpath "$work/netpath" watch --json --netns "$ns"
+# WAKE: where each one waits for the next event (the `wake_` figures start there). SPLIT: the
+# calls that split `watch`'s turn into steps (`steps`: what each touches first in the turn).
+WAKE=epoll_wait SPLIT="recvmmsg connect getsockname sendto" measure netpath "$work/netpath" watch --json --netns "$ns"
 WAKE=recvmsg measure ip ip -n "$ns" -o monitor link address route
 WAKE=recv measure floor ip netns exec "$ns" "$work/floor"
