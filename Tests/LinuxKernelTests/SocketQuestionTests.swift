@@ -37,6 +37,25 @@ struct SocketQuestionTests {
         #expect(try await recorder.expectAgreement(ns).isSatisfied == false)
     }
 
+    /// Each question asks on a disconnected socket: one still connected from the last
+    /// question would keep its source, and here the new source's rule says the opposite.
+    @Test func eachQuestionGetsTheSourceAnAppsNewSocketGets() async throws {
+        let ns = try TestNamespace("fresh")
+        defer { ns.remove() }
+        try ns.addLinks("eth0")
+        try ns.batch(["link set eth0 up", "addr add 192.0.2.2/24 dev eth0", "addr add 192.0.2.3/24 dev eth0",
+                      "route add default via 192.0.2.1 src 192.0.2.2",
+                      "route add unreachable default table 200", "rule add from 192.0.2.3 lookup 200"])
+        let (monitor, recorder) = try startMonitor(ns)
+        defer { monitor.cancel() }
+        #expect(try await recorder.expectAgreement(ns).isSatisfied)
+        // A new socket now gets 192.0.2.3, which the rule sends to an unreachable table.
+        try ns.ip("route replace default via 192.0.2.1 src 192.0.2.3")
+        #expect(try await recorder.expectAgreement(ns).isSatisfied == false)
+        try ns.ip("route replace default via 192.0.2.1 src 192.0.2.2")
+        #expect(try await recorder.expectAgreement(ns).isSatisfied)
+    }
+
     @Test func ipv6FromRuleOnADualStackHost() async throws {
         let ns = try TestNamespace("rulev6")
         defer { ns.remove() }

@@ -171,6 +171,7 @@ final class LinuxPathSource: @unchecked Sendable {
             _ = source.engine.handle(.resolverRead(servers: resolver.servers(read: { Syscall.readFile($0) })),
                                      at: SystemClock.now())
             source.initialPath = try source.synchronizeNow()
+            source.socket.questions.disconnect()
             return source
         } catch {
             source.closeDescriptors()
@@ -474,6 +475,9 @@ final class LinuxPathSource: @unchecked Sendable {
             shared.withLock { [seen = place.resyncsSeen] in $0.publishedResyncs = seen }
         }
         if let path { deliver.path(path) }
+        // After the path is out (`watch`'s line written): the next turn's questions start on
+        // disconnected sockets.
+        socket.questions.disconnect()
         return true
     }
 

@@ -194,9 +194,11 @@ final class NetlinkSocket: @unchecked Sendable {
 
 /// Two UDP sockets, IPv4 and IPv6, made in the monitored namespace, that ask the kernel
 /// what an app's socket would get (SPEC §2.1): `connect()` to the family's Internet
-/// destination (no packet is sent), then `getsockname` for the source it picked. Each
-/// question first disconnects the socket (`connect` to `AF_UNSPEC`), so the kernel picks a
-/// source afresh, and binds it to the question's interface, or to none.
+/// destination (no packet is sent), then `getsockname` for the source it picked. A question
+/// asks on a disconnected socket (a connected one keeps its source), bound to the question's
+/// interface, or to none. The reader disconnects the sockets when its turn has delivered
+/// (``disconnect()``), so that a turn's first question does not wait for it; a socket still
+/// connected (a second question in a turn) is disconnected (`connect` to `AF_UNSPEC`) first.
 ///
 /// Used by one thread at a time, like the ``NetlinkSocket`` that holds it.
 final class QuestionSockets {
@@ -204,6 +206,8 @@ final class QuestionSockets {
     private var ipv6: FileDescriptor?
     /// The interface each socket is bound to now (0: none).
     private var bound: [FileDescriptor: Int32] = [:]
+    /// Whether each socket is connected now (its last question connected it).
+    private var connected = (ipv4: false, ipv6: false)
 
     /// Made on the thread that is in the namespace.
     init() {
@@ -223,11 +227,21 @@ final class QuestionSockets {
         ipv6 = nil
     }
 
+    /// Disconnects the sockets that a question connected, so that the next asks on a
+    /// disconnected socket without a call first. After a turn's line, off its way.
+    func disconnect() {
+        if connected.ipv4, let ipv4 { Syscall.disconnect(ipv4) }
+        if connected.ipv6, let ipv6 { Syscall.disconnect(ipv6) }
+        connected = (false, false)
+    }
+
     /// Asks the kernel as a socket connecting to the Internet would.
     func ask(_ lookup: RouteLookup) -> SocketVerdict {
         let isIPv4 = lookup.family == IPAddress.inet
         guard let descriptor = isIPv4 ? ipv4 : ipv6 else { return .refused(errno: .familyNotSupported) }
-        Syscall.disconnect(descriptor)
+        if isIPv4 ? connected.ipv4 : connected.ipv6 { Syscall.disconnect(descriptor) }
+        // Until it is known connected again (a connect that fails leaves it disconnected).
+        if isIPv4 { connected.ipv4 = false } else { connected.ipv6 = false }
         let index = lookup.interfaceIndex ?? 0
         if bound[descriptor, default: 0] != index {
             switch Syscall.setOption(descriptor, .bindToInterfaceIndex, index) {
@@ -237,6 +251,7 @@ final class QuestionSockets {
         }
         let destination = SocketAddress(Netlink.internetDestination(family: lookup.family), port: Netlink.questionPort)
         if case .failure(let error) = Syscall.connect(descriptor, to: destination) { return .refused(errno: LinuxErrno(error)) }
+        if isIPv4 { connected.ipv4 = true } else { connected.ipv6 = true }
         let source: IPAddress?
         switch Syscall.localAddress(descriptor) {
         case .success(let local): source = local.address
