@@ -171,7 +171,6 @@ final class LinuxPathSource: @unchecked Sendable {
             _ = source.engine.handle(.resolverRead(servers: resolver.servers(read: { Syscall.readFile($0) })),
                                      at: SystemClock.now())
             source.initialPath = try source.synchronizeNow()
-            source.socket.questions.disconnect()
             return source
         } catch {
             source.closeDescriptors()
