@@ -13,6 +13,7 @@ instead of `netpath watch` (its reader thread `netpath-monitor`, waiting in epol
 
 Times are the kernel's tracepoint clock, in µs; medians over the changes both answered."""
 import collections
+import itertools
 import re
 import statistics
 import sys
@@ -22,7 +23,7 @@ NAMES = {0: "read", 1: "write", 42: "connect", 44: "sendto", 45: "recvfrom", 47:
          232: "epoll_wait", 281: "epoll_pwait", 299: "recvmmsg"}
 WATCHERS = {"floor": (45,), "ip": (47,)} if sys.argv[2:] == ["floor"] else {"netpath-monitor": (232, 281), "ip": (47,)}
 WATCHER = next(iter(WATCHERS))
-LINE = re.compile(r"^\s*(\S.*?)\s+(\d+)\s+\[\d+\]\s+([\d.]+):\s+(\S+):\s*(.*)$")
+LINE = re.compile(r"^\s*(\S.*?)\s+\d+\s+\[\d+\]\s+([\d.]+):\s+(\S+):\s*(.*)$")
 
 
 def events(path):
@@ -31,7 +32,7 @@ def events(path):
         for line in text:
             match = LINE.match(line)
             if match:
-                comm, tid, seconds, event, rest = match.groups()
+                comm, seconds, event, rest = match.groups()
                 found.append((float(seconds) * 1e6, comm, event, rest))
     found.sort(key=lambda event: event[0])
     return found
@@ -51,7 +52,7 @@ def wakes(found):
         end = found[sends[k + 1]][0] if k + 1 < len(sends) else float("inf")
         for name, waits in WATCHERS.items():
             woken = running = returned = None
-            for when, comm, event, rest in found[first:]:
+            for when, comm, event, rest in itertools.islice(found, first, None):
                 if when > end:
                     break
                 if event == "sched:sched_wakeup" and woken is None and ("comm=%s " % name) in rest:
@@ -106,11 +107,13 @@ def main():
     for steps, lengths in sorted(kinds.items(), key=lambda kind: -len(kind[1]))[:3]:
         print("%s turns that go %s (%d):" % (WATCHER, " → ".join(s for s in steps if not s.startswith("returns from")), len(lengths)))
         spans = [median([length[i] for length in lengths]) for i in range(len(steps) - 1)]
+        # In user space: from a syscall's return (or the turn's start) to the next call.
+        user = [not steps[i + 1].startswith("returns from") and not {"off CPU", "asleep"} & set(steps[i:i + 2])
+                for i in range(len(spans))]
         for i, span in enumerate(spans):
-            user = not steps[i + 1].startswith("returns from") and not {"off CPU", "asleep"} & set(steps[i:i + 2])
-            print("  %-40s %5.0f µs%s" % ("%s → %s" % (steps[i], steps[i + 1]), span, "  (user space)" if user else ""))
+            print("  %-40s %5.0f µs%s" % ("%s → %s" % (steps[i], steps[i + 1]), span, "  (user space)" if user[i] else ""))
         print("  %-40s %5.0f µs (user space %.0f)" % ("whole turn", sum(spans),
-              sum(span for i, span in enumerate(spans) if not steps[i + 1].startswith("returns from") and not {"off CPU", "asleep"} & set(steps[i:i + 2]))))
+                                                       sum(span for span, mine in zip(spans, user) if mine)))
 
 
 main()
