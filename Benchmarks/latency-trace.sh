@@ -5,7 +5,8 @@
 # monitor`, when each is woken, on a CPU, back from its wait and writing its line, from the
 # change's send; and the steps of a `watch` turn between its syscalls. No hardware counter is
 # needed (this VM has none). With `floor` for NETPATH, the watcher is the C floor
-# (Benchmarks/latency-floor.c): the same syscalls, no other work. Root; never run by CI.
+# (Benchmarks/latency-floor.c): the same syscalls, no other work; FLOOR_LINES as in
+# latency-floor.sh adds lines of code and data for it to touch. Root; never run by CI.
 # KEEP=FILE keeps the `perf script` text for another look.
 #   usage: sudo Benchmarks/latency-trace.sh NETPATH|floor [SAMPLES]
 set -euo pipefail
@@ -18,7 +19,7 @@ watcher=$netpath mode=
 if [ "$netpath" = floor ]; then
   # bench.py starts its watcher as `WATCHER watch --json --netns NS`: the floor runs in NS.
   cc -O2 -o "$work/floor" "$here/latency-floor.c"
-  printf '#!/bin/sh\nexec ip netns exec "$4" %s\n' "$work/floor" >"$work/floor-watch"
+  printf '#!/bin/sh\nexec ip netns exec "$4" %s %s\n' "$work/floor" "${FLOOR_LINES:-}" >"$work/floor-watch"
   chmod +x "$work/floor-watch"
   watcher=$work/floor-watch mode=floor
 fi
