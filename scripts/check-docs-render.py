@@ -3,10 +3,12 @@
 unless each page has its static HTML file, renders a heading equal to its title (the root: the
 landing page's), shows no error view, makes no failed request and throws no script error, and
 every link to /documentation/… in it reaches a page of the site. Serves the site on loopback;
-drives one Chromium over the DevTools pipe (fds 3 and 4), several tabs at once."""
+drives one Chromium over the DevTools pipe (fds 3 and 4), several tabs at once. Every page's
+static file is the same shell: a tab's first page and one in FULL_LOAD_EVERY are loaded from
+their URL, the others reached inside the app already loaded, as a link's click reaches them."""
 import collections, concurrent.futures, fcntl, functools, http.server, json, os, pathlib, posixpath, subprocess, sys, tempfile, threading, time, urllib.parse
 
-PAGE_TIMEOUT, TOTAL_TIMEOUT, TABS = 20.0, 300.0, 4
+PAGE_TIMEOUT, TOTAL_TIMEOUT, TABS, FULL_LOAD_EVERY = 20.0, 300.0, 4, 10
 OPTIONAL_FILES = {"/theme-settings.json"}  # asked for by DocC's app, need not exist
 PROBE = r"""(() => {
   const text = (node) => node ? node.textContent.replace(/\s+/g, ' ').trim() : null;
@@ -14,6 +16,12 @@ PROBE = r"""(() => {
   return {error: error ? (text(error) || 'an error view') : null, heading: text(document.querySelector('main h1, #app h1')),
           links: Array.from(document.querySelectorAll('a[href]'), (a) => a.href), location: location.href};
 })()"""
+# Within the app already loaded: DocC's Vue router, then a frame drawn after the route's update.
+NAVIGATE = r"""(async (path) => {
+  const app = document.querySelector('#app').__vue__;
+  const arrived = app.$router.push(path).then(() => app.$nextTick()).then(() => new Promise((resolve) => setTimeout(resolve, 0)));
+  await Promise.race([arrived, new Promise((_, reject) => setTimeout(() => reject(new Error('no route after 10 s')), 10000))]);
+})(%s)"""
 
 
 class Browser:
@@ -107,10 +115,19 @@ def page_path(url):
     return (posixpath.normpath(path) if path else "/").rstrip("/").lower() or "/"
 
 
-def check(browser, session, site, origin, path, title):
+def check(browser, session, site, origin, path, title, full_load):
     problems = [] if (site / path.lstrip("/") / "index.html").is_file() else [f"no static page {path}/index.html"]
     browser.take_events(session)
-    browser.send("Page.navigate", {"url": origin + path.rstrip("/") + "/"}, session=session)
+    if full_load:
+        browser.send("Page.navigate", {"url": origin + path.rstrip("/") + "/"}, session=session)
+    else:
+        # The app already in the tab goes to the page as a click on a link does: it fetches the
+        # page's data and renders it, without loading the same shell and scripts again.
+        # The promise settles once the route is confirmed (the data read) and the page drawn.
+        state = browser.send("Runtime.evaluate", {"expression": NAVIGATE % json.dumps(path.rstrip("/") + "/"),
+                                                  "awaitPromise": True, "returnByValue": True}, session=session)
+        if state.get("exceptionDetails"):
+            problems.append("the app did not go to the page: " + state["exceptionDetails"].get("text", "?"))
     arrival, state, deadline = ("/documentation" if path == "/" else path.lower()), None, time.monotonic() + PAGE_TIMEOUT
     while time.monotonic() < deadline:
         time.sleep(0.03)
@@ -163,21 +180,28 @@ def main():  # SITE_DIR, checked by check-docs-render.sh
     print(f"== {len(pages)} pages of {site}, served at {origin}")
     started, tabs = time.monotonic(), threading.local()
 
-    def run(page):  # on one of TABS threads, each with a tab of its own
-        path, title = page
+    def run(numbered):  # on one of TABS threads, each with a tab of its own
+        number, (path, title) = numbered
         try:
             if time.monotonic() - started > TOTAL_TIMEOUT:
                 return [f"not checked: the check ran over {TOTAL_TIMEOUT:.0f} s"], []
+            # A tab's first page, the root (a redirect), one page in FULL_LOAD_EVERY and the page
+            # after one that failed are loaded from their URL, as a visitor's first page is;
+            # the others are reached inside the app, as a visitor's next pages are.
+            full_load = getattr(tabs, "session", None) is None or path == "/" or number % FULL_LOAD_EVERY == 0 or tabs.failed
             tabs.session = getattr(tabs, "session", None) or browser.open_tab()
-            return check(browser, tabs.session, site, origin, path, title)
+            problems, links = check(browser, tabs.session, site, origin, path, title, full_load)
+            tabs.failed = bool(problems)
+            return problems, links
         except Exception as error:
+            tabs.failed = True
             return [f"{type(error).__name__}: {error}"], []
 
     with tempfile.TemporaryDirectory(prefix="docs-render-") as profile:
         browser = Browser(profile)
         try:
             with concurrent.futures.ThreadPoolExecutor(TABS) as pool:
-                results = list(pool.map(run, pages.values()))
+                results = list(pool.map(run, enumerate(pages.values())))
         finally:
             browser.close()
             server.shutdown()
