@@ -49,6 +49,31 @@ import NetPathTestKit
         #expect(monitor.connectionType == .other && !monitor.usesVPN && monitor.isUltraConstrained && monitor.linkQuality == .minimal)
     }
 
+    /// Under `.internetReachable` a satisfied path the check has not decided (`unknown`, as
+    /// every change is until its check ends) keeps what is shown: no offline at launch, none
+    /// at an IPv6 address or a roam, and a portal stays offline until the check says `full`.
+    @Test func aCheckNotYetDecidedKeepsWhatIsShown() {
+        let network = SimulatedNetwork(.online(.wifi))
+        let monitor = NetworkMonitor(simulating: network, isConnectedMeans: .internetReachable)
+        var seen: [Bool] = []
+        monitor.startMonitoring { seen.append($0) }
+        #expect(monitor.isConnected && monitor.connectivity == .unknown)  // assumed until a verdict
+        network.send(NetworkPath.online(.wifi).checked(.full))
+        network.send(.online(.wifi, name: "wlan1"))  // a roam: the check starts over
+        #expect(monitor.isConnected && monitor.path?.primaryInterface?.name == "wlan1")
+        network.send(NetworkPath.online(.wifi, name: "wlan1").checked(.portal))
+        #expect(!monitor.isConnected)
+        network.send(.online(.wifi, name: "wlan1"))  // still undecided: offline stays
+        #expect(!monitor.isConnected)
+        network.send(NetworkPath.online(.wifi, name: "wlan1").checked(.full))
+        network.send(.offline(.noCarrier))  // not satisfied: offline whatever was shown
+        #expect(seen == [true, true, true, false, false, true, false])
+        let pessimistic = NetworkMonitor(simulating: SimulatedNetwork(.online(.wifi)), assumeConnected: false,
+                                         isConnectedMeans: .internetReachable)
+        pessimistic.start()
+        #expect(!pessimistic.isConnected)
+    }
+
     /// A blip shorter than the grace never shows as offline; a real loss shows when the
     /// grace ends; online shows at once. Time moves only with the network's simulated clock.
     @Test func anOfflineGraceHidesBlipsAndShowsRealLosses() {

@@ -58,13 +58,17 @@ public final class NetworkMonitor {
     public enum ConnectedMeaning: Hashable, Sendable {
         /// A route exists: the path is satisfied (as `NWPathMonitor` says).
         case pathSatisfied
-        /// The Internet answers: the connectivity check says `full`.
+        /// The Internet answers: the connectivity check says `full`. While the check has not
+        /// decided a satisfied path (its ``NetworkPath/connectivity`` is `unknown`: at launch,
+        /// and after each change, for up to the check's timeout), ``NetworkMonitor/isConnected``
+        /// keeps its value (before the first verdict, the `assumeConnected` one).
         case internetReachable
     }
 
     /// The latest path, or `nil` before the first.
     public private(set) var path: NetworkPath?
-    /// Whether the path is satisfied; before the first path, the `assumeConnected` value.
+    /// Whether the path is satisfied (or, under ``ConnectedMeaning/internetReachable``, the
+    /// Internet answers); before the first path, the `assumeConnected` value.
     public private(set) var isConnected: Bool
     /// Wi-Fi, cellular, Ethernet, other, or unknown (offline or no path yet).
     public private(set) var connectionType: ConnectionType = .unknown
@@ -257,10 +261,16 @@ public final class NetworkMonitor {
         show(held.path)
     }
 
+    /// Whether `path` counts as connected. Under `.internetReachable` a satisfied path that
+    /// no check has decided yet (`unknown`: each change starts the check over) keeps what is
+    /// shown, so that the monitor does not read offline at launch and at every change while
+    /// the check runs.
     private func connects(_ path: NetworkPath) -> Bool {
-        isConnectedMeans == .pathSatisfied
-            ? path.status == .satisfied
-            : path.status == .satisfied && path.connectivity == .full
+        switch isConnectedMeans {
+        case .pathSatisfied: path.status == .satisfied
+        case .internetReachable where path.status == .satisfied && path.connectivity == .unknown: isConnected
+        case .internetReachable: path.status == .satisfied && path.connectivity == .full
+        }
     }
 
     private func show(_ newPath: NetworkPath) {
