@@ -73,8 +73,8 @@ extension NetPathCommand {
     /// A command waiting for a check's verdict, ended by a signal: one line, at once rather
     /// than at the check's timeout, and the shell's status for the signal (130, 143), as
     /// `wait`'s: an interrupted check is no answer.
-    static func interrupted(by number: Signal) -> CommandError {
-        CommandError("interrupted (\(number == .interrupt ? "SIGINT" : number == .terminate ? "SIGTERM" : "signal \(number.rawValue)")) before the check finished",
+    static func interrupted(by number: Signal, _ when: String = "before the check finished") -> CommandError {
+        CommandError("interrupted (\(number == .interrupt ? "SIGINT" : number == .terminate ? "SIGTERM" : "signal \(number.rawValue)")) \(when)",
                      .ended(by: number))
     }
 }

@@ -16,15 +16,15 @@ extension NetPathCommand {
         // `start` returns with the first path known: no need to wait if it is satisfied.
         if let path = monitor.currentPath, done(path) { return .success }
         let timeout = session.arguments.timeout ?? .seconds(30)
+        var goal = withConnectivity ? "the Internet to answer" : "a satisfied path"
+        if let required = session.arguments.paths.required { goal += " through \(required.rawValue)" }
         switch session.signals.wait(for: ended, timeout: timeout) {
         case .value(.success(let code)): return code
         case .value(.failure(let error)): throw error
         // Interrupted is not "online": 130 or 143, never 0.
-        case .signal(let number): return .ended(by: number)
+        case .signal(let number): throw interrupted(by: number, "while waiting for \(goal)")
         case .readerLeft, .timedOut: break
         }
-        var goal = withConnectivity ? "the Internet to answer" : "a satisfied path"
-        if let required = session.arguments.paths.required { goal += " through \(required.rawValue)" }
         // A satisfied path's line names its verdict already; say it once.
         let last = monitor.currentPath.map { path in
             let named = path.status == .satisfied && path.connectivity != .unknown

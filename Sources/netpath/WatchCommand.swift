@@ -6,6 +6,10 @@ extension NetPathCommand {
     static func watch(_ session: Session) throws -> ExitCode {
         let ended = Gate<Result<ExitCode, CommandError>>()
         let monitor = session.makeMonitor(ending: ended)
+        // Never released: the process ends with `_exit` after this returns, and a monitor
+        // released here would join its reader thread, which may be blocked writing to a pipe
+        // whose reader stopped reading: a signal would then not end `watch`.
+        _ = Unmanaged.passRetained(monitor)
         let printed = Locked(0)
         let limit = session.arguments.count
         // Called inline: the first time inside `start` on the main thread, then on the

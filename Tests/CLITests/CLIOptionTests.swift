@@ -111,7 +111,8 @@ struct CLIOptionTests {
     }
 
     /// Interrupted is not "online": `netpath wait && deploy` must not deploy after a Ctrl-C.
-    /// `wait` ends cleanly, with the shell's status for the signal (130, 143), never 0.
+    /// `wait` ends cleanly, with the shell's status for the signal (130, 143), never 0, and
+    /// says so in one line (README, "Exit status").
     @Test(arguments: [(SIGINT, Int32(130)), (SIGTERM, Int32(143))])
     func waitEndsCleanlyOnSignalButNotAsOnline(_ signal: Int32, _ status: Int32) throws {
         let ns = try TestNamespace("cliwsig")
@@ -121,7 +122,8 @@ struct CLIOptionTests {
         #expect(tool.isHandling(signal))
         tool.signal(signal)
         let outcome = try #require(tool.finish())
-        #expect(outcome.status == status && outcome.standardError.isEmpty)
+        let name = signal == SIGINT ? "SIGINT" : "SIGTERM"
+        #expect(outcome.status == status && outcome.standardError == "netpath: interrupted (\(name)) while waiting for a satisfied path\n")
     }
 
     @Test func aFileThatIsNotANamespaceIsARuntimeError() throws {
@@ -157,6 +159,27 @@ struct CLIOptionTests {
         #expect(noColor.standardOutput.contains("offline") && !noColor.standardOutput.contains("\u{1B}["))
         let piped = try #require(try netpath("status", "--netns", ns.name))
         #expect(!piped.standardOutput.contains("\u{1B}[") && piped.standardOutput.contains("offline  no network interface is up"))
+    }
+
+    /// A reader that stops reading (`watch | less`, not scrolled) leaves `watch` blocked
+    /// writing a line to a full pipe: SIGTERM still ends it, with 0.
+    @Test func watchEndsOnASignalWhileItsOutputPipeIsFull() throws {
+        let ns = try TestNamespace("clifull")
+        defer { ns.remove() }
+        try ns.addLinks("eth0")
+        try ns.ip("addr add 10.23.0.2/24 dev eth0")
+        try ns.ip("link set eth0 up")
+        let tool = try RunningTool(["watch", "--json", "--netns", ns.name])
+        #expect(tool.nextLine() != nil)
+        // Each change is a line of about 500 bytes: a 64 KiB pipe is full within 150 changes.
+        var changes = 0
+        while !tool.isWaiting(in: "pipe_write", thread: "netpath-monitor"), changes < 2_000 {
+            try ns.ip(changes % 2 == 0 ? "route add default via 10.23.0.1" : "route del default via 10.23.0.1")
+            changes += 1
+        }
+        #expect(tool.isWaiting(in: "pipe_write", thread: "netpath-monitor"), "no write blocked after \(changes) changes")
+        tool.signal(SIGTERM)
+        #expect(tool.exitStatusUnread(seconds: 10) == 0, "watch did not end on SIGTERM with its output pipe full")
     }
 
     @Test func watchEndsWhenItsReaderGoesAway() throws {

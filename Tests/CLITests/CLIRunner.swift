@@ -80,6 +80,27 @@ final class RunningTool: @unchecked Sendable {
         return false
     }
 
+    /// Whether a thread of it named `thread` waits inside the kernel in a function whose name
+    /// contains `call` (`/proc/PID/task/*/wchan`, e.g. `pipe_write`).
+    func isWaiting(in call: String, thread: String) -> Bool {
+        let tasks = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(child.pid)/task")) ?? []
+        return tasks.contains { task in
+            let base = "/proc/\(child.pid)/task/\(task)/"
+            return (try? String(contentsOfFile: base + "comm", encoding: .utf8))?.hasPrefix(thread) == true
+                && (try? String(contentsOfFile: base + "wchan", encoding: .utf8))?.contains(call) == true
+        }
+    }
+
+    /// Waits for the exit without reading its output, at most `seconds`; kills it and
+    /// returns `nil` when it hangs.
+    func exitStatusUnread(seconds: Double = 10) -> Int32? {
+        guard let status = child.wait(seconds: seconds) else {
+            child.kill()
+            return nil
+        }
+        return status
+    }
+
     /// Closes our end of its standard output, as `head -1` does after one line.
     func closeOutput() { child.closeOutput() }
 
