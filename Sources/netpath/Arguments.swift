@@ -168,9 +168,10 @@ struct Arguments: Equatable, Sendable {
             result.paths.namespaces.append(try namespace(value, option: option))
         },
         Option(name: "--all-namespaces", commands: [.serve],
-               help: ["also watch every network namespace with an interface besides lo: those in /run/netns",
-                      "(ip netns), in Docker's /var/run/docker/netns and those only processes are in",
-                      "(/proc/*/ns/net: containers, unshare -n), found as they come (ip netns, or the host",
+               help: ["also watch every network namespace named in /run/netns (ip netns: from the moment",
+                      "it is added) and every other one with an interface besides lo: in Docker's",
+                      "/var/run/docker/netns and those only processes are in (/proc/*/ns/net: containers,",
+                      "unshare -n), found as they come (ip netns, or the host",
                       "giving one an ID when a veth, macvlan or tun peer enters it, or a new cgroup: rootless",
                       "Podman's) and go; each held by a pod or container is named by netpath_namespace_info"]) { result, _, _ in
             result.paths.allNamespaces = true
@@ -178,8 +179,11 @@ struct Arguments: Equatable, Sendable {
         // exporter-toolkit's name too, for a unit written for node_exporter.
         Option(name: "--listen", aliases: ["--web.listen-address"], value: "ADDR:PORT", commands: [.serve], repeatable: true,
                help: ["serve /metrics over HTTP there (127.0.0.1:9737, [::1]:9737, :9737 for all)"]) { result, value, option in
-            guard ListenAddress.parse(value) != nil else {
+            guard let address = ListenAddress.parse(value) else {
                 throw UsageError(message: "invalid address '\(value)' for '\(option)' (HOST:PORT, [IPV6]:PORT or :PORT)")
+            }
+            guard address.host.isEmpty || IPAddress(address.host) != nil else {
+                throw UsageError(message: "invalid address '\(value)' for '\(option)': '\(address.host)' is not an IP address")
             }
             result.serving.listen.append(value)
         },
@@ -298,20 +302,23 @@ struct Arguments: Equatable, Sendable {
     /// - Throws: ``UsageError`` naming the first word that is wrong.
     static func parse(_ words: [String]) throws -> Request {
         guard let first = words.first else {
-            throw UsageError(message: "missing command (status, watch, wait, probe or serve); see 'netpath --help'")
+            throw UsageError(message: "missing command (\(commandList)); see 'netpath --help'")
         }
         if let request = try textRequest(words) { return request }
         guard let command = Command(rawValue: first) else {
             if first.hasPrefix("-") {
-                throw UsageError(message: "unknown option '\(first)': a command comes first (status, watch, wait, probe or serve)")
+                throw UsageError(message: "unknown option '\(first)': a command comes first (\(commandList))")
             }
-            throw UsageError(message: "unknown command '\(first)' (expected status, watch, wait, probe or serve)")
+            throw UsageError(message: "unknown command '\(first)' (expected \(commandList))")
         }
         let result = try options(words.dropFirst(), of: command)
         if result.help { return .help(command) }
         try result.validate()
         return .run(result)
     }
+
+    /// Every command, as an error that names them lists them.
+    static let commandList = Command.allCases.map(\.rawValue).joined(separator: ", ") + ", completions, manpage or help"
 
     /// The request `words` make when they ask for one of the tool's own texts (help, version,
     /// completion script, manual page), or `nil` when they name a command.
@@ -320,10 +327,18 @@ struct Arguments: Equatable, Sendable {
     static func textRequest(_ words: [String]) throws -> Request? {
         switch words[0] {
         case "--help", "-h", "help":
-            if words.count > 1, let command = Command(rawValue: words[1]) { return .help(command) }
+            guard words.count > 1 else { return .help(nil) }
+            if let command = Command(rawValue: words[1]) { return .help(command) }
+            // The text commands and `help` itself are described in the general help.
+            guard ["completions", "manpage", "help", "--help", "-h"].contains(words[1]) else {
+                throw UsageError(message: "unknown command '\(words[1])' for 'netpath help' (expected \(commandList))")
+            }
             return .help(nil)
         case "--version":
             return .version
+        case "completions" where words.dropFirst().contains { $0 == "--help" || $0 == "-h" },
+             "manpage" where words.dropFirst().contains { $0 == "--help" || $0 == "-h" }:
+            return .help(nil)
         case "completions":
             let shells = Shell.allCases.map(\.rawValue).joined(separator: ", ")
             guard words.count > 1 else { throw UsageError(message: "'netpath completions' needs a shell (\(shells))") }
@@ -488,7 +503,8 @@ struct Arguments: Equatable, Sendable {
         if value.hasPrefix("/") { return .path(value) }
         let named = NetworkNamespace.named(value)
         guard named.hasValidName else {
-            throw UsageError(message: "invalid namespace name '\(value)' for '\(option)' (an ip netns name, or a path such as /proc/PID/ns/net)")
+            let shown = value.count > 64 ? value.prefix(64) + "…" : value
+            throw UsageError(message: "invalid namespace name '\(shown)' for '\(option)' (an ip netns name of at most 255 bytes, or a path such as /proc/PID/ns/net)")
         }
         return named
     }

@@ -70,10 +70,10 @@ enum NetPathCommand {
         }
         switch request {
         case .help(let command):
-            Terminal.write(Help.text(for: command))
+            try Terminal.output(Array(Help.text(for: command).utf8))
             return .success
         case .version:
-            Terminal.write("netpath \(Help.version)\n")
+            try Terminal.output(Array("netpath \(Help.version)\n".utf8))
             return .success
         case .completions(let shell):
             try Terminal.output(Array(Completions.script(for: shell).utf8))

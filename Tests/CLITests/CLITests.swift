@@ -121,6 +121,8 @@ struct CLIKernelTests {
         (["status", "--metered", ""], "''"), (["watch", "--metered", "usb0,,eth0"], "''"),
         (["status", "--constrained", "a b"], "a b"), (["wait", "--metered", "usb0"], "--metered"),
         (["probe", "--constrained=usb0"], "--constrained"), (["watch", "--metered"], "--metered"),
+        (["help", "bogus"], "bogus"), (["status", "--netns", String(repeating: "n", count: 256)], "at most 255 bytes"),
+        (["serve", "--listen", "localhost:9737"], "localhost"),
     ])
     func usageErrorsExitTwoWithOneLineNamingTheWord(arguments: [String], word: String) throws {
         let outcome = try #require(try RunningTool(arguments).finish())
@@ -130,9 +132,21 @@ struct CLIKernelTests {
         #expect(outcome.standardError.contains(word))
     }
 
+    /// An unknown command's error names every command, the text ones too.
+    @Test func anUnknownCommandListsThemAll() throws {
+        let outcome = try #require(try netpath("man"))
+        #expect(outcome.status == 2 && outcome.standardError
+                == "netpath: unknown command 'man' (expected status, watch, wait, probe, serve, completions, manpage or help)\n")
+    }
+
     @Test func helpForTheToolAndEachCommand() throws {
         let top = try #require(try netpath("--help"))
         #expect(top.status == 0 && top.standardOutput.contains("netpath status") && top.standardOutput.contains("netpath wait"))
+        // The text commands answer `--help` with the tool's help, which describes them.
+        for words in [["completions", "--help"], ["manpage", "-h"], ["help", "completions"], ["help", "help"]] {
+            let help = try #require(try runTool(netpathBinary, words))
+            #expect(help.status == 0 && help.standardOutput == top.standardOutput, "\(words)")
+        }
         for command in ["status", "watch", "wait", "probe"] {
             let help = try #require(try netpath(command, "--help"))
             #expect(help.status == 0 && help.standardOutput.hasPrefix("Usage: netpath \(command)"))

@@ -466,8 +466,11 @@ struct ServeTests {
         #expect(taken.status == 3 && taken.standardError == "netpath: cannot listen on 127.0.0.1:\(inUse.port): bind: Address already in use\n")
         let foreign = try #require(try netpath("serve", "--listen", "192.0.2.1:9737"))
         #expect(foreign.status == 3 && foreign.standardError.hasPrefix("netpath: cannot listen on 192.0.2.1:9737: "))
+        // A host that is no IP address is a usage error (2), as a port out of range is.
         let notAnAddress = try #require(try netpath("serve", "--listen", "localhost:9737"))
-        #expect(notAnAddress.status == 3 && notAnAddress.standardError == "netpath: cannot listen on localhost:9737: 'localhost' is not an IP address\n")
+        #expect(notAnAddress.status == 2 && notAnAddress.standardError == "netpath: invalid address 'localhost:9737' for '--listen': 'localhost' is not an IP address\n")
+        let outOfRange = try #require(try netpath("serve", "--listen", "999.1.1.1:9737"))
+        #expect(outOfRange.status == 2 && outOfRange.standardError.contains("'999.1.1.1' is not an IP address"))
         // A textfile that cannot be written is as fatal as an address that cannot be listened
         // on: exit 3 before the ready line, not an error at every change.
         let noDirectory = try #require(try netpath("serve", "--textfile", "/nonexistent/dir/x.prom"))

@@ -28,9 +28,11 @@ public struct NetworkNamespace: Hashable, Sendable, CustomStringConvertible {
         return Int32(parts[1]).flatMap { $0 > 0 ? $0 : nil }
     }
 
-    /// Whether a name is acceptable to `ip netns` (not empty, no slash, not `.` or `..`).
+    /// Whether a name is acceptable to `ip netns` (not empty, no slash, not `.` or `..`, at
+    /// most 255 bytes).
     package var hasValidName: Bool {
         guard let name else { return true }
-        return !name.isEmpty && !name.contains("/") && name != "." && name != ".."
+        // A file name in /run/netns: at most NAME_MAX (255) bytes.
+        return !name.isEmpty && !name.contains("/") && name != "." && name != ".." && FileName.encode(name).count <= 255
     }
 }
