@@ -75,6 +75,19 @@ struct ConnectivityKernelTests {
         #expect(threads.withLock { $0.dropFirst().first } == "netpath-monitor", "\(threads.withLock { $0 })")
     }
 
+    /// A check asked for from a task that is cancelled already ends at once, as cancelled
+    /// (the cancellation came before the check had a handle, and it ran to its timeout).
+    @Test func aCheckFromACancelledTaskEndsAsCancelled() async throws {
+        let lab = try ProbeLab()
+        defer { lab.remove() }
+        let check = try ConnectivityCheck(endpoints: [try .init("http://10.77.0.1:8080/never")], timeout: .seconds(30))
+        let result = await Task {
+            withUnsafeCurrentTask { $0?.cancel() }
+            return await check.run(namespace: lab.client.namespace)
+        }.value
+        #expect(result.connectivity == .unknown && result.failure?.kind == .cancelled, "\(result)")
+    }
+
     @Test func losingThePathDuringACheckGivesNoneAtOnce() async throws {
         let lab = try ProbeLab()
         defer { lab.remove() }

@@ -19,6 +19,20 @@ import NetPathTestKit
         #expect(!optimistic.isConnected && optimistic.status == .unsatisfied && optimistic.isMonitoring)
     }
 
+    /// Given a `PathMonitor` that runs already (its path known, no change coming), the
+    /// monitor shows that path at `start`, not only after the next change.
+    @Test func aPathMonitorThatRunsAlreadyIsShownAtStart() throws {
+        let network = SimulatedNetwork(.offline(.noCarrier))
+        let paths = PathMonitor(simulating: network)
+        try paths.start()
+        var seen: [Bool] = []
+        let monitor = NetworkMonitor(monitor: paths)
+        monitor.startMonitoring { seen.append($0) }
+        #expect(!monitor.isConnected && monitor.path?.diagnosis == .noCarrier && seen == [false])
+        network.send(.online(.wifi))
+        #expect(monitor.isConnected && seen == [false, true])
+    }
+
     @Test func eachTransitionUpdatesTheArticlesProperties() {
         let network = SimulatedNetwork(.online(.wifi))
         let monitor = NetworkMonitor(simulating: network)

@@ -108,6 +108,55 @@ import Testing
         #expect(machine.start(queue: nil) != nil && machine.terminationError == nil, "a start clears the reason")
     }
 
+    /// A source that ends by itself (its namespace deleted) delivers a last path first: a
+    /// subscriber that had not taken it yet gets it, then the end; the handler's call queued
+    /// for it still runs. A cancel (``stop()``) drops both, and a new start forgets the run.
+    @Test func aRunThatEndsByItselfStillHandsOverItsLastPath() {
+        var machine = Machine()
+        let (generation, _) = Self.running(&machine, queue: DispatchQueue(label: "test"))
+        machine.handler = { _ in }
+        _ = machine.deliver(Self.wifi, generation: generation, force: true)
+        let busy = machine.subscribe(), waiting = machine.subscribe()
+        guard case .resume(Self.wifi) = machine.next(busy, waiter: "busy", cancelled: false),
+              case .resume(Self.wifi) = machine.next(waiting, waiter: "waiting", cancelled: false),
+              case .wait = machine.next(waiting, waiter: "waiting", cancelled: false) else {
+            Issue.record("both subscribers take the first path, then one waits")
+            return
+        }
+        // The last path: the waiting subscriber is resumed with it, the busy one finds it pending.
+        #expect(machine.deliver(Self.down, generation: generation, force: false)?.resume == ["waiting"])
+        let termination = machine.terminate(NetPathError(.namespaceNotFound, "gone"), generation: generation)
+        #expect(termination?.stop.waiters == [])
+        #expect(machine.handler(of: generation) != nil, "the last path's queued handler call runs")
+        guard case .resume(Self.down) = machine.next(busy, waiter: "busy", cancelled: false),
+              case .resume(nil) = machine.next(busy, waiter: "busy", cancelled: false),
+              case .resume(nil) = machine.next(waiting, waiter: "waiting", cancelled: false) else {
+            Issue.record("the busy subscriber gets the last path, then the end; the other the end")
+            return
+        }
+        #expect(machine.subscriberCount == 0)
+        _ = machine.start(queue: nil)
+        #expect(machine.handler(of: generation) == nil, "a new run: the old run's calls find no handler")
+    }
+
+    /// A restarted monitor has no path until its new source's first: the last run's is not
+    /// handed to a new subscriber as current (on Apple platforms the first path comes later).
+    @Test func aRestartHasNoPathUntilItsSourcesFirst() {
+        var machine = Machine()
+        let (generation, _) = Self.running(&machine)
+        _ = machine.deliver(Self.wifi, generation: generation, force: true)
+        _ = machine.stop()
+        #expect(machine.current == Self.wifi, "a stopped monitor keeps its last path")
+        let (restarted, _) = Self.running(&machine)
+        #expect(machine.current == nil)
+        let subscriber = machine.subscribe()
+        guard case .wait = machine.next(subscriber, waiter: "new", cancelled: false) else {
+            Issue.record("a subscriber of the new run waits for its first path")
+            return
+        }
+        #expect(machine.deliver(Self.down, generation: restarted, force: true)?.resume == ["new"])
+    }
+
     @Test func aSubscriberOfARunningMonitorStartsWithTheCurrentPath() {
         var machine = Machine()
         let (generation, _) = Self.running(&machine)

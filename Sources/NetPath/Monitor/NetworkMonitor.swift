@@ -99,9 +99,10 @@ public final class NetworkMonitor {
     /// beneath it.
     public var usesVPN: Bool { path?.status == .satisfied && path?.usesVPN == true }
 
-    /// Whether the latest path is satisfied (what apps read as `monitor.currentPath.status
-    /// == .satisfied` from `NWPathMonitor`); `false` before the first path. Observable, as it
-    /// follows ``path``.
+    /// Whether the path shown (``path``) is satisfied (what apps read as
+    /// `monitor.currentPath.status == .satisfied` from `NWPathMonitor`); `false` before the
+    /// first path. An offline path held back by ``offlineGrace`` is not shown yet. Observable,
+    /// as it follows ``path``.
     public var isNetworkAvailable: Bool {
         path?.status == .satisfied
     }
@@ -119,6 +120,8 @@ public final class NetworkMonitor {
     /// The grace's clock, and the offline path held back with the timer that ends it.
     @ObservationIgnored private var grace: (clock: any ProbeClock, held: (path: NetworkPath, timer: any ScheduledWork)?)
     private var run: UInt64 { subscription.withLock { $0.run } }
+    /// The run whose paths were last applied (a path of this run seen already).
+    @ObservationIgnored private var shownRun: UInt64 = 0
     private var held: (path: NetworkPath, timer: any ScheduledWork)? {
         get { grace.held }
         set { grace.held = newValue }
@@ -197,6 +200,8 @@ public final class NetworkMonitor {
         do {
             try monitor.start()
             lastError = nil
+            // A monitor that was running already delivers nothing new at `start`: show its path.
+            if shownRun != current, let running = monitor.currentPath { apply(running, run: current) }
         } catch {
             lastError = error as? NetPathError ?? NetPathError(.netlinkFailure, "\(error)")
             stop()
@@ -238,6 +243,9 @@ public final class NetworkMonitor {
 
     private func apply(_ newPath: NetworkPath, run: UInt64) {
         guard run == self.run, isMonitoring else { return }
+        // The running path shown at `start` may also come through the observer: once is enough.
+        if shownRun == run, held == nil, let path, path.isIdentical(to: newPath) { return }
+        shownRun = run
         switch OfflineGrace.decide(connected: connects(newPath), shownConnected: isConnected,
                                    holding: held != nil, grace: offlineGrace) {
         case .show:

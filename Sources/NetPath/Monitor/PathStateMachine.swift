@@ -14,6 +14,8 @@ struct PathStateMachine<Waiter> {
         var lastDelivered: NetworkPath?
         var pending: NetworkPath?
         var waiter: Waiter?
+        /// Its run ended by itself while a path was pending for it: that path, then the end.
+        var isEnding = false
     }
 
     /// Where the path update handler runs for a delivered path.
@@ -58,6 +60,9 @@ struct PathStateMachine<Waiter> {
     private(set) var source: (any PathSource)?
     private(set) var generation: UInt64 = 0
     private(set) var terminationError: NetPathError?
+    /// The run whose source ended by itself (``terminate(_:generation:)``), until the next
+    /// start or stop: its handler calls still queued run, as its last path is part of it.
+    private var endedBySource: UInt64?
     var handler: Handler?
     var terminationHandler: TerminationHandler?
     private var queue: DispatchQueue?
@@ -72,12 +77,13 @@ struct PathStateMachine<Waiter> {
 
     /// The handler of `generation`'s run, if it is still the current run.
     func handler(of generation: UInt64) -> Handler? {
-        self.generation == generation ? handler : nil
+        self.generation == generation || endedBySource == generation ? handler : nil
     }
 
     // MARK: - Lifecycle
 
-    /// A start: begins a new run unless one is running.
+    /// A start: begins a new run unless one is running. The last run's path is not the new
+    /// run's: until the new source's first, there is none.
     ///
     /// - Returns: The new run's generation, or `nil` when a source is running already.
     mutating func start(queue: DispatchQueue?) -> UInt64? {
@@ -85,6 +91,8 @@ struct PathStateMachine<Waiter> {
         generation &+= 1
         self.queue = queue
         terminationError = nil
+        endedBySource = nil
+        current = nil
         return generation
     }
 
@@ -93,22 +101,32 @@ struct PathStateMachine<Waiter> {
         self.source = source
     }
 
-    /// Ends the run: the source to stop and the subscribers to end.
+    /// Ends the run: the source to stop and the subscribers to end (those of a run that
+    /// ended by itself still get the path pending for them first).
     mutating func stop() -> Stop {
         let stop = Stop(source: source, waiters: subscribers.values.compactMap(\.waiter))
         source = nil
         generation &+= 1
-        subscribers.removeAll()
+        endedBySource = nil
+        subscribers = subscribers.filter(\.value.isEnding)
         return stop
     }
 
-    /// The source of `generation`'s run ended by itself with `error`.
+    /// The source of `generation`'s run ended by itself with `error`, after its last path:
+    /// a subscriber that has not taken that path yet gets it before the end, and a call of
+    /// the handler queued for it still runs.
     ///
     /// - Returns: `nil` when that run is over already; otherwise the stop and the handler to call.
     mutating func terminate(_ error: NetPathError, generation: UInt64) -> Termination? {
         guard self.generation == generation else { return nil }
         terminationError = error
-        return Termination(stop: stop(), handler: terminationHandler, queue: queue)
+        for (id, subscriber) in subscribers
+        where subscriber.waiter == nil && subscriber.pending != nil && subscriber.pending != subscriber.lastDelivered {
+            subscribers[id]?.isEnding = true
+        }
+        let termination = Termination(stop: stop(), handler: terminationHandler, queue: queue)
+        endedBySource = generation
+        return termination
     }
 
     // MARK: - Paths
@@ -123,7 +141,7 @@ struct PathStateMachine<Waiter> {
         guard self.generation == generation, force || current != path else { return nil }
         current = path
         var delivery = Delivery(observers: Array(observers.values))
-        for (id, var subscriber) in subscribers {
+        for (id, var subscriber) in subscribers where !subscriber.isEnding {
             if let waiter = subscriber.waiter, subscriber.lastDelivered != path {
                 subscriber.waiter = nil
                 subscriber.lastDelivered = path
@@ -177,6 +195,10 @@ struct PathStateMachine<Waiter> {
     ///   - cancelled: Whether its task is cancelled (then the subscription is over).
     mutating func next(_ id: UInt64, waiter: Waiter, cancelled: Bool) -> Next {
         guard var subscriber = subscribers[id], !cancelled else { return .resume(nil) }
+        if subscriber.isEnding {
+            subscribers.removeValue(forKey: id)
+            return .resume(subscriber.pending)
+        }
         defer { subscribers[id] = subscriber }
         if let pending = subscriber.pending, pending != subscriber.lastDelivered {
             subscriber.pending = nil

@@ -38,15 +38,28 @@ extension ConnectivityCheck {
         return await withTaskCancellationHandler {
             await withCheckedContinuation { (continuation: CheckedContinuation<ConnectivityResult, Never>) in
                 let handle = start(over: path, namespace: namespace) { continuation.resume(returning: $0) }
-                box.handle.withLock { $0 = handle }
+                box.hold(handle)
             }
         } onCancel: {
-            box.handle.withLock { $0 }?.cancel()
+            box.cancel()
         }
     }
 
+    /// The running check's handle, for the task's cancellation, which may come first (a
+    /// task cancelled before it asked): then the check is cancelled as soon as it starts.
     private final class ResultBox: Sendable {
-        let handle = Locked<ProbeHandle?>(nil)
+        private let state = Locked<(handle: ProbeHandle?, cancelled: Bool)>((nil, false))
+
+        func hold(_ handle: ProbeHandle?) {
+            if state.withLock({ $0.handle = handle; return $0.cancelled }) { handle?.cancel() }
+        }
+
+        func cancel() {
+            state.withLock { state -> ProbeHandle? in
+                state.cancelled = true
+                return state.handle
+            }?.cancel()
+        }
     }
 
     /// Starts a check, one thread per address family the path routes (each enters
@@ -163,10 +176,10 @@ extension ConnectivityCheck {
             await withCheckedContinuation { (continuation: CheckedContinuation<ConnectivityResult, Never>) in
                 let handle = start(through: routes.interface, ipv4: routes.ipv4, ipv6: routes.ipv6, unresponsiveGateways: [],
                                    namespace: namespace) { continuation.resume(returning: $0) }
-                box.handle.withLock { $0 = handle }
+                box.hold(handle)
             }
         } onCancel: {
-            box.handle.withLock { $0 }?.cancel()
+            box.cancel()
         }
         #else
         throw NetPathError(.unsupported, "a check over a named interface is available on Linux only")
