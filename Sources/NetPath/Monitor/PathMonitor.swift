@@ -199,8 +199,10 @@ public final class PathMonitor: Sendable {
     ///
     /// - Parameters:
     ///   - queue: Where ``pathUpdateHandler`` is called. `nil` (the default) calls it on the
-    ///     monitor's own thread, in order, as soon as a path differs (for the first path,
-    ///     on Linux: before `start` returns); it should return quickly.
+    ///     thread that delivers the path, one call at a time and in order, as soon as a path
+    ///     differs: the monitor's reader thread (on Linux the first path on the caller's,
+    ///     before `start` returns; a connectivity check's verdict on the check's thread, on
+    ///     Apple platforms `NWPathMonitor`'s queue); it should return quickly.
     /// - Throws: ``NetPathError`` when the namespace does not exist or cannot be entered,
     ///   or the netlink socket cannot be opened.
     public func start(queue: DispatchQueue? = nil) throws {
