@@ -455,8 +455,9 @@ struct Arguments: Equatable, Sendable {
     /// - Throws: ``UsageError`` naming a malformed URL or an expectation without `--url`.
     func connectivityCheck() throws -> ConnectivityCheck? {
         guard command == .probe || check.requested else {
-            if !check.urls.isEmpty || check.expectStatus != nil || check.expectBody != nil || check.timeout != nil || check.noProxy {
-                throw UsageError(message: "'--url', '--expect-status', '--expect-body', '--probe-timeout' and '--no-proxy' need '--probe'")
+            if !check.urls.isEmpty || check.expectStatus != nil || check.expectBody != nil || check.timeout != nil || check.noProxy
+                || check.allowUltraConstrained {
+                throw UsageError(message: "'--url', '--expect-status', '--expect-body', '--probe-timeout', '--no-proxy' and '--allow-ultra-constrained' need '--probe'")
             }
             return nil
         }

@@ -103,8 +103,11 @@ final class MetricsServer: Sendable {
     }
 
     /// Where it can be reached: `https` with TLS.
+    /// Where to fetch the metrics; for every address (`:PORT`), as `[::]` (which a client on
+    /// this machine reaches).
     var url: String {
-        "\(security.withLock { $0.context == nil ? "http" : "https" })://\(address)/metrics"
+        let host = address.host.isEmpty ? "[::]:\(address.port)" : "\(address)"
+        return "\(security.withLock { $0.context == nil ? "http" : "https" })://\(host)/metrics"
     }
 
     /// Applies `newSecurity` to the connections accepted from now on.

@@ -15,14 +15,16 @@ extension NetPathCommand {
         // Called inline: the first time inside `start` on the main thread, then on the
         // monitor's reader thread. Never concurrently: paths arrive in order.
         monitor.pathUpdateHandler = { @Sendable path in
+            let count = printed.withLock { count in
+                count += 1
+                return count
+            }
+            // The monitor runs on until the process ends: a path after the last line is not printed.
+            if let limit, count > limit { return }
             do {
                 guard try Terminal.output(session.format(path)) else { return ended.open(.success(.success)) }
             } catch {
                 return ended.open(.failure(error as? CommandError ?? CommandError("\(error)", .runtime)))
-            }
-            let count = printed.withLock { count in
-                count += 1
-                return count
             }
             if let limit, count >= limit { ended.open(.success(.success)) }
         }

@@ -122,7 +122,7 @@ struct CLIKernelTests {
         (["status", "--constrained", "a b"], "a b"), (["wait", "--metered", "usb0"], "--metered"),
         (["probe", "--constrained=usb0"], "--constrained"), (["watch", "--metered"], "--metered"),
         (["help", "bogus"], "bogus"), (["status", "--netns", String(repeating: "n", count: 256)], "at most 255 bytes"),
-        (["serve", "--listen", "localhost:9737"], "localhost"),
+        (["serve", "--listen", "localhost:9737"], "localhost"), (["status", "--allow-ultra-constrained"], "--allow-ultra-constrained"),
     ])
     func usageErrorsExitTwoWithOneLineNamingTheWord(arguments: [String], word: String) throws {
         let outcome = try #require(try RunningTool(arguments).finish())

@@ -459,6 +459,18 @@ struct ServeTests {
         #expect(taken.status == 3 && taken.standardError == "netpath: cannot listen on 127.0.0.1:\(ports[1]): bind: Address already in use\n")
     }
 
+    /// `--listen :PORT` (every address) announces a URL a client can use.
+    @Test func everyAddressIsAnnouncedAsAUsableURL() throws {
+        let tool = try RunningTool(["serve", "--listen", ":0", "--ignore-desktop"])
+        let line = try #require(tool.nextLine(seconds: 15))
+        let prefix = "netpath: serving http://[::]:"
+        let port = try #require(line.hasPrefix(prefix) ? UInt16(line.dropFirst(prefix.count).prefix { $0.isNumber }) : nil, "\(line)")
+        #expect(line.hasSuffix("/metrics"), "\(line)")
+        #expect(try HTTPExchange.send("GET /metrics HTTP/1.1\r\nHost: x\r\n\r\n", port: port).status == 200)
+        tool.signal(SIGTERM)
+        #expect(tool.finish()?.status == 0)
+    }
+
     @Test func badAddressesAndFlags() throws {
         let inUse = try Serving([])
         defer { _ = inUse.stop() }

@@ -98,7 +98,7 @@ extension NetworkPath.Diagnosis {
         switch self {
         case .filtered: "a route exists only through excluded interface types"
         case .noInterface: "no network interface is up"
-        case .noCarrier: "no interface has a link (cable unplugged, radio off)"
+        case .noCarrier: "no link where traffic would leave (cable unplugged, radio off)"
         case .noAddress: "no usable IP address for the route to the Internet"
         case .blocked: "the system refuses traffic to the Internet (a prohibit, blackhole or unreachable route or rule: a kill switch)"
         case .noDefaultRoute: "no route to the Internet (no default route)"
