@@ -22,6 +22,7 @@ extension Subscribers {
     @frozen public struct Demand: Equatable, Comparable, Hashable, Codable, CustomStringConvertible {
         @usableFromInline internal let rawValue: UInt
         public static let none: Subscribers.Demand = Demand(rawValue: 0)
+        public var max: Int? { fatalError() }
         internal init(rawValue: UInt) { self.rawValue = rawValue }
         public var description: String { fatalError() }
         public static func += (lhs: inout Subscribers.Demand, rhs: Subscribers.Demand) { fatalError() }

@@ -35,16 +35,15 @@ public struct PathPublisher: Publisher, Sendable {
     }
 }
 
-/// One subscriber's subscription: honours demand, keeps only the newest undelivered path.
+/// One subscriber's subscription: honours demand, keeps only the newest undelivered path
+/// (``PathDemand``), and sends one path at a time, on `queue` when given (the first too).
 ///
 /// Not generic: the subscriber is kept as a closure, so no subscriber metatype is captured
 /// by the closures that run on other threads.
 final class PathSubscription: Subscription, @unchecked Sendable {
     private struct State {
         var subscriber: ((NetworkPath) -> Subscribers.Demand)?
-        var demand = Subscribers.Demand.none
-        var pending: NetworkPath?
-        var lastSent: NetworkPath?
+        var demand = PathDemand()
         var observer: UInt64?
     }
 
@@ -64,19 +63,28 @@ final class PathSubscription: Subscription, @unchecked Sendable {
         guard demand > 0 else { return }
         let register = state.withLock { state -> Bool in
             guard state.subscriber != nil else { return false }
-            state.demand += demand
+            state.demand.request(demand.max)
             return state.observer == nil
         }
         if register {
-            let id = storage.addObserver { [weak self] path in self?.receive(path) }
-            state.withLock { $0.observer = id }
-            if let current = storage.currentIfRunning { receive(current) }
+            // The observer and the path current at that moment in one step: any path the
+            // observer hears is newer than `current`.
+            let (id, current) = storage.addObserverSeeingCurrent { [weak self] path in self?.heard(path) }
+            state.withLock { state in
+                state.observer = id
+                if let current { state.demand.seed(current) }
+            }
         }
-        flush()
+        send()
     }
 
-    private func receive(_ path: NetworkPath) {
-        state.withLock { $0.pending = path }
+    private func heard(_ path: NetworkPath) {
+        state.withLock { $0.demand.heard(path) }
+        send()
+    }
+
+    /// Sends what is pending, on the queue when there is one.
+    private func send() {
         if let queue {
             queue.async { self.flush() }
         } else {
@@ -84,18 +92,16 @@ final class PathSubscription: Subscription, @unchecked Sendable {
         }
     }
 
+    /// Sends pending paths while the subscriber wants them, unless another thread is sending
+    /// (it takes them after its own).
     private func flush() {
-        let delivery: (((NetworkPath) -> Subscribers.Demand), NetworkPath)? = state.withLock { state in
-            guard let subscriber = state.subscriber, state.demand > 0, let path = state.pending else { return nil }
-            state.pending = nil
-            guard path != state.lastSent else { return nil }
-            state.lastSent = path
-            state.demand -= 1
+        while let (subscriber, path) = state.withLock({ state -> (((NetworkPath) -> Subscribers.Demand), NetworkPath)? in
+            guard let subscriber = state.subscriber, let path = state.demand.next() else { return nil }
             return (subscriber, path)
+        }) {
+            let more = subscriber(path)
+            state.withLock { $0.demand.sent(more: more.max) }
         }
-        guard let (subscriber, path) = delivery else { return }
-        let more = subscriber(path)
-        state.withLock { $0.demand += more }
     }
 
     func cancel() {

@@ -15,8 +15,6 @@ final class PathStorage: Sendable {
 
     /// The latest path, or `nil` before the first start.
     var current: NetworkPath? { state.withLock { $0.current } }
-    /// The latest path while running, else `nil`.
-    var currentIfRunning: NetworkPath? { state.withLock { $0.isRunning ? $0.current : nil } }
     /// The running source, if any.
     var source: (any PathSource)? { state.withLock { $0.source } }
     var terminationError: NetPathError? { state.withLock { $0.terminationError } }
@@ -116,6 +114,12 @@ final class PathStorage: Sendable {
     /// Registers a callback for every path delivered from now on, on the delivering thread.
     func addObserver(_ observer: @escaping Machine.Handler) -> UInt64 {
         state.withLock { $0.addObserver(observer) }
+    }
+
+    /// Registers `observer` as ``addObserver(_:)`` does and returns, read in the same step,
+    /// the path current while running: every path the observer hears is newer.
+    func addObserverSeeingCurrent(_ observer: @escaping Machine.Handler) -> (id: UInt64, current: NetworkPath?) {
+        state.withLock { ($0.addObserver(observer), $0.isRunning ? $0.current : nil) }
     }
 
     func removeObserver(_ id: UInt64) {
