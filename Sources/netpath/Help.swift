@@ -78,7 +78,7 @@ enum Help {
         }
         text += """
 
-        TYPE is one of \(Arguments.typeList.joined(separator: ", ")).
+        TYPE is one of \(Arguments.typeList.joined(separator: ", ")) (wiredEthernet also as wired or ethernet).
         Exit status: 0 satisfied/full/done, 1 not satisfied/not full/timed out, 2 usage error,
         3 runtime error; wait, probe and status --probe ended by SIGINT/SIGTERM: 130/143.
         Run 'netpath COMMAND --help' for a command's options, 'netpath --version' for the version.

@@ -132,7 +132,8 @@ enum ManPage {
     /// The sections after the commands, in order: a new exit status, variable or file is
     /// one entry here.
     static let sections = [
-        Section(heading: "INTERFACE TYPES", text: "TYPE is one of " + Arguments.typeList.joined(separator: ", ") + "."),
+        Section(heading: "INTERFACE TYPES", text: "TYPE is one of " + Arguments.typeList.joined(separator: ", ")
+                + " (wiredEthernet also as wired or ethernet)."),
         Section(heading: "EXIT STATUS", entries: [
             .init(terms: ["0"], text: "satisfied, or done"),
             .init(terms: ["1"], text: "not satisfied, or timed out"),

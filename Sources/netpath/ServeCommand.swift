@@ -44,7 +44,13 @@ extension NetPathCommand {
             throw CommandError((error as? ListenFailure)?.message ?? "\(error)", .runtime)
         }
         exporter.watch(nil)
-        for namespace in session.arguments.paths.namespaces { exporter.watch(resolvingProcessID(namespace)) }
+        // One namespace given twice (by its name and by a path to it) is watched once, under
+        // the first label: namespace files are told apart by inode.
+        var given = Set<UInt64>()
+        for namespace in session.arguments.paths.namespaces.map(resolvingProcessID) {
+            if case .success(let inode) = Syscall.inode(namespace.path), !given.insert(inode).inserted { continue }
+            exporter.watch(namespace)
+        }
         if session.arguments.paths.allNamespaces { try followAllNamespaces(session, exporter: exporter) }
         if let problem = exporter.startTextfile() { throw CommandError(problem, .runtime) }
         if serving.textfile != nil { rewriteTextfile(exporter, every: serving.textfileInterval, on: session.signals.loop) }

@@ -25,10 +25,16 @@ extension NetPathCommand {
         case .signal(let number): throw interrupted(by: number, "while waiting for \(goal)")
         case .readerLeft, .timedOut: break
         }
-        // A satisfied path's line names its verdict already; say it once.
+        // A satisfied path's line names its verdict already; say it once. On an
+        // ultra-constrained path no check runs unless allowed: say that, not "unknown".
+        let unchecked = !(session.check?.allowsUltraConstrainedPaths ?? true)
         let last = monitor.currentPath.map { path in
             let named = path.status == .satisfied && path.connectivity != .unknown
-            return path.description + (withConnectivity && !named ? "  (Internet: \(path.connectivity.rawValue))" : "")
+            guard withConnectivity && !named else { return path.description }
+            if path.status == .satisfied && path.isUltraConstrained && unchecked {
+                return path.description + "  (Internet: not checked on an ultra-constrained path; --allow-ultra-constrained checks it)"
+            }
+            return path.description + "  (Internet: \(path.connectivity.rawValue))"
         }
         throw CommandError("waited \(Help.seconds(timeout)) for \(goal); the path: \(last ?? "none reported")", .failure)
     }

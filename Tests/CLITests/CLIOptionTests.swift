@@ -93,6 +93,11 @@ struct CLIOptionTests {
         let unchecked = try #require(try netpath("status", "--json", "--probe", "--url", "http://192.0.2.80/", "--probe-timeout", "1",
                                                  "--netns", ns.name, "--ultra-constrained", "wwan0"))
         #expect(try jsonObject(unchecked.lines[0])["connectivity"] as? String == "unknown")
+        // `wait --probe` there times out saying why, not only "unknown".
+        let waited = try #require(try netpath("wait", "--probe", "--url", "http://192.0.2.80/", "--timeout", "0.3",
+                                              "--netns", ns.name, "--ultra-constrained", "wwan0"))
+        #expect(waited.status == 1 && waited.standardError.hasSuffix(
+            "(Internet: not checked on an ultra-constrained path; --allow-ultra-constrained checks it)\n"), "\(waited.standardError)")
         // Allowed: the check runs, and nothing answers through the tunnel.
         let checked = try #require(try netpath("status", "--json", "--probe", "--url", "http://192.0.2.80/", "--probe-timeout", "0.5",
                                                "--netns", ns.name, "--ultra-constrained", "wwan0", "--allow-ultra-constrained"))

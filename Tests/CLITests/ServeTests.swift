@@ -404,6 +404,19 @@ struct ServeTests {
         #expect(outcome.standardError.hasPrefix("netpath: network namespace '\(missing)' does not exist"), "\(outcome.standardError)")
     }
 
+    /// One namespace given by its name and by a path to it is watched once, under the label
+    /// given first.
+    @Test func aNamespaceGivenByNameAndByPathIsWatchedOnce() throws {
+        let ns = try onlineServeNamespace("srvtwice")
+        defer { ns.remove() }
+        let serving = try Serving(["--netns", ns.name, "--netns", "/var/run/netns/" + ns.name])
+        let satisfied = "netpath_path_status{netns=\"\(ns.name)\",status=\"satisfied\"} 1"
+        let text = try serving.metrics { $0.contains(satisfied) }
+        #expect(text.contains(satisfied))
+        #expect(!text.contains("netns=\"/var/run/netns/"), "\(text)")
+        #expect(try #require(serving.stop()).status == 0)
+    }
+
     /// Slow, silent, huge and garbage clients, and 200 connections held open: another
     /// client is still answered, and the process does not grow.
     @Test func hostileClientsDelayNobody() throws {
