@@ -32,11 +32,11 @@ public struct NetPathError: Error, Hashable, Sendable, CustomStringConvertible {
     }
 
     /// What went wrong.
-    public var code: Code
+    public let code: Code
     /// A one-line description that names the object at fault.
-    public var message: String
+    public let message: String
     /// The `errno` of the failed system call, when one failed.
-    public var errno: Int32?
+    public let errno: Int32?
     /// The system's words for ``errno`` (`strerror`), read where the error was made.
     package var errnoText: String?
 
@@ -44,6 +44,7 @@ public struct NetPathError: Error, Hashable, Sendable, CustomStringConvertible {
     public init(_ code: Code, _ message: String) {
         self.code = code
         self.message = message
+        errno = nil
     }
 
     /// Creates an error with the errno of a failed system call and the system's words for

@@ -52,8 +52,8 @@ public struct ConnectivityCheck: Hashable, Sendable {
     public struct Endpoint: Hashable, Sendable {
         /// The URL, as given.
         public let url: String
-        /// What it must answer.
-        public var expectation: Expectation
+        /// What it must answer (checked when the endpoint is made).
+        public let expectation: Expectation
         package let target: HTTPTarget
 
         /// Creates an endpoint.
