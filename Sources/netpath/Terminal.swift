@@ -34,10 +34,15 @@ enum Terminal {
         _ = text.withUTF8 { writeAll(.standardError, UnsafeRawBufferPointer($0)) }
     }
 
-    /// `netpath: MESSAGE` on standard error, on one line whatever the message holds.
+    /// `netpath: MESSAGE` on standard error, on one line whatever the message holds, and at
+    /// most ``longestReport`` characters of it (a 100 kB argument quoted whole helps nobody).
     static func report(_ message: String) {
-        writeError("netpath: \(oneLine(message))\n")
+        let line = oneLine(message)
+        writeError("netpath: \(line.count > longestReport ? line.prefix(longestReport) + "…" : line)\n")
     }
+
+    /// The longest error message written whole.
+    static let longestReport = 1_000
 
     /// The message with control characters shown as escapes: a word the user typed with a
     /// newline or a terminal escape in it must not break the one-line rule or the terminal.

@@ -132,6 +132,15 @@ struct CLIKernelTests {
         #expect(outcome.standardError.contains(word))
     }
 
+    /// An error that quotes a huge argument stays a readable line: at most 1,000 characters
+    /// of the message, then "…".
+    @Test func anErrorQuotingAHugeArgumentIsCut() throws {
+        let huge = String(repeating: "x", count: 100_000)
+        let outcome = try #require(try netpath("status", "--require", huge))
+        #expect(outcome.status == 2 && outcome.standardError.hasPrefix("netpath: unknown interface type 'xxx"))
+        #expect(outcome.standardError.count == "netpath: ".count + 1_000 + "…\n".count, "\(outcome.standardError.count)")
+    }
+
     /// An unknown command's error names every command, the text ones too.
     @Test func anUnknownCommandListsThemAll() throws {
         let outcome = try #require(try netpath("man"))

@@ -50,20 +50,22 @@ public final class ProbeLab: @unchecked Sendable {
     public static let dnsmasqPath = ["/usr/sbin/dnsmasq", "/usr/bin/dnsmasq", "/sbin/dnsmasq"]
         .first { FileManager.default.isExecutableFile(atPath: $0) } ?? "/usr/sbin/dnsmasq"
 
-    /// Waits (at most 10 s) for the client's path to be satisfied: the veth carrier comes
+    /// Waits (at most 30 s) for the client's path to be satisfied: the veth carrier comes
     /// a moment after the link is set up.
     public func waitUntilOnline() throws {
         try ProbeLab.waitUntilOnline(client)
     }
 
-    /// Waits (at most 10 s) for `client`'s path to be satisfied.
+    /// Waits (at most 30 s: the kernel's link watch, which brings the veth carrier, is a work
+    /// item that a loaded machine runs late; once seen under the parallel suite after 10 s)
+    /// for `client`'s path to be satisfied.
     public static func waitUntilOnline(_ client: TestNamespace) throws {
         let monitor = PathMonitor(configuration: .init(namespace: client.namespace))
         let online = DispatchSemaphore(value: 0)
         monitor.pathUpdateHandler = { path in if path.status == .satisfied { online.signal() } }
         try monitor.start()
         defer { monitor.cancel() }
-        guard online.wait(timeout: .now() + 10) == .success else {
+        guard online.wait(timeout: .now() + 30) == .success else {
             throw CommandFailure(description: "the client namespace did not come online: \(String(describing: monitor.currentPath))")
         }
     }

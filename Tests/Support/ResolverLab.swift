@@ -50,7 +50,7 @@ public final class ResolverLab: @unchecked Sendable {
         }
     }
 
-    /// Gives the client its addresses and default routes, and waits (at most 10 s) until its
+    /// Gives the client its addresses and default routes, and waits (at most 30 s) until its
     /// path is satisfied.
     public func bringUp(ipv6Only: Bool = false) throws {
         try client.batch((ipv6Only ? [] : ["addr add 10.78.0.2/24 dev v0"]) + ["addr add fd78::2/64 dev v0 nodad", "link set v0 up"])
