@@ -34,11 +34,17 @@ extension ConnectivityCheck {
         if let path, path.status != .satisfied {
             return ConnectivityResult(connectivity: .offline, failure: .init(.pathUnsatisfied, "the path is not satisfied"))
         }
+        return await ConnectivityCheck.awaiting { start(over: path, namespace: namespace, completion: $0) }
+    }
+
+    /// The verdict of the check `start` begins (given its completion; it returns the check's
+    /// handle), awaited; the task's cancellation cancels the check, also one that came before
+    /// the check had started.
+    private static func awaiting(_ start: (@escaping @Sendable (ConnectivityResult) -> Void) -> ProbeHandle?) async -> ConnectivityResult {
         let box = ResultBox()
         return await withTaskCancellationHandler {
             await withCheckedContinuation { (continuation: CheckedContinuation<ConnectivityResult, Never>) in
-                let handle = start(over: path, namespace: namespace) { continuation.resume(returning: $0) }
-                box.hold(handle)
+                box.hold(start { continuation.resume(returning: $0) })
             }
         } onCancel: {
             box.cancel()
@@ -171,15 +177,8 @@ extension ConnectivityCheck {
     public func run(on interface: String, namespace: NetworkNamespace? = nil) async throws -> ConnectivityResult {
         #if os(Linux) || os(Android)
         let routes = try InterfaceRoutes.ask(interface, namespace: namespace)
-        let box = ResultBox()
-        return await withTaskCancellationHandler {
-            await withCheckedContinuation { (continuation: CheckedContinuation<ConnectivityResult, Never>) in
-                let handle = start(through: routes.interface, ipv4: routes.ipv4, ipv6: routes.ipv6, unresponsiveGateways: [],
-                                   namespace: namespace) { continuation.resume(returning: $0) }
-                box.hold(handle)
-            }
-        } onCancel: {
-            box.cancel()
+        return await ConnectivityCheck.awaiting {
+            start(through: routes.interface, ipv4: routes.ipv4, ipv6: routes.ipv6, unresponsiveGateways: [], namespace: namespace, completion: $0)
         }
         #else
         throw NetPathError(.unsupported, "a check over a named interface is available on Linux only")
