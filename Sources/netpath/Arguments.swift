@@ -325,6 +325,7 @@ struct Arguments: Equatable, Sendable {
     ///
     /// - Throws: ``UsageError`` for a missing or unknown shell, or a word too many.
     static func textRequest(_ words: [String]) throws -> Request? {
+        let asksHelp = words.dropFirst().contains { $0 == "--help" || $0 == "-h" }
         switch words[0] {
         case "--help", "-h", "help":
             guard words.count > 1 else { return .help(nil) }
@@ -336,8 +337,7 @@ struct Arguments: Equatable, Sendable {
             return .help(nil)
         case "--version":
             return .version
-        case "completions" where words.dropFirst().contains { $0 == "--help" || $0 == "-h" },
-             "manpage" where words.dropFirst().contains { $0 == "--help" || $0 == "-h" }:
+        case "completions" where asksHelp, "manpage" where asksHelp:
             return .help(nil)
         case "completions":
             let shells = Shell.allCases.map(\.rawValue).joined(separator: ", ")
