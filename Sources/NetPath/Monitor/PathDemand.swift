@@ -13,9 +13,6 @@ struct PathDemand {
     private(set) var pending: NetworkPath?
     private(set) var lastSent: NetworkPath?
     private(set) var isSending = false
-    /// Whether a path came from the monitor since the subscription began (then the path it
-    /// was current at that moment is older, and not sent).
-    private var heardFromMonitor = false
 
     /// The subscriber asks for `max` more paths (`nil`: unlimited, Combine's `.unlimited`).
     mutating func request(_ max: Int?) {
@@ -28,15 +25,14 @@ struct PathDemand {
     }
 
     /// The monitor's current path when the subscription began: the first to send, unless a
-    /// newer one came from the monitor meanwhile.
+    /// newer one came from the monitor meanwhile (then it is pending, or sent already).
     mutating func seed(_ current: NetworkPath) {
-        guard !heardFromMonitor, pending == nil, lastSent == nil else { return }
+        guard pending == nil, lastSent == nil else { return }
         pending = current
     }
 
     /// A path from the monitor: the newest, replacing one still pending.
     mutating func heard(_ path: NetworkPath) {
-        heardFromMonitor = true
         pending = path
     }
 
